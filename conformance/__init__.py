@@ -1,0 +1,7 @@
+"""The machinery around a backend under test: strategies from the specs, verdicts, runner, reports.
+
+Public contract (DESIGN.md): Backend, Rejected, load_backend.
+"""
+from .backends import Backend, BackendLoadError, OracleBackend, Rejected, load_backend
+
+__all__ = ["Backend", "BackendLoadError", "OracleBackend", "Rejected", "load_backend"]

@@ -1,0 +1,115 @@
+"""The backend under test: the contract (DESIGN.md), the built-in reference, and `load_backend`."""
+from __future__ import annotations
+
+import importlib
+import inspect
+from importlib.metadata import entry_points
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from oracle import Call, check
+from oracle.apis import index_math
+from oracle.spec import default_rulebook
+
+ENTRY_POINT_GROUP = "ascend_conformance.backends"
+
+
+class Rejected(Exception):
+    """Raised by a backend to refuse a call, as a toolchain or the hardware would.
+
+    `rule` optionally names the spec rule the backend refused it for (reports show it)."""
+
+    def __init__(self, message: str = "", rule: str | None = None):
+        super().__init__(message)
+        self.rule = rule
+
+
+class BackendLoadError(Exception):
+    """`load_backend` could not produce a backend; the message says which part of the name failed."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def supports(self, api: str, product: str) -> bool: ...
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None: ...
+
+
+class OracleBackend:
+    """The reference: refuses what the spec rejects, otherwise applies the oracle's index math in place."""
+
+    name = "oracle"
+    version = "reference"
+
+    def supports(self, api: str, product: str) -> bool:
+        rulebook = default_rulebook()
+        return api in rulebook.apis and product in rulebook.products
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        violations = check(call, memory)
+        for v in violations:
+            if v.severity == "reject":
+                raise Rejected(v.message, v.rule)
+        spec = default_rulebook().api(call.api)
+        index_math(call.api).apply(call, memory, spec.units(call))
+
+
+def _validate(obj: Any, name: str) -> Backend:
+    missing = [attr for attr in ("supports", "run") if not callable(getattr(obj, attr, None))]
+    if missing:
+        raise BackendLoadError(f"backend {name!r} gives {type(obj).__name__}, which has no {' or '.join(missing)}() method")
+    if not isinstance(getattr(obj, "name", None), str):
+        try:
+            obj.name = name
+        except AttributeError:
+            raise BackendLoadError(f"backend {name!r} has no string attribute 'name'") from None
+    return obj
+
+
+def _instantiate(target: Any, name: str) -> Backend:
+    """A class is instantiated, a factory function called, an instance used as it is."""
+    if inspect.isclass(target) or (callable(target) and not hasattr(target, "run")):
+        try:
+            target = target()
+        except Exception as exc:       # noqa: BLE001 - the user's code; report it, don't trace it
+            raise BackendLoadError(f"backend {name!r}: creating it raised {type(exc).__name__}: {exc}") from None
+    return _validate(target, name)
+
+
+def load_backend(name: str) -> Backend:
+    """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'."""
+    if not isinstance(name, str) or not name.strip():
+        raise BackendLoadError("no backend named; use --backend oracle, --backend package.module:attr, or an entry point")
+    name = name.strip()
+    if name == "oracle":
+        return OracleBackend()
+    if name.startswith("exec:"):
+        raise BackendLoadError(f"backend {name!r}: out-of-process 'exec:' backends are not available in this "
+                               "version of the kit; wrap the program in a Python backend meanwhile")
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:       # noqa: BLE001
+            raise BackendLoadError(f"backend {name!r}: cannot import module {module_name!r}: "
+                                   f"{type(exc).__name__}: {exc}") from None
+        target: Any = module
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise BackendLoadError(f"backend {name!r}: module {module_name!r} has no attribute {attr!r}")
+            target = getattr(target, part)
+        return _instantiate(target, name)
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        known = sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | {"oracle"})
+        raise BackendLoadError(f"unknown backend {name!r}: not 'oracle', not 'module:attr', and no entry point "
+                               f"of that name in group {ENTRY_POINT_GROUP} (known: {', '.join(known)})")
+    try:
+        target = found[0].load()
+    except Exception as exc:           # noqa: BLE001
+        raise BackendLoadError(f"backend {name!r}: loading entry point {found[0].value!r} raised "
+                               f"{type(exc).__name__}: {exc}") from None
+    return _instantiate(target, name)

@@ -1,0 +1,70 @@
+"""Memory images for a call: random bytes from a seed, so a wrong source or a stray write shows.
+
+A `MemoryRecipe` (sizes per scope + seed) is what a reproducer stores instead of megabytes of bytes:
+the same recipe always gives the same images.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from oracle.call import SCOPES, CallFormatError
+
+
+POOL_BYTES = 16 << 20
+
+
+@functools.lru_cache(maxsize=1)
+def _pool() -> np.ndarray:
+    """16 MiB of random bytes, the same in every process (fixed seed), made once."""
+    pool = np.random.Generator(np.random.SFC64(0x41534344)).integers(0, 256, POOL_BYTES, dtype=np.uint8)
+    pool.flags.writeable = False
+    return pool
+
+
+@dataclass(frozen=True)
+class MemoryRecipe:
+    seed: int
+    sizes: Mapping[str, int] = field(default_factory=dict)     # scope -> bytes
+
+    def build(self) -> dict[str, np.ndarray]:
+        """Fresh, writable images of random bytes.
+
+        Each scope is a copy of a window of a fixed random pool, at an offset drawn from (seed, scope):
+        as random as fresh bytes for telling a wrong source or a stray write, at the cost of a memcpy.
+        Images larger than the pool are drawn from a generator seeded the same way."""
+        out = {}
+        pool = _pool()
+        for i, scope in enumerate(SCOPES):
+            if scope not in self.sizes:
+                continue
+            size = self.sizes[scope]
+            rng = np.random.Generator(np.random.SFC64([self.seed, i]))
+            if size <= POOL_BYTES // 2:
+                offset = int(rng.integers(0, POOL_BYTES - size + 1))
+                out[scope] = pool[offset:offset + size].copy()
+            else:
+                out[scope] = rng.integers(0, 256, size, dtype=np.uint8)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "sizes": dict(self.sizes)}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "memory") -> "MemoryRecipe":
+        if not isinstance(data, Mapping) or set(data) - {"seed", "sizes"}:
+            raise CallFormatError(f"{where}: expected a mapping with keys seed and sizes, got {data!r}")
+        seed, sizes = data.get("seed"), data.get("sizes", {})
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise CallFormatError(f"{where}.seed: expected a non-negative integer, got {seed!r}")
+        if not isinstance(sizes, Mapping):
+            raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {sizes!r}")
+        for scope, size in sizes.items():
+            if scope not in SCOPES:
+                raise CallFormatError(f"{where}.sizes.{scope}: {scope!r} is not one of {', '.join(SCOPES)}")
+            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+                raise CallFormatError(f"{where}.sizes.{scope}: expected a byte count, got {size!r}")
+        return cls(seed, dict(sizes))

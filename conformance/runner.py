@@ -1,0 +1,133 @@
+"""Running cells: Hypothesis drives the calls of one cell through the backend and shrinks a failure.
+
+`run_cell` is plain Python (the kit's own tests call it directly); the pytest plugin wraps it so that
+pytest-xdist can spread cells over cores. Verdicts are counted for the calls Hypothesis generates, up to
+and including the first non-conforming one; the calls spent shrinking it are counted apart.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
+from hypothesis.control import current_build_context
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+from .backends import Backend
+from .cells import Cell
+from .profiles import Profile
+from .strategies import Case
+from .verdicts import Outcome, Verdict, judge
+
+
+class _NonConforming(Exception):
+    """Raised inside the property so that Hypothesis shrinks the call."""
+
+
+@dataclass
+class CellResult:
+    cell: dict[str, Any]
+    status: str = "ran"                 # ran | not_supported | unreachable | error
+    counts: dict[str, int] = field(default_factory=dict)          # verdict -> calls
+    by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
+    shrink_calls: int = 0
+    failure: dict[str, Any] | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return self.cell["id"]
+
+    @property
+    def conforms(self) -> bool:
+        return self.failure is None and self.status in ("ran", "not_supported", "unreachable")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CellResult":
+        return cls(**data)
+
+
+def cell_seed(run_seed: int, cell: Cell) -> int:
+    """Each cell gets its own stream, fixed by the run seed and the cell id (not by scheduling)."""
+    return zlib.crc32(f"{run_seed}:{cell.id}".encode())
+
+
+def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
+    return {
+        "cell": cell.id, "verdict": outcome.verdict.value, "message": outcome.message,
+        "expect": case.expect, "rule": case.rule,
+        "violations": [v.__dict__ for v in outcome.violations],
+        "call": case.call.to_dict(), "memory": case.memory.to_dict(), "diff": outcome.diff,
+    }
+
+
+def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> CellResult:
+    result = CellResult(cell.to_dict())
+    started = time.perf_counter()
+    try:
+        supported = bool(backend.supports(cell.api, cell.product))
+    except Exception as exc:            # noqa: BLE001
+        result.status, result.error = "error", f"backend.supports raised {type(exc).__name__}: {exc}"
+        return result
+    if not supported:
+        result.status = "not_supported"
+        result.counts = {Verdict.NOT_SUPPORTED.value: 1}
+        return result
+    counts: Counter[str] = Counter()
+    tags: Counter[str] = Counter()
+    by_dtype: dict[str, Counter[str]] = {}
+    state: dict[str, Any] = {"failed": False, "last": None}
+
+    @settings(max_examples=profile.examples, database=None, deadline=None, derandomize=False,
+              print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
+              phases=(Phase.explicit, Phase.generate, Phase.shrink),
+              suppress_health_check=list(HealthCheck))
+    @hseed(cell_seed(run_seed, cell))
+    @given(cell.strategy(gm_window=profile.gm_window))
+    def prop(case: Case) -> None:
+        outcome = judge(case.call, case.memory, backend)
+        if state["failed"]:
+            result.shrink_calls += 1
+        else:
+            counts[outcome.verdict.value] += 1
+            tags.update(case.tags)
+            dtype = case.call.args[_dtype_operand(cell)].dtype
+            by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
+        if not outcome.conforms:
+            state["failed"] = True
+            state["last"] = failure_record(cell, case, outcome)
+            if current_build_context().is_final:
+                result.failure = state["last"]
+            raise _NonConforming(outcome.message)
+
+    try:
+        prop()
+    except _NonConforming:
+        result.failure = result.failure or state["last"]
+    except (Unsatisfiable, FailedHealthCheck) as exc:
+        result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
+    except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
+        result.failure = state["last"]
+        result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    result.counts = dict(counts)
+    result.tags = dict(tags)
+    result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _dtype_operand(cell: Cell) -> str:
+    from oracle.spec import default_rulebook
+    return default_rulebook().api(cell.api).dtype_of
+
+
+def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
+    return [run_cell(cell, backend, profile, run_seed) for cell in cells]

@@ -1,0 +1,123 @@
+"""One verdict per call (DESIGN.md, "Verdicts"): run the backend on a fresh memory image and compare."""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from oracle import Call, check, expected, verdict_class, written_mask
+from oracle.rules import Violation
+
+from .backends import Backend, Rejected
+from .memory import MemoryRecipe
+
+
+class Verdict(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    FALSE_REJECT = "FALSE_REJECT"
+    MISSED_REJECT = "MISSED_REJECT"
+    UNDEFINED = "UNDEFINED"
+    CRASH = "CRASH"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+NONCONFORMING = frozenset({Verdict.FAIL, Verdict.FALSE_REJECT, Verdict.MISSED_REJECT, Verdict.CRASH})
+FIRST_DIFFS = 8
+
+
+@dataclass
+class Outcome:
+    verdict: Verdict
+    message: str
+    violations: list[Violation] = field(default_factory=list)
+    diff: dict[str, Any] | None = None        # for FAIL: what differs, per scope
+
+    @property
+    def conforms(self) -> bool:
+        return self.verdict not in NONCONFORMING
+
+
+def _crash(exc: BaseException) -> Outcome:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return Outcome(Verdict.CRASH, f"backend raised {type(exc).__name__}: {exc}{where}")
+
+
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
+    """Run `call` on `backend` over the images of `recipe` and give the verdict."""
+    violations = check(call)
+    klass = verdict_class(violations)
+    memory = recipe.build()
+    want = expected(call, memory) if klass != "reject" else None
+    refused: Rejected | None = None
+    try:
+        backend.run(call, memory)
+    except Rejected as exc:
+        refused = exc
+    except Exception as exc:            # noqa: BLE001 - any other exception is the backend crashing
+        return Outcome(Verdict.CRASH, _crash(exc).message, violations)
+    if klass == "reject":
+        broken = ", ".join(v.rule for v in violations if v.severity == "reject")
+        if refused is not None:
+            return Outcome(Verdict.PASS, f"refused as it must ({broken})", violations)
+        return Outcome(Verdict.MISSED_REJECT, f"ran a call it must refuse: {violations[0].message} ({broken})",
+                       violations)
+    if klass == "undefined":
+        return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
+                       violations)
+    if refused is not None:
+        said = f" ({refused.rule})" if refused.rule else ""
+        return Outcome(Verdict.FALSE_REJECT, f"refused a legal call{said}: {refused}", violations)
+    diff = compare(call, recipe, memory, want)
+    if diff:
+        return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
+    return Outcome(Verdict.PASS, "memory image matches", violations)
+
+
+def compare(call: Call, recipe: MemoryRecipe, actual: dict[str, np.ndarray], want) -> dict[str, Any] | None:
+    """None when every defined byte matches; else a description of the first differences."""
+    problems: dict[str, Any] = {}
+    for scope, exp in want.memory.items():
+        got = actual.get(scope)
+        if not isinstance(got, np.ndarray) or got.shape != exp.shape or got.dtype != np.uint8:
+            problems[scope] = {"error": f"the backend replaced memory[{scope!r}] instead of writing into it"}
+            continue
+        if want.fully_defined(scope):
+            if np.array_equal(got, exp):
+                continue
+            wrong = got != exp
+        else:
+            wrong = (got != exp) & want.defined[scope]
+            if not wrong.any():
+                continue
+        problems[scope] = {"wrong": wrong}
+    if not problems:
+        return None
+    written = written_mask(call, dict(recipe.sizes))
+    parts, out = [], {}
+    for scope, info in problems.items():
+        if "error" in info:
+            out[scope] = info
+            parts.append(info["error"])
+            continue
+        wrong = info["wrong"]
+        inside = written.get(scope, np.zeros_like(wrong))
+        addrs = np.flatnonzero(wrong)
+        stray = int(np.count_nonzero(wrong & ~inside))
+        out[scope] = {
+            "wrong_bytes": int(addrs.size),
+            "stray_bytes": stray,
+            "first": [{"addr": int(a), "expected": int(want.memory[scope][a]), "actual": int(actual[scope][a]),
+                       "in_footprint": bool(inside[a])} for a in addrs[:FIRST_DIFFS]],
+        }
+        what = f"{addrs.size} wrong byte(s) in {scope} from byte {int(addrs[0])}"
+        parts.append(what + (f", {stray} of them outside the destination (stray writes)" if stray else ""))
+    out["summary"] = "; ".join(parts)
+    return out

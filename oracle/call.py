@@ -1,0 +1,155 @@
+"""The two values every part of the kit passes around: a `Tensor` operand and a `Call`.
+
+A call is plain data (DESIGN.md, "Public contract"): it round-trips exactly through YAML and JSON,
+which is what a reproducer file is. `Call.from_dict` refuses malformed input with a message naming
+the field, so a reproducer with a typo fails loudly instead of running something else.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import yaml
+
+SCOPES = ("GM", "UB", "L1")
+_TENSOR_KEYS = ("scope", "addr", "dtype", "numel")
+_CALL_KEYS = ("api", "product", "form", "args")
+
+
+class CallFormatError(ValueError):
+    """A call (or a tensor inside it) given as data is malformed; the message names the field."""
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """An operand: `numel` elements of `dtype` starting at byte `addr` of `scope` (TIK's OUT is GM)."""
+
+    scope: str
+    addr: int
+    dtype: str
+    numel: int
+
+    def __post_init__(self) -> None:
+        _check_tensor_fields(self.scope, self.addr, self.dtype, self.numel, "tensor")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "numel": self.numel}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "tensor") -> "Tensor":
+        if not isinstance(data, Mapping):
+            raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(_TENSOR_KEYS)}, got {data!r}")
+        unknown = sorted(set(data) - set(_TENSOR_KEYS))
+        missing = [k for k in _TENSOR_KEYS if k not in data]
+        if unknown:
+            raise CallFormatError(f"{where}: unknown field {unknown[0]!r} (a tensor has {', '.join(_TENSOR_KEYS)})")
+        if missing:
+            raise CallFormatError(f"{where}: missing field {missing[0]!r}")
+        _check_tensor_fields(data["scope"], data["addr"], data["dtype"], data["numel"], where)
+        return cls(data["scope"], data["addr"], data["dtype"], data["numel"])
+
+
+def _check_tensor_fields(scope: Any, addr: Any, dtype: Any, numel: Any, where: str) -> None:
+    if scope not in SCOPES:
+        raise CallFormatError(f"{where}.scope: {scope!r} is not one of {', '.join(SCOPES)}")
+    for name, value in (("addr", addr), ("numel", numel)):
+        if not _is_int(value) or value < 0:
+            raise CallFormatError(f"{where}.{name}: expected a non-negative integer, got {value!r}")
+    if not isinstance(dtype, str) or not dtype:
+        raise CallFormatError(f"{where}.dtype: expected a dtype name, got {dtype!r}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _looks_like_tensor(value: Any) -> bool:
+    return isinstance(value, Mapping) and "scope" in value and "addr" in value
+
+
+@dataclass
+class Call:
+    """One invocation of one API on one product, with the vendor signature's own argument names."""
+
+    api: str
+    product: str
+    args: dict[str, Any] = field(default_factory=dict)
+    form: str | None = None
+
+    # -- accessors used by the rule kinds and the index math ------------------------------------
+    def tensor(self, name: str) -> Tensor:
+        value = self.args.get(name)
+        if not isinstance(value, Tensor):
+            raise CallFormatError(f"call.args.{name}: expected a tensor, got {value!r}")
+        return value
+
+    def int_arg(self, name: str) -> int:
+        value = self.args.get(name)
+        if not _is_int(value):
+            raise CallFormatError(f"call.args.{name}: expected an integer, got {value!r}")
+        return value
+
+    def replace(self, **args: Any) -> "Call":
+        """A copy with some arguments replaced (the call itself is never mutated by the kit)."""
+        return Call(self.api, self.product, {**self.args, **args}, self.form)
+
+    # -- plain data ------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {"api": self.api, "product": self.product, "form": self.form,
+                "args": {k: _arg_to_data(v) for k, v in self.args.items()}}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "call") -> "Call":
+        if not isinstance(data, Mapping):
+            raise CallFormatError(f"{where}: expected a mapping with keys api, product, args, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(_CALL_KEYS))
+        if unknown:
+            raise CallFormatError(f"{where}: unknown field {unknown[0]!r} (a call has {', '.join(_CALL_KEYS)})")
+        for key in ("api", "product"):
+            if not isinstance(data.get(key), str):
+                raise CallFormatError(f"{where}.{key}: expected a string, got {data.get(key)!r}")
+        form = data.get("form")
+        if form is not None and not isinstance(form, str):
+            raise CallFormatError(f"{where}.form: expected a string or null, got {form!r}")
+        args = data.get("args", {})
+        if not isinstance(args, Mapping):
+            raise CallFormatError(f"{where}.args: expected a mapping, got {args!r}")
+        return cls(data["api"], data["product"],
+                   {k: _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()}, form)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Call":
+        return cls.from_dict(json.loads(text))
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, default_flow_style=None)
+
+    @classmethod
+    def from_yaml(cls, text: str) -> "Call":
+        return cls.from_dict(yaml.safe_load(text))
+
+
+def _arg_to_data(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return value.to_dict()
+    if isinstance(value, (list, tuple)):
+        return [_arg_to_data(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _arg_to_data(v) for k, v in value.items()}
+    return value
+
+
+def _arg_from_data(value: Any, where: str) -> Any:
+    if _looks_like_tensor(value):
+        return Tensor.from_dict(value, where)
+    if isinstance(value, list):
+        return [_arg_from_data(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, Mapping):
+        return {k: _arg_from_data(v, f"{where}.{k}") for k, v in value.items()}
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    raise CallFormatError(f"{where}: unsupported value {value!r}")

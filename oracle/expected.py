@@ -1,0 +1,93 @@
+"""The memory image a legal call must leave: the index math applied to a copy of the input."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from .apis import index_math
+from .call import Call
+from .footprint import mark
+from .rules import Violation, context, check
+from .spec import Rulebook
+
+
+class IllegalCall(ValueError):
+    """`expected` was asked for a call that a conforming backend must refuse."""
+
+    def __init__(self, violations: list[Violation]):
+        self.violations = violations
+        super().__init__("; ".join(f"{v.rule}: {v.message}" for v in violations))
+
+
+@dataclass
+class Expected:
+    """memory: the image every conforming backend must leave (scope -> 1-D uint8 array);
+    defined: per-byte bool mask, False only where the documentation leaves the result open.
+    Scopes the call does not write are read-only views of the input; all-True masks are broadcast."""
+
+    memory: dict[str, np.ndarray]
+    defined: dict[str, np.ndarray]
+
+    def fully_defined(self, scope: str) -> bool:
+        mask = self.defined[scope]
+        return mask.strides == (0,) and bool(mask[0]) if mask.size else True
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
+    for scope, array in memory.items():
+        if not isinstance(array, np.ndarray) or array.dtype != np.uint8 or array.ndim != 1:
+            raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
+
+
+def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None) -> Expected:
+    """The image a conforming backend leaves after `call` on `memory` (which is not modified).
+
+    Raises IllegalCall for a call that breaks a `reject` rule. For a call in `undefined` territory the
+    image is one possible outcome and the bytes the call writes are marked not defined."""
+    _validate_memory(memory)
+    ctx = context(call, memory, rulebook)
+    violations = check(call, memory, ctx.rulebook)
+    rejects = [v for v in violations if v.severity == "reject"]
+    if rejects:
+        raise IllegalCall(rejects)
+    outputs = {n for n, o in ctx.spec.operands.items() if o["role"] == "output"}
+    written_scopes = {call.tensor(n).scope for n in outputs}
+    for name, runs in ctx.accesses.items():
+        scope = call.tensor(name).scope
+        if scope not in memory:
+            raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
+        if call.tensor(name).addr + runs.end > memory[scope].shape[0]:
+            raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
+                             f"{name} reaches byte {call.tensor(name).addr + runs.end}")
+    image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
+    index_math(call.api).apply(call, image, ctx.spec.units(call))
+    defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
+    if violations:     # undefined territory: whatever the call writes is open
+        for scope in written_scopes:
+            mask = np.ones(image[scope].shape, dtype=bool)
+            for name in outputs:
+                if call.tensor(name).scope == scope:
+                    mark(mask, call.tensor(name).addr, ctx.accesses[name], False)
+            defined[scope] = mask
+    return Expected(image, defined)
+
+
+def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None) -> dict[str, np.ndarray]:
+    """Per scope, the bytes the call's output operands may write (to tell a stray write from a wrong one)."""
+    ctx = context(call, None, rulebook)
+    out: dict[str, np.ndarray] = {}
+    for name, op in ctx.spec.operands.items():
+        if op["role"] != "output":
+            continue
+        tensor = call.tensor(name)
+        mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))
+        mark(mask, tensor.addr, ctx.accesses[name])
+    return out

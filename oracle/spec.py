@@ -1,0 +1,340 @@
+"""Loading the rulebook: the YAML specs, validated against `specs/schema.yaml` before anything reads them.
+
+Specs are data (DESIGN.md). This module only parses and validates them and answers the questions every
+other module asks of them (which rules apply to a call, what unit a parameter has on a path, how big a
+scope is on a product); it encodes no range, unit or path itself.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import jsonschema
+import yaml
+
+from .call import Call, Tensor
+
+_HERE = Path(__file__).resolve().parent
+# Installed: the specs are package data under oracle/specs. From a source checkout: ../specs.
+DEFAULT_SPEC_DIR = next((p for p in (_HERE / "specs", _HERE.parent / "specs") if (p / "schema.yaml").is_file()),
+                        _HERE / "specs")
+
+
+class SpecError(ValueError):
+    """A spec file is malformed. The message names the file, the path inside it and the problem."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One checkable sentence of a page: id, kind (what the checker evaluates), severity, quote."""
+
+    id: str
+    kind: str
+    severity: str
+    quote: str
+    page: str
+    inferred: str | None = None
+    when: Mapping[str, Any] | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """A place where the page can be read two ways: the kit judges neither and generates no call there."""
+
+    id: str
+    question: str
+    quote: str
+    readings: tuple[str, ...]
+    region: Mapping[str, Any]
+    page: str
+    used: int | None = None
+
+
+@dataclass(frozen=True)
+class Product:
+    id: str
+    names: tuple[str, ...]
+    block_bytes: int
+    scope_bytes: Mapping[str, int | None]   # UB / L1 sizes; GM is unbounded (None)
+    figures: Mapping[str, Mapping[str, Any]]
+
+    def capacity(self, scope: str) -> int | None:
+        return self.scope_bytes.get(scope)
+
+    def has_scope(self, scope: str) -> bool:
+        return scope == "GM" or bool(self.scope_bytes.get(scope))
+
+
+@dataclass
+class ApiSpec:
+    api: str
+    title: str
+    page: str
+    signature: str
+    forms: tuple[str, ...]
+    dtype_of: str
+    operands: Mapping[str, Mapping[str, Any]]
+    params: Mapping[str, Mapping[str, Any]]
+    paths: Mapping[str, Mapping[str, Any]]
+    rules: tuple[Rule, ...]
+    ambiguities: tuple[Ambiguity, ...]
+    file: str
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(f"{self.api} has no rule {rule_id!r}")
+
+    def rules_of(self, kind: str) -> list[Rule]:
+        return [r for r in self.rules if r.kind == kind]
+
+    @property
+    def path_operands(self) -> tuple[str, str] | None:
+        """(from, to) operand names of the API's path rule, if it has one."""
+        rules = self.rules_of("path")
+        return (rules[0]["from"], rules[0]["to"]) if rules else None
+
+    def path_of(self, call: Call) -> str | None:
+        ends = self.path_operands
+        if ends is None:
+            return None
+        src, dst = (call.args.get(n) for n in ends)
+        if isinstance(src, Tensor) and isinstance(dst, Tensor):
+            return f"{src.scope}->{dst.scope}"
+        return None
+
+    def dtype_of_call(self, call: Call) -> str | None:
+        t = call.args.get(self.dtype_of)
+        return t.dtype if isinstance(t, Tensor) else None
+
+    def units(self, call: Call) -> dict[str, int]:
+        """Bytes per step of each parameter for this call: the params' own units, then the path table's.
+
+        A path the table does not list (a call the path rule rejects anyway) gets the units every row of
+        the table agrees on, so the other rules can still be evaluated on it."""
+        units = {name: p["unit"] for name, p in self.params.items() if "unit" in p}
+        path = self.paths.get(self.path_of(call) or "")
+        units.update(path["units"] if path else self._agreed_units)
+        return units
+
+    @functools.cached_property
+    def _agreed_units(self) -> dict[str, int]:
+        rows = [p["units"] for p in self.paths.values()]
+        names = set().union(*rows) if rows else set()
+        return {n: rows[0][n] for n in names if all(r.get(n) == rows[0].get(n) for r in rows)}
+
+    def forms_or_default(self) -> tuple[str | None, ...]:
+        return self.forms or (None,)
+
+
+@dataclass
+class Rulebook:
+    """Everything the specs say: products, dtypes and one ApiSpec per API."""
+
+    products: Mapping[str, Product]
+    dtypes: Mapping[str, int]                 # canonical name -> bytes
+    aliases: Mapping[str, str]                # page spelling -> canonical name
+    apis: Mapping[str, ApiSpec]
+    directory: Path
+    files: Mapping[str, str]                  # file name -> text, for hashing and bundling
+
+    def api(self, name: str) -> ApiSpec:
+        try:
+            return self.apis[name]
+        except KeyError:
+            raise ValueError(f"unknown api {name!r} (known: {', '.join(sorted(self.apis))})") from None
+
+    def product(self, name: str) -> Product:
+        try:
+            return self.products[name]
+        except KeyError:
+            raise ValueError(f"unknown product {name!r} (known: {', '.join(self.products)})") from None
+
+    def itemsize(self, dtype: str) -> int:
+        try:
+            return self.dtypes[dtype]
+        except KeyError:
+            raise ValueError(f"unknown dtype {dtype!r} (known: {', '.join(self.dtypes)})") from None
+
+    def matches(self, when: Mapping[str, Any] | None, call: Call, spec: ApiSpec) -> bool:
+        """Does a rule's `when` (or an ambiguity's `region`) cover this call?"""
+        if not when:
+            return True
+        if "products" in when and call.product not in when["products"]:
+            return False
+        if "forms" in when and call.form not in when["forms"]:
+            return False
+        if "dtypes" in when and spec.dtype_of_call(call) not in when["dtypes"]:
+            return False
+        if "paths" in when and spec.path_of(call) not in when["paths"]:
+            return False
+        for name, (lo, hi) in when.get("params", {}).items():
+            value = call.args.get(name)
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                return False
+        return True
+
+    def align_bytes(self, rule: Rule, product: Product) -> int:
+        value = rule["bytes"]
+        return product.block_bytes if value == "block_bytes" else int(value)
+
+    def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
+        """The alignment every applicable `align` rule asks of `operand` in `scope`, with the element size."""
+        tensor = call.args.get(operand)
+        itemsize = self.itemsize(tensor.dtype) if isinstance(tensor, Tensor) else 1
+        product = self.products.get(call.product)
+        need = itemsize
+        for rule in spec.rules_of("align"):
+            if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
+                need = math.lcm(need, self.align_bytes(rule, product))
+        return need
+
+
+# ---------------------------------------------------------------------------------------------
+# loading and validation
+
+def _read_yaml(path: Path) -> tuple[Any, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return yaml.safe_load(text), text
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise SpecError(f"{path}:{where} not valid YAML: {getattr(exc, 'problem', exc)}") from None
+
+
+def _where(path: Iterable[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _validate(data: Any, schema: Mapping[str, Any], path: Path) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        raise SpecError(f"{path.name}: {_where(best.absolute_path)}: {best.message}")
+
+
+def _sub_schema(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
+    return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{name}"}
+
+
+def _products(data: Any, path: Path, schema: Mapping[str, Any]) -> dict[str, Product]:
+    _validate(data, _sub_schema(schema, "products_file"), path)
+    out = {}
+    for pid, entry in data["products"].items():
+        out[pid] = Product(pid, tuple(entry["names"]), entry["block_bytes"]["value"],
+                           {s: entry[s]["value"] for s in ("UB", "L1")},
+                           {k: v for k, v in entry.items() if isinstance(v, Mapping)})
+    return out
+
+
+def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, int]) -> ApiSpec:
+    _validate(data, schema, path)
+    api, page = data["api"], data["page"]
+
+    def fail(where: str, problem: str) -> None:
+        raise SpecError(f"{path.name}: {where}: {problem}")
+
+    operands, params = data["operands"], data["params"]
+    if data["dtype_of"] not in operands:
+        fail("dtype_of", f"{data['dtype_of']!r} is not an operand")
+    rules, seen = [], set()
+    for i, raw in enumerate(data["rules"]):
+        rid = raw["id"]
+        if not rid.startswith(api + "."):
+            fail(f"rules[{i}].id", f"{rid!r} must start with {api + '.'!r}")
+        if rid in seen:
+            fail(f"rules[{i}].id", f"duplicate rule id {rid!r}")
+        seen.add(rid)
+        for key in ("operand", "from", "to"):
+            if key in raw and raw[key] not in operands:
+                fail(f"rules[{i}].{key}", f"{raw[key]!r} is not an operand of {api}")
+        for j, name in enumerate(raw.get("operands", [])):
+            if name not in operands:
+                fail(f"rules[{i}].operands[{j}]", f"{name!r} is not an operand of {api}")
+        if "param" in raw and raw["param"] not in params:
+            fail(f"rules[{i}].param", f"{raw['param']!r} is not a parameter of {api}")
+        for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
+            if name not in dtypes:
+                fail(f"rules[{i}].allowed[{j}]", f"unknown dtype {name!r}")
+        if raw["kind"] == "range" and raw["min"] > raw["max"]:
+            fail(f"rules[{i}]", f"min {raw['min']} is larger than max {raw['max']}")
+        _check_when(raw.get("when"), f"rules[{i}].when", params, fail)
+        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source"}
+        rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", page),
+                          raw.get("inferred"), raw.get("when"),
+                          {k: v for k, v in raw.items() if k not in meta}))
+    ambiguities = []
+    for i, raw in enumerate(data.get("ambiguities", [])):
+        if not raw["id"].startswith(api + ".") or raw["id"] in seen:
+            fail(f"ambiguities[{i}].id", f"{raw['id']!r} must start with {api + '.'!r} and be unique")
+        seen.add(raw["id"])
+        _check_when(raw["region"], f"ambiguities[{i}].region", params, fail)
+        used = raw.get("used")
+        if used is not None and used >= len(raw["readings"]):
+            fail(f"ambiguities[{i}].used", f"there is no reading {used}")
+        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"], tuple(raw["readings"]),
+                                     raw["region"], page, used))
+    for name, p in data.get("paths", {}).items():
+        for unit_param in p["units"]:
+            if unit_param not in params:
+                fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {api}")
+    return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
+                   operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name)
+
+
+def _check_when(when: Mapping[str, Any] | None, where: str, params: Mapping[str, Any], fail: Any) -> None:
+    for name in (when or {}).get("params", {}):
+        if name not in params:
+            fail(f"{where}.params.{name}", f"{name!r} is not a parameter")
+
+
+def load_rulebook(directory: str | Path | None = None) -> Rulebook:
+    """Read and validate every spec in `directory` (default: the specs shipped with the kit)."""
+    directory = Path(directory) if directory is not None else DEFAULT_SPEC_DIR
+    if not (directory / "schema.yaml").is_file():
+        raise SpecError(f"{directory}: no schema.yaml here; not a spec folder")
+    files: dict[str, str] = {}
+
+    def read(name: str) -> Any:
+        data, files[name] = _read_yaml(directory / name)
+        return data
+
+    schema = read("schema.yaml")
+    dtype_data = read("dtypes.yaml")
+    _validate(dtype_data, _sub_schema(schema, "dtypes_file"), directory / "dtypes.yaml")
+    dtypes = {name: d["bytes"] for name, d in dtype_data["dtypes"].items()}
+    aliases = {alias: name for name, d in dtype_data["dtypes"].items() for alias in d.get("aliases", [])}
+    products = _products(read("products.yaml"), directory / "products.yaml", schema)
+    apis = {}
+    for path in sorted(directory.glob("*.yaml")):
+        if path.name in ("schema.yaml", "dtypes.yaml", "products.yaml"):
+            continue
+        spec = _api(read(path.name), path, schema, dtypes)
+        if spec.api in apis:
+            raise SpecError(f"{path.name}: api {spec.api!r} is already defined in {apis[spec.api].file}")
+        apis[spec.api] = spec
+    return Rulebook(products, dtypes, aliases, apis, directory, files)
+
+
+@functools.lru_cache(maxsize=None)
+def default_rulebook() -> Rulebook:
+    return load_rulebook()
