@@ -68,3 +68,22 @@ class MemoryRecipe:
             if not isinstance(size, int) or isinstance(size, bool) or size < 0:
                 raise CallFormatError(f"{where}.sizes.{scope}: expected a byte count, got {size!r}")
         return cls(seed, dict(sizes))
+
+
+STRAY_ZONE = 256      # bytes of GM image kept past the last byte a call may touch, so a stray write shows
+
+
+def image_sizes(call, rulebook) -> dict[str, int]:
+    """The images a call runs on: its UB/L1 whole (product sizes), GM up to the furthest byte any
+    operand holds or touches, plus a stray zone."""
+    from oracle.rules import context
+    ctx = context(call, None, rulebook)
+    sizes: dict[str, int] = {}
+    for name in ctx.spec.operands:
+        t = call.tensor(name)
+        if t.scope == "GM":
+            reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), ctx.accesses[name].end)
+            sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)
+        else:
+            sizes[t.scope] = ctx.product.capacity(t.scope) or 0
+    return sizes
