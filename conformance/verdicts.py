@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from oracle import Call, check, expected, verdict_class, written_mask
+from oracle import Call, IllegalCall, expected, verdict_class, written_mask
 from oracle.rules import Violation
 
 from .backends import Backend, Rejected
@@ -52,10 +52,13 @@ def _crash(exc: BaseException) -> Outcome:
 
 def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict."""
-    violations = check(call)
-    klass = verdict_class(violations)
     memory = recipe.build()
-    want = expected(call, memory) if klass != "reject" else None
+    try:
+        want = expected(call, memory)
+        violations = want.violations
+    except IllegalCall as exc:
+        want, violations = None, exc.violations
+    klass = verdict_class(violations)
     refused: Rejected | None = None
     try:
         backend.run(call, memory)

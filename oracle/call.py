@@ -65,7 +65,9 @@ def _is_int(value: Any) -> bool:
 
 
 def _looks_like_tensor(value: Any) -> bool:
-    return isinstance(value, Mapping) and "scope" in value and "addr" in value
+    # Any tensor field makes a mapping a tensor, so that a typo in another one ("scop") is refused by
+    # Tensor.from_dict with the field's name instead of passing silently as a plain mapping argument.
+    return isinstance(value, Mapping) and any(k in value for k in _TENSOR_KEYS)
 
 
 @dataclass

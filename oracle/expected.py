@@ -9,7 +9,7 @@ import numpy as np
 from .apis import index_math
 from .call import Call
 from .footprint import mark
-from .rules import Violation, context, check
+from .rules import Violation, context, violations as rule_violations
 from .spec import Rulebook
 
 
@@ -29,6 +29,7 @@ class Expected:
 
     memory: dict[str, np.ndarray]
     defined: dict[str, np.ndarray]
+    violations: list[Violation]               # the undefined-severity rules the call falls under, if any
 
     def fully_defined(self, scope: str) -> bool:
         mask = self.defined[scope]
@@ -54,7 +55,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     image is one possible outcome and the bytes the call writes are marked not defined."""
     _validate_memory(memory)
     ctx = context(call, memory, rulebook)
-    violations = check(call, memory, ctx.rulebook)
+    violations = rule_violations(ctx)
     rejects = [v for v in violations if v.severity == "reject"]
     if rejects:
         raise IllegalCall(rejects)
@@ -68,7 +69,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
                              f"{name} reaches byte {call.tensor(name).addr + runs.end}")
     image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
-    index_math(call.api).apply(call, image, ctx.spec.units(call))
+    index_math(call.api).apply(call, image, ctx.units)
     defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
     if violations:     # undefined territory: whatever the call writes is open
         for scope in written_scopes:
@@ -77,7 +78,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
                 if call.tensor(name).scope == scope:
                     mark(mask, call.tensor(name).addr, ctx.accesses[name], False)
             defined[scope] = mask
-    return Expected(image, defined)
+    return Expected(image, defined, violations)
 
 
 def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None) -> dict[str, np.ndarray]:

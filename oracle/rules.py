@@ -36,8 +36,12 @@ class Context:
     memory: Optional[Mapping[str, np.ndarray]] = None
 
     @cached_property
+    def units(self) -> dict[str, int]:
+        return self.spec.units(self.call)
+
+    @cached_property
     def accesses(self) -> dict[str, Runs]:
-        return index_math(self.spec.api).accesses(self.call, self.spec.units(self.call))
+        return index_math(self.spec.api).accesses(self.call, self.units)
 
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
@@ -159,11 +163,12 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         raise CallFormatError(f"call.form: {call.form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
     if not spec.forms and call.form is not None:
         raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {call.form!r}")
-    expected_args = set(spec.operands) | {p for p, d in spec.params.items() if call.form in d.get("forms", [call.form])}
-    for name in sorted(expected_args - set(call.args)):
-        raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
-    for name in sorted(set(call.args) - expected_args):
-        raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
+    expected_args = spec.argument_names(call.form)
+    if expected_args != call.args.keys():
+        for name in sorted(expected_args - set(call.args)):
+            raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
+        for name in sorted(set(call.args) - expected_args):
+            raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
     for name in spec.operands:
         tensor = call.tensor(name)
         if tensor.dtype not in rulebook.dtypes:
@@ -174,7 +179,11 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
 def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
           rulebook: Rulebook | None = None) -> list[Violation]:
     """Every rule (and ambiguity region) of the call's spec that the call breaks or falls into."""
-    ctx = context(call, memory, rulebook)
+    return violations(context(call, memory, rulebook))
+
+
+def violations(ctx: Context) -> list[Violation]:
+    call = ctx.call
     out = []
     for rule in ctx.spec.rules:
         if ctx.rulebook.matches(rule.when, call, ctx.spec):
@@ -193,4 +202,4 @@ def verdict_class(violations: list[Violation]) -> str:
     return "reject" if "reject" in severities else ("undefined" if severities else "legal")
 
 
-__all__ = ["Violation", "Context", "KINDS", "check", "context", "verdict_class"]
+__all__ = ["Violation", "Context", "KINDS", "check", "context", "violations", "verdict_class"]

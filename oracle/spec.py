@@ -134,6 +134,13 @@ class ApiSpec:
         names = set().union(*rows) if rows else set()
         return {n: rows[0][n] for n in names if all(r.get(n) == rows[0].get(n) for r in rows)}
 
+    def argument_names(self, form: str | None) -> frozenset[str]:
+        """The arguments a call of this form must have: every operand and the form's parameters."""
+        cache = self.__dict__.setdefault("_argument_names", {})
+        if form not in cache:
+            cache[form] = frozenset(self.operands) | {p for p, d in self.params.items() if form in d.get("forms", [form])}
+        return cache[form]
+
     def forms_or_default(self) -> tuple[str | None, ...]:
         return self.forms or (None,)
 
@@ -226,10 +233,14 @@ def _where(path: Iterable[Any]) -> str:
 
 def _validate(data: Any, schema: Mapping[str, Any], path: Path) -> None:
     validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    # Deepest first: a wrong value inside a rule (kind: ranges) also leaves the rule's other fields
+    # "unevaluated" one level up; the deeper error names the cause, the others follow it.
+    errors = sorted(validator.iter_errors(data),
+                    key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path)), e.message))
     if errors:
-        best = jsonschema.exceptions.best_match(errors)
-        raise SpecError(f"{path.name}: {_where(best.absolute_path)}: {best.message}")
+        shown = "; ".join(f"{_where(e.absolute_path)}: {e.message}" for e in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise SpecError(f"{path.name}: {shown}{more}")
 
 
 def _sub_schema(schema: Mapping[str, Any], name: str) -> dict[str, Any]:

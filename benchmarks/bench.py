@@ -1,0 +1,116 @@
+"""Speed figures of the kit (targets from the issue, printed as ratios; no test asserts on time).
+
+  (a) oracle cost per call (check + expected) over the generated mix of every data_move cell, and for
+      the largest UB->UB move as a ratio to numpy copying the same bytes      target: <= 3x numpy
+  (b) verified calls per second end to end (generation, backend, verdict) with the reference backend,
+      one worker and -n 2                                                      target: >= 500 calls/s
+
+Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from conformance.cells import cells                       # noqa: E402
+from conformance.cli import main as cli_main              # noqa: E402
+from oracle import Call, Tensor, check, expected          # noqa: E402
+from oracle.spec import default_rulebook                  # noqa: E402
+
+
+def best_of(fn, repeat: int = 7, number: int = 20) -> float:
+    """Seconds per call of fn(): the best of `repeat` means over `number` calls (least disturbed)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
+    return min(times)
+
+
+def generated_mix(product: str, per_cell: int):
+    out = []
+    for cell in cells([product], ["data_move"]):
+        @settings(max_examples=per_cell, database=None, deadline=None, phases=(Phase.generate,),
+                  suppress_health_check=list(HealthCheck))
+        @seed(7)
+        @given(cell.strategy())
+        def collect(case):
+            out.append(case)
+        collect()
+    return out
+
+
+def oracle_mix(product: str) -> None:
+    mix = generated_mix(product, 40)
+    images = [c.memory.build() for c in mix]
+    start = time.perf_counter()
+    for case, memory in zip(mix, images):
+        if not any(v.severity == "reject" for v in check(case.call)):
+            expected(case.call, memory)
+    per_call = (time.perf_counter() - start) / len(mix)
+    print(f"(a) oracle, generated mix on {product}: {len(mix)} calls, {per_call * 1e6:.0f} us per call "
+          f"(check + expected)")
+
+
+def largest_move(product: str) -> None:
+    rulebook = default_rulebook()
+    ub = rulebook.product(product).capacity("UB")
+    half = ub // 2 // 32 * 32
+    call = Call("data_move", product, {"dst": Tensor("UB", half, "uint8", half), "src": Tensor("UB", 0, "uint8", half),
+                                       "sid": 0, "nburst": 1, "burst": half // 32, "src_stride": 0, "dst_stride": 0})
+    assert check(call) == []
+    memory = {"UB": np.random.default_rng(0).integers(0, 256, ub, dtype=np.uint8)}
+    oracle_s = best_of(lambda: expected(call, memory))
+    src, dst = memory["UB"][:half], np.empty(half, np.uint8)
+    numpy_s = best_of(lambda: np.copyto(dst, src))
+    print(f"(a) largest UB->UB move on {product} ({half} bytes, nburst 1): oracle {oracle_s * 1e6:.1f} us, "
+          f"numpy copy {numpy_s * 1e6:.1f} us, ratio {oracle_s / numpy_s:.2f}x (target <= 3x)")
+    strided = call.replace(nburst=half // 64, burst=1, src_stride=1, dst_stride=1)
+    assert check(strided) == []
+    oracle_s = best_of(lambda: expected(strided, memory))
+    print(f"    strided variant (nburst {half // 64}, burst 1, strides 1): oracle {oracle_s * 1e6:.1f} us, "
+          f"ratio {oracle_s / numpy_s:.2f}x to copying the whole span")
+
+
+def end_to_end(product: str, profile: str, workers: str) -> float:
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        start = time.perf_counter()
+        code = cli_main(["run", "--backend", "oracle", "--product", product, "--api", "data_move",
+                         "--profile", profile, "--seed", "1", "--report", tmp, "-n", workers])
+        wall = time.perf_counter() - start
+        calls = json.loads((Path(tmp) / "results.json").read_text())["calls"]
+    assert code == 0, f"the reference backend did not conform (exit {code})"
+    rate = calls / wall
+    print(f"(b) end to end, reference backend, -n {workers}: {calls} calls in {wall:.1f}s = {rate:.0f} verified "
+          f"calls/s (target >= 500 on one worker)")
+    return rate
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--product", default="ascend910b")
+    ap.add_argument("--profile", default="ci")
+    args = ap.parse_args()
+    oracle_mix(args.product)
+    largest_move(args.product)
+    one = end_to_end(args.product, args.profile, "1")
+    two = end_to_end(args.product, args.profile, "2")
+    print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
