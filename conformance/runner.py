@@ -18,6 +18,7 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from .backends import Backend
 from .cells import Cell
+from .minimize import minimize
 from .profiles import Profile
 from .strategies import Case
 from .verdicts import Outcome, Verdict, judge
@@ -48,11 +49,11 @@ class CellResult:
         return self.failure is None and self.status in ("ran", "not_supported", "unreachable")
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {"id": self.id, **self.__dict__}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CellResult":
-        return cls(**data)
+        return cls(**{k: v for k, v in data.items() if k != "id"})
 
 
 def cell_seed(run_seed: int, cell: Cell) -> int:
@@ -103,20 +104,25 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
             by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
         if not outcome.conforms:
             state["failed"] = True
-            state["last"] = failure_record(cell, case, outcome)
+            state["last"] = (case, outcome)
             if current_build_context().is_final:
-                result.failure = state["last"]
+                state["final"] = (case, outcome)
             raise _NonConforming(outcome.message)
 
     try:
         prop()
     except _NonConforming:
-        result.failure = result.failure or state["last"]
+        pass
     except (Unsatisfiable, FailedHealthCheck) as exc:
         result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
     except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
-        result.failure = state["last"]
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    found = state.get("final") or state["last"]
+    if found is not None:
+        case, outcome = found
+        case, outcome, runs = minimize(case, outcome, backend)
+        result.shrink_calls += runs
+        result.failure = failure_record(cell, case, outcome)
     result.counts = dict(counts)
     result.tags = dict(tags)
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}

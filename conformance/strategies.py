@@ -181,13 +181,16 @@ _integers = functools.lru_cache(maxsize=1 << 14)(st.integers)     # strategies a
 
 
 def _pick(draw: Draw, lo: int, hi: int) -> tuple[int, str]:
-    """A value in [lo, hi], drawn so that both ends come up often (and shrink towards lo)."""
+    """A value in [lo, hi], drawn so that both ends come up often.
+
+    The integer is always drawn, whatever end is picked, so that the choice sequence keeps its shape
+    when the shrinker moves from "max" to "any": the value then shrinks on its own towards lo."""
     how = draw(_HOW)
+    value = draw(_integers(lo, hi)) if lo < hi else lo
     if how == "min" or lo == hi:
         return lo, "min"
     if how == "max":
         return hi, "max"
-    value = draw(_integers(lo, hi))
     return value, ("min" if value == lo else "max" if value == hi else "any")
 
 

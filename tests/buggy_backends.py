@@ -287,21 +287,28 @@ class OldPathTable(DataMoveSim):
 
 
 class StridesSwapped(DataMoveSim):
-    """(h) src and dst strides swapped: the signature is (dst, src, ..., src_stride, dst_stride) and the
-    author unpacked the two strides in dst-first order, like the operands.
+    """(h) src and dst strides swapped in the mover: the signature is (dst, src, sid, nburst, burst,
+    src_stride, dst_stride) and the author's DMA helper takes its arguments dst-first, like the operands;
+    the call site passes (src_gap, dst_gap) into (dst_gap, src_gap). The validator reads the arguments
+    by name and is right, so only the data lands wrong.
 
-    Bounds are checked with the swapped strides too.
-
-    Expected: FAIL in the legal cells (any call with nburst >= 2 and src_stride != dst_stride);
-    MISSED_REJECT in reject/data_move.src.bounds / dst.bounds where the swapped stride is the smaller one.
-    Being a bounds miss needs a particular stride relation; the test only asserts the legal-cell FAIL."""
+    Expected: FAIL in the legal cells (any call with nburst >= 2 and src_stride != dst_stride). When the
+    larger stride is applied to the smaller operand the bursts can run off the end of its image, which
+    numpy reports as a broadcast error: a CRASH, also non-conforming."""
 
     name = "bug-h-strides-swapped"
     bug = "src_stride <-> dst_stride"
 
-    def strides(self, call: Call) -> tuple[int, int]:
-        dst_gap, src_gap = super().strides(call)
-        return src_gap, dst_gap
+    def move(self, call: Call, memory: Mapping[str, np.ndarray]) -> None:
+        src, dst = call.args["src"], call.args["dst"]
+        src_gap, dst_gap = self.strides(call)
+        self._dma(memory[dst.scope], dst.addr, memory[src.scope], src.addr,
+                  call.args["nburst"], self.burst_bytes(call), src_gap, dst_gap)     # <- the bug
+
+    def _dma(self, dst_mem: np.ndarray, d0: int, src_mem: np.ndarray, s0: int, nburst: int, n: int,
+             dst_gap: int, src_gap: int) -> None:
+        for k in range(nburst):
+            self.copy_burst(dst_mem, d0 + k * (n + dst_gap), src_mem, s0 + k * (n + src_gap), n)
 
 
 class GmAddressRoundedDown(DataMoveSim):

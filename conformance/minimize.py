@@ -1,0 +1,77 @@
+"""A last, kit-level shrinking pass over the failing call Hypothesis hands back.
+
+Hypothesis shrinks the *choices* that built a call. Some simplifications need two choices to move at
+once (a parameter drawn "at its largest fit" must become "any value" *and* that value must become
+small), which its shrinker cannot do, so a failure found at nburst=3071 may stay there. This pass works
+on the call itself: it lowers each integer parameter towards the bottom of its range and each
+tensor's numel towards what the call touches, keeping a change only when the backend still gives the
+same non-conforming verdict and the oracle the same violations. Every step is a real backend run.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from oracle import Call, Tensor, check
+from oracle.rules import context
+from oracle.spec import default_rulebook
+
+from .backends import Backend
+from .memory import MemoryRecipe, image_sizes
+from .strategies import Case
+from .verdicts import Outcome, judge
+
+MAX_RUNS = 200
+
+
+def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outcome, int]:
+    """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent."""
+    rulebook = default_rulebook()
+    spec = rulebook.api(case.call.api)
+    target = ({v.rule for v in outcome.violations}, outcome.verdict)
+    runs = 0
+    best, best_outcome = case, outcome
+
+    def attempt(call: Call) -> bool:
+        nonlocal runs, best, best_outcome
+        if runs >= MAX_RUNS:
+            return False
+        try:
+            if {v.rule for v in check(call)} != target[0]:
+                return False
+            recipe = MemoryRecipe(best.memory.seed, image_sizes(call, rulebook))
+        except ValueError:
+            return False
+        runs += 1
+        result = judge(call, recipe, backend)
+        if result.verdict != target[1]:
+            return False
+        best = Case(call, recipe, best.expect, best.rule, best.tags)
+        best_outcome = result
+        return True
+
+    def lower(get: Callable[[Call], int], put: Callable[[Call, int], Call], floor: int) -> None:
+        """Smallest value in [floor, current] that still fails (bisection, assuming monotony)."""
+        current = get(best.call)
+        if current <= floor or attempt(put(best.call, floor)):
+            return
+        lo, hi = floor, current          # lo passes (or is illegal), hi fails
+        while hi - lo > 1 and runs < MAX_RUNS:
+            mid = (lo + hi) // 2
+            if attempt(put(best.call, mid)):
+                hi = mid
+            else:
+                lo = mid
+
+    floors = {r["param"]: r["min"] for r in spec.rules_of("range")}
+    for name in spec.argument_names(best.call.form) - set(spec.operands):
+        value = best.call.args.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            lower(lambda c, n=name: c.args[n], lambda c, v, n=name: c.replace(**{n: v}), floors.get(name, 0))
+    for name in spec.operands:
+        def put(c: Call, v: int, n: str = name) -> Call:
+            t = c.args[n]
+            return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})
+        ctx = context(best.call)
+        itemsize = rulebook.itemsize(best.call.args[name].dtype)
+        lower(lambda c, n=name: c.args[n].numel, put, -(-ctx.accesses[name].end // itemsize))
+    return best, best_outcome, runs
