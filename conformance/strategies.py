@@ -20,6 +20,7 @@ from hypothesis import assume, strategies as st
 from oracle import Call, Tensor, check
 from oracle.apis import index_math
 from oracle.call import SCOPES
+from oracle.rules import KINDS as RULE_KINDS, Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
 from .memory import MemoryRecipe, image_sizes
@@ -83,12 +84,12 @@ class Env:
         args.update(params)
         return Call(self.spec.api, self.product.id, args, form)
 
-    def dtype_ok(self, call: Call, only: Sequence[str] | None = None) -> bool:
+    def dtype_ok(self, call: Call) -> bool:
+        """Does the call pass every dtype rule that applies to it?"""
+        ctx = Context(call, self.spec, self.rulebook, self.product)
         for rule in self.spec.rules_of("dtype") + self.spec.rules_of("same_dtype"):
-            if (only is None or rule.id in only) and self.rulebook.matches(rule.when, call, self.spec):
-                from oracle.rules import KINDS as RULE_KINDS
-                if RULE_KINDS[rule.kind](rule, _ctx(self, call)):
-                    return False
+            if self.rulebook.matches(rule.when, call, self.spec) and RULE_KINDS[rule.kind](rule, ctx):
+                return False
         return True
 
     @functools.lru_cache(maxsize=None)
@@ -101,6 +102,26 @@ class Env:
                 if self.dtype_ok(call):
                     out.append(dtype)
                     break
+        return out
+
+    @functools.lru_cache(maxsize=None)
+    def path_candidates(self, form: str | None, dtypes: tuple[tuple[str, str], ...], rule_id: str | None) -> list[str]:
+        """The paths a call of these operand dtypes may take: allowed ones (passing the dtype rules) for a
+        legal call; for a broken rule, those where breaking it alone is possible."""
+        target = self.spec.rule(rule_id) if rule_id is not None else None
+        kind = target.kind if target is not None else None
+        out = []
+        for path in self.forbidden_paths() if kind == "path" else self.paths():
+            scopes = self.operand_scopes(path)
+            if kind == "align" and scopes[target["operand"]] != target["scope"]:
+                continue
+            if kind == "capacity" and scopes[target["operand"]] == "GM":
+                continue
+            if kind == "overlap" and len({scopes[op] for op in target["operands"]}) != 1:
+                continue
+            if kind not in ("path", "dtype", "same_dtype") and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):
+                continue
+            out.append(path)
         return out
 
     def operand_dtypes(self, dtype: str) -> dict[str, str]:
@@ -145,11 +166,6 @@ def _subtract(intervals: list[tuple[int, int]], cut: tuple[int, int]) -> list[tu
         if cut[1] < hi:
             out.append((cut[1] + 1, hi))
     return out
-
-
-def _ctx(env: Env, call: Call):
-    from oracle.rules import Context
-    return Context(call, env.spec, env.rulebook, env.product)
 
 
 @functools.lru_cache(maxsize=None)
@@ -370,24 +386,10 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     return {op: Tensor(draft.scopes[op], addrs[op], draft.dtypes[op], numel[op]) for op in env.spec.operands}
 
 
-def _scopes_for(draw: Draw, env: Env, form: str | None, dtype_of_ops: Mapping[str, str], target: Rule | None) -> dict[str, str]:
-    kind = target.kind if target is not None else None
-    paths = env.forbidden_paths() if kind == "path" else env.paths()
+def _scopes_for(draw: Draw, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None) -> dict[str, str]:
     if not env.spec.path_operands:
         return env.operand_scopes(None)
-    candidates = []
-    for path in paths:
-        scopes = env.operand_scopes(path)
-        if kind == "align" and scopes[target["operand"]] != target["scope"]:
-            continue
-        if kind == "capacity" and scopes[target["operand"]] == "GM":
-            continue
-        if kind == "overlap" and len({scopes[op] for op in target["operands"]}) != 1:
-            continue
-        if kind != "path" and kind not in ("dtype", "same_dtype") and not env.dtype_ok(
-                env.probe(form, dtype_of_ops, scopes, {})):
-            continue
-        candidates.append(path)
+    candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
     assume(candidates)
     return env.operand_scopes(draw(st.sampled_from(candidates)))
 
