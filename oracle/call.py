@@ -128,7 +128,13 @@ class Call:
         return cls.from_dict(json.loads(text))
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, allow_unicode=True, default_flow_style=None)
+        data = self.to_dict()
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
+        if yaml.safe_load(text) != data:
+            # PyYAML writes U+0085 (NEL) raw under allow_unicode and reads it back as a line break;
+            # escaping every non-ASCII character keeps the round trip exact.
+            text = yaml.safe_dump(data, sort_keys=False, allow_unicode=False, default_flow_style=None)
+        return text
 
     @classmethod
     def from_yaml(cls, text: str) -> "Call":

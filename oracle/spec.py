@@ -238,9 +238,14 @@ def _validate(data: Any, schema: Mapping[str, Any], path: Path) -> None:
     errors = sorted(validator.iter_errors(data),
                     key=lambda e: (-len(e.absolute_path), list(map(str, e.absolute_path)), e.message))
     if errors:
-        shown = "; ".join(f"{_where(e.absolute_path)}: {e.message}" for e in errors[:3])
+        shown = "; ".join(f"{_where(e.absolute_path)}: {_short(e.message)}" for e in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise SpecError(f"{path.name}: {shown}{more}")
+
+
+def _short(message: str, limit: int = 300) -> str:
+    """jsonschema quotes the whole offending value; a whole products table is not a readable message."""
+    return message if len(message) <= limit else f"{message[:limit // 2]} ... {message[-limit // 2:]}"
 
 
 def _sub_schema(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
@@ -248,6 +253,10 @@ def _sub_schema(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 def _products(data: Any, path: Path, schema: Mapping[str, Any]) -> dict[str, Product]:
+    if isinstance(data, Mapping) and isinstance(data.get("products"), Mapping):
+        missing = [p for p in schema["$defs"]["product"]["enum"] if p not in data["products"]]
+        if missing:
+            raise SpecError(f"{path.name}: products: missing product {', '.join(map(repr, missing))}")
     _validate(data, _sub_schema(schema, "products_file"), path)
     out = {}
     for pid, entry in data["products"].items():

@@ -47,21 +47,21 @@ calls = st.builds(Call, api=texts, product=texts,
                   form=st.one_of(st.none(), texts))
 
 
-@settings(max_examples=200)
+@settings(max_examples=120)
 @given(calls)
 def test_round_trip_json_property(call):
     """Any call survives to_json -> from_json with the same values and the same types."""
     assert_same_call(Call.from_json(call.to_json()), call)
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(calls)
 def test_round_trip_yaml_property(call):
     """Any call survives to_yaml -> from_yaml with the same values and the same types."""
     assert_same_call(Call.from_yaml(call.to_yaml()), call)
 
 
-@settings(max_examples=100)
+@settings(max_examples=60)
 @given(calls)
 def test_round_trip_dict_property(call):
     """to_dict is plain data (json-serialisable) and from_dict inverts it."""
@@ -112,6 +112,14 @@ def test_yaml_is_readable_text():
     text = call.to_yaml()
     assert "搬运" in text
     assert_same_call(Call.from_yaml(text), call)
+
+
+def test_yaml_keeps_line_break_characters():
+    """U+0085 (NEL), U+2028 and a plain newline inside strings survive the YAML round trip
+    (PyYAML folds a raw NEL into a space unless it is escaped)."""
+    call = Call("data_move", "ascend910b", {"a": "x\x85y", "b": "x\u2028y", "c": "x\ny",
+                                            "t": Tensor("GM", 0, "\x85", 1)}, form="\x85")
+    assert_same_call(Call.from_yaml(call.to_yaml()), call)
 
 
 def test_replace_does_not_mutate():
