@@ -65,8 +65,7 @@ class DataMoveSim:
     """A correct data_move simulator (the control: it must conform everywhere)."""
 
     name = "sim-correct"
-    bug = ""                     # one line, for test ids and reports
-    expect: dict[str, str] = {}  # cell kind/rule suffix -> verdict the suite must give (see the tests)
+    bug = ""                     # one line, for reports
 
     # -- the contract ---------------------------------------------------------------------------
     def supports(self, api: str, product: str) -> bool:
@@ -195,9 +194,12 @@ class BurstInElements(DataMoveSim):
     """(b) burst counted in elements of the dtype instead of 32-byte blocks.
 
     burst_bytes = burst * itemsize: the author took "数据片段长度" as a length in elements and overlooked
-    "单位:32B". No dtype of the page is 32 bytes wide, so every legal call moves too few bytes.
+    "单位:32B". No dtype of the page is 32 bytes wide, so every legal call moves too few bytes. The same
+    length feeds the bounds check.
 
-    Expected: FAIL in every legal cell (dst bytes the call should have written keep their old value)."""
+    Expected: FAIL in every legal cell (dst bytes the call should have written keep their old value;
+    the shrunk call is nburst = burst = 1); MISSED_REJECT in reject/data_move.src.bounds and
+    reject/data_move.dst.bounds (the footprint looks itemsize/32 of its real size)."""
 
     name = "bug-b-burst-in-elements"
     bug = "burst unit = element"
@@ -213,7 +215,8 @@ class OneBurstTooFew(DataMoveSim):
     at all is moved.
 
     Expected: FAIL in every legal cell; the shrunk call has nburst == 1 (the smallest call that shows it)
-    and the wrong bytes all lie in the last burst of dst."""
+    and the wrong bytes all lie in the last burst of dst. The bounds check counts every burst, so the
+    bounds cells pass."""
 
     name = "bug-c-one-burst-too-few"
     bug = "range(nburst - 1)"
