@@ -1,7 +1,8 @@
 """Run profiles: how hard each cell is searched. Chosen so that, on one core:
 
     quick    25 calls per cell   a smoke test in seconds
-    ci      120 calls per cell   the certification default: every boundary of every rule is reached
+    ci      120 calls per cell   the certification default: over a product's cells every range end
+                                 that fits a scope is reached (tests/test_strategies.py checks it)
    nightly 2500 calls per cell   long fuzzing runs
 
 A cell that finds a non-conforming call stops there and shrinks it to a minimal reproducer.

@@ -28,6 +28,11 @@ class _NonConforming(Exception):
     """Raised inside the property so that Hypothesis shrinks the call."""
 
 
+# One exception type per verdict: Hypothesis tells bugs apart by exception type, so a CRASH is never
+# "shrunk" into a FAIL of a different call (or the other way round).
+_RAISE = {v: type(f"NonConforming_{v.value}", (_NonConforming,), {}) for v in Verdict}
+
+
 @dataclass
 class CellResult:
     cell: dict[str, Any]
@@ -85,10 +90,10 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
     counts: Counter[str] = Counter()
     tags: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
-    state: dict[str, Any] = {"failed": False, "last": None}
+    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
 
     @settings(max_examples=profile.examples, database=None, deadline=None, derandomize=False,
-              print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
+              print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=True,
               phases=(Phase.explicit, Phase.generate, Phase.shrink),
               suppress_health_check=list(HealthCheck))
     @hseed(cell_seed(run_seed, cell))
@@ -104,20 +109,26 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
             by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
         if not outcome.conforms:
             state["failed"] = True
-            state["last"] = (case, outcome)
+            state["first"] = state["first"] or outcome.verdict
+            state["last"][outcome.verdict] = (case, outcome)
             if current_build_context().is_final:
-                state["final"] = (case, outcome)
-            raise _NonConforming(outcome.message)
+                state["final"][outcome.verdict] = (case, outcome)
+            raise _RAISE[outcome.verdict](outcome.message)
 
     try:
         prop()
     except _NonConforming:
         pass
+    except ExceptionGroup as group:      # several distinct verdicts were found and shrunk apart
+        if not all(isinstance(e, _NonConforming) for e in group.exceptions):
+            result.status, result.error = "error", f"{type(group).__name__}: {group}"
     except (Unsatisfiable, FailedHealthCheck) as exc:
         result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
     except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
-    found = state.get("final") or state["last"]
+    # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
+    first = state["first"]
+    found = state["final"].get(first) or state["last"].get(first)
     if found is not None:
         case, outcome = found
         case, outcome, runs = minimize(case, outcome, backend)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -189,8 +190,9 @@ def environment(api: str, product: str, rulebook: Rulebook | None = None, gm_win
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 
-# "max" last: the shrinker walks towards index 0, so a failure found at a maximum shrinks through
-# "any" (whose value then shrinks towards the minimum) before trying the minimum itself.
+# How a bounded value is picked: one time in four its minimum, one in four its maximum (or largest fit).
+# Hypothesis cannot shrink a failure found at "max" down to a small "any" value (two choices would have
+# to change at once); conformance.minimize finishes that job on the failing call itself.
 _HOW = st.sampled_from(("min", "any", "any", "max"))
 _SEEDS = st.integers(0, 2**32 - 1)
 _integers = functools.lru_cache(maxsize=1 << 14)(st.integers)     # strategies are immutable: reuse them
@@ -421,7 +423,9 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
     call = Call(spec.api, env.product.id, {**tensors, **draft.params}, form)
     violations = {v.rule for v in check(call, rulebook=env.rulebook)}
     assume(violations == ({target.id} if target is not None else set()))
-    memory = MemoryRecipe(draw(_SEEDS), image_sizes(call, env.rulebook))
+    # Hypothesis draws small seeds often; mixing in the call keeps images of different calls different.
+    seed = (draw(_SEEDS) + zlib.crc32(call.to_json().encode())) % 2**32
+    memory = MemoryRecipe(seed, image_sizes(call, env.rulebook))
     return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
 
 
