@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+
 @dataclass(frozen=True)
 class Profile:
     name: str
-    examples: int            # calls generated per cell (before shrinking)
+    calls: int               # calls generated per cell (before shrinking)
     gm_window: int = 4 << 20 # bytes of GM the generators may place operands in
 
 

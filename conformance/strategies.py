@@ -16,7 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from hypothesis import assume, strategies as st
+from hypothesis import strategies as st
 
 from oracle import Call, Tensor, check
 from oracle.apis import index_math
@@ -138,6 +138,18 @@ class Env:
     def param_names(self, form: str | None) -> list[str]:
         return [p for p, d in self.spec.params.items() if form in d.get("forms", [form])]
 
+    @functools.lru_cache(maxsize=None)
+    def shape(self, form: str | None, dtypes: tuple[tuple[str, str], ...], scopes: tuple[tuple[str, str], ...]
+              ) -> tuple[dict[str, list[tuple[int, int]]], dict[str, int]]:
+        """For calls of this form, operand dtypes and scopes: each parameter's legal intervals, and the
+        alignment of each scope (the lcm of its operands' alignment rules and element sizes)."""
+        probe = self.probe(form, dict(dtypes), dict(scopes), {})
+        domains = {n: self.domain(n, probe) for n in self.param_names(form)}
+        aligns: dict[str, int] = {}
+        for op, scope in scopes:
+            aligns[scope] = math.lcm(aligns.get(scope, 1), self.rulebook.alignment(self.spec, probe, op, scope))
+        return domains, aligns
+
     def domain(self, name: str, probe: Call) -> list[tuple[int, int]]:
         """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
         lo, hi = None, None
@@ -154,6 +166,15 @@ class Env:
             if excluded and self.rulebook.matches(region, probe, self.spec):
                 intervals = _subtract(intervals, tuple(excluded))
         return intervals
+
+
+class _Retry(Exception):
+    """This draw cannot give the call asked for; the element strategy draws again (Hypothesis filter)."""
+
+
+def _require(condition: object) -> None:
+    if not condition:
+        raise _Retry
 
 
 def _subtract(intervals: list[tuple[int, int]], cut: tuple[int, int]) -> list[tuple[int, int]]:
@@ -195,7 +216,19 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # to change at once); conformance.minimize finishes that job on the failing call itself.
 _HOW = st.sampled_from(("min", "any", "any", "max"))
 _SEEDS = st.integers(0, 2**32 - 1)
-_integers = functools.lru_cache(maxsize=1 << 14)(st.integers)     # strategies are immutable: reuse them
+# Strategies are immutable and Hypothesis validates each new one on first draw: reuse them.
+_integers = functools.lru_cache(maxsize=1 << 14)(st.integers)
+_BOOLEANS = st.booleans()
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _one_of(values: tuple) -> st.SearchStrategy[Any]:
+    return st.sampled_from(values)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _order(values: tuple) -> st.SearchStrategy[list[Any]]:
+    return st.permutations(values)
 
 
 def _pick(draw: Draw, lo: int, hi: int) -> tuple[int, str]:
@@ -203,9 +236,11 @@ def _pick(draw: Draw, lo: int, hi: int) -> tuple[int, str]:
 
     The integer is always drawn, whatever end is picked, so that the choice sequence keeps its shape
     when the shrinker moves from "max" to "any": the value then shrinks on its own towards lo."""
+    if lo == hi:
+        return lo, "min"
     how = draw(_HOW)
-    value = draw(_integers(lo, hi)) if lo < hi else lo
-    if how == "min" or lo == hi:
+    value = draw(_integers(lo, hi))
+    if how == "min":
         return lo, "min"
     if how == "max":
         return hi, "max"
@@ -253,13 +288,6 @@ def _fits(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[st
     return _room(env, draft, params, aligns) >= 0
 
 
-def _scope_alignments(draft: _Draft, aligns: Mapping[str, int]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for op, align in aligns.items():
-        out[draft.scopes[op]] = math.lcm(out.get(draft.scopes[op], 1), align)
-    return out
-
-
 def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo: int, hi: int,
                  aligns: Mapping[str, int]) -> int | None:
     """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
@@ -271,6 +299,8 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
     room_lo = room(lo)
     if room_lo < 0:
         return None
+    if lo == hi:
+        return lo
     room_hi = room(hi)
     if room_hi >= 0:
         return hi
@@ -290,26 +320,24 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
 
 def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> None:
     names = env.param_names(draft.form)
-    probe = env.probe(draft.form, draft.dtypes, draft.scopes, {})
-    domains = {n: env.domain(n, probe) for n in names}
-    aligns = _scope_alignments(draft, _alignments(env, draft))
+    domains, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
     params = {}
     for n in names:
-        assume(domains[n])
+        _require(domains[n])
         params[n] = domains[n][0][0]
     forced = target["param"] if target is not None and target.kind == "range" else None
     if forced is not None:
         outside = [v for v in (target["min"] - 1, target["max"] + 1)
                    if _fits(env, draft, {**params, forced: v}, aligns)]
-        assume(outside)
-        params[forced] = draw(st.sampled_from(outside))
+        _require(outside)
+        params[forced] = draw(_one_of(tuple(outside)))
         draft.tags.append(f"{forced}={'below-min' if params[forced] < target['min'] else 'above-max'}")
-    for n in draw(st.permutations(names)):
+    for n in draw(_order(tuple(names))):
         if n == forced:
             continue
-        lo, hi = draw(st.sampled_from(domains[n]))
+        lo, hi = draw(_one_of(tuple(domains[n])))
         top = _largest_fit(env, draft, params, n, lo, hi, aligns)
-        assume(top is not None)
+        _require(top is not None)
         params[n], where = _pick(draw, lo, top)
         if where == "max":
             draft.tags.append(f"{n}=max" if top == hi else f"{n}=largest-fit")
@@ -340,23 +368,23 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         slots = {op: _Slot([(op, 0)], _round_up(ends[op], align)) for op in ops}
         if kind == "overlap" and all(op in ops for op in target["operands"]):
             a, b = target["operands"]
-            if draw(st.booleans()):
+            if draw(_BOOLEANS):
                 a, b = b, a
-            delta = draw(st.integers(0, max(ends[a] - 1, 0) // align)) * align
+            delta = draw(_integers(0, max(ends[a] - 1, 0) // align)) * align
             slots.pop(b)
             slots[a] = _Slot([(a, 0), (b, delta)], _round_up(max(ends[a], delta + ends[b]), align))
         if kind == "align" and target["operand"] in ops:
             slots[target["operand"]].size += align
         free = cap - sum(s.size for s in slots.values())
-        assume(free >= 0)
+        _require(free >= 0)
         for op in ops:                                   # slack: tensors larger than what the call touches
-            if op in slots and kind not in ("bounds",) and draw(st.booleans()):
+            if op in slots and kind not in ("bounds",) and draw(_BOOLEANS):
                 spread = free if scope != "GM" else min(free, GM_SPREAD)
                 extra = draw(_integers(0, spread // align)) * align
                 slots[op].size += extra
                 numel[op] += extra // itemsize[op]
                 free -= extra
-        order = draw(st.permutations(sorted(slots)))
+        order = draw(_order(tuple(sorted(slots))))
         cursor = 0
         for i, key in enumerate(order):
             spread = free if scope != "GM" else min(free, GM_SPREAD)
@@ -374,17 +402,17 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         if draft.scopes[op] == target["scope"]:
             span = aligns[op]
             deltas = [k for k in range(itemsize[op], span, itemsize[op]) if k % need]
-            assume(deltas)
-            addrs[op] += draw(st.sampled_from(deltas))
+            _require(deltas)
+            addrs[op] += draw(_one_of(tuple(deltas)))
     if kind == "bounds":
         op = target["operand"]
-        assume(ends[op] > 0)
+        _require(ends[op] > 0)
         numel[op] = -(-ends[op] // itemsize[op]) - 1
     if kind == "capacity":
         op = target["operand"]
-        assume(draft.scopes[op] != "GM")
+        _require(draft.scopes[op] != "GM")
         cap = env.capacity(draft.scopes[op])
-        numel[op] = (cap - addrs[op]) // itemsize[op] + 1 + draw(st.integers(0, 3))
+        numel[op] = (cap - addrs[op]) // itemsize[op] + 1 + draw(_integers(0, 3))
     return {op: Tensor(draft.scopes[op], addrs[op], draft.dtypes[op], numel[op]) for op in env.spec.operands}
 
 
@@ -392,37 +420,48 @@ def _scopes_for(draw: Draw, env: Env, form: str | None, dtypes: Mapping[str, str
     if not env.spec.path_operands:
         return env.operand_scopes(None)
     candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
-    assume(candidates)
-    return env.operand_scopes(draw(st.sampled_from(candidates)))
+    _require(candidates)
+    return env.operand_scopes(draw(_one_of(tuple(candidates))))
 
 
 @st.composite
+def _case_or_none(draw: Draw, *args: Any) -> Case | None:
+    try:
+        return _case(draw, *args)
+    except _Retry:
+        return None
+
+
+def _usable(case: Case | None) -> bool:
+    return case is not None
+
+
 def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
           forms: tuple[str | None, ...]) -> Case:
     spec = env.spec
     target = spec.rule(rule_id) if rule_id is not None else None
     kind = target.kind if target is not None else None
-    form = form if form is not None or not spec.forms else draw(st.sampled_from(forms))
+    form = form if form is not None or not spec.forms else draw(_one_of(tuple(forms)))
     if target is not None and target.when and "forms" in target.when:
-        assume(form in target.when["forms"])
+        _require(form in target.when["forms"])
     if kind == "dtype":
         dtype = draw(st.sampled_from(sorted(set(env.rulebook.dtypes) - set(target["allowed"]))))
     elif dtype is None:
         legal = env.legal_dtypes(form)
-        assume(legal)
-        dtype = draw(st.sampled_from(legal))
+        _require(legal)
+        dtype = draw(_one_of(tuple(legal)))
     dtypes = env.operand_dtypes(dtype)
     if kind == "same_dtype":
         other = target["operands"][-1]
         alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
-        assume(alternatives)
-        dtypes[other] = draw(st.sampled_from(alternatives))
+        _require(alternatives)
+        dtypes[other] = draw(_one_of(tuple(alternatives)))
     draft = _Draft(form, dtypes, _scopes_for(draw, env, form, dtypes, target))
     _draw_params(draw, env, draft, target)
     tensors = _place(draw, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **draft.params}, form)
     violations = {v.rule for v in check(call, rulebook=env.rulebook)}
-    assume(violations == ({target.id} if target is not None else set()))
+    _require(violations == ({target.id} if target is not None else set()))
     # Hypothesis draws small seeds often; mixing in the call keeps images of different calls different.
     seed = (draw(_SEEDS) + zlib.crc32(call.to_json().encode())) % 2**32
     memory = MemoryRecipe(seed, image_sizes(call, env.rulebook))
@@ -433,14 +472,15 @@ def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str |
                 rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope."""
     env = environment(api, product, rulebook, gm_window)
-    return _case(env, "legal", None, form, dtype, env.spec.forms_or_default())
+    return _case_or_none(env, "legal", None, form, dtype, env.spec.forms_or_default()).filter(_usable)
 
 
 def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | None = None,
                gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined."""
     env = environment(api, product, rulebook, gm_window)
-    return _case(env, env.spec.rule(rule_id).severity, rule_id, None, None, env.spec.forms_or_default())
+    return _case_or_none(env, env.spec.rule(rule_id).severity, rule_id, None, None,
+                         env.spec.forms_or_default()).filter(_usable)
 
 
 def reachable(env: Env, rule: Rule) -> bool:

@@ -44,7 +44,7 @@ PRODUCTS = _products()
 SUPPORTED = [p for p in PRODUCTS if p != "ascend910_93"]     # the page does not list the A3 products
 
 
-def collect(cell: Cell, run_seed: int = RUN_SEED, examples: int = CI.examples) -> list[Case]:
+def collect(cell: Cell, run_seed: int = RUN_SEED, examples: int = CI.calls) -> list[Case]:
     """The cases the runner would generate for `cell` (before any failure)."""
     out: list[Case] = []
 
@@ -116,7 +116,7 @@ def _check_labels(product: str) -> None:
     """Every cell generates the full ci count, each case with exactly the violations its label says."""
     for cell in _cells(product):
         cases = _cases(cell)
-        assert len(cases) == CI.examples, f"{cell.id}: only {len(cases)} cases"
+        assert len(cases) == CI.calls, f"{cell.id}: only {len(cases)} cases"
         for case in cases:
             call = case.call
             assert (call.api, call.product) == (API, product)
