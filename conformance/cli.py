@@ -21,12 +21,12 @@ from typing import Any, Sequence
 import numpy as np
 import yaml
 
-from oracle import Call, CallFormatError, IllegalCall, SpecError, check, expected, verdict_class
+from oracle import Call, CallFormatError, SpecError, check, expected, verdict_class
 from oracle.spec import default_rulebook
 
 from .backends import BackendLoadError, load_backend
 from .memory import MemoryRecipe, image_sizes
-from .profiles import PROFILES, profile
+from .profiles import PROFILES
 
 EXIT_OK, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
 SUITE = Path(__file__).resolve().parent / "suite"

@@ -14,7 +14,7 @@ import functools
 import math
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from hypothesis import strategies as st
 
@@ -114,11 +114,7 @@ class Env:
         out = []
         for path in self.forbidden_paths() if kind == "path" else self.paths():
             scopes = self.operand_scopes(path)
-            if kind == "align" and scopes[target["operand"]] != target["scope"]:
-                continue
-            if kind == "capacity" and scopes[target["operand"]] == "GM":
-                continue
-            if kind == "overlap" and len({scopes[op] for op in target["operands"]}) != 1:
+            if target is not None and not _scopes_can_break(target, scopes):
                 continue
             if kind not in ("path", "dtype", "same_dtype") and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):
                 continue
@@ -232,10 +228,7 @@ def _order(values: tuple) -> st.SearchStrategy[list[Any]]:
 
 
 def _pick(draw: Draw, lo: int, hi: int) -> tuple[int, str]:
-    """A value in [lo, hi], drawn so that both ends come up often.
-
-    The integer is always drawn, whatever end is picked, so that the choice sequence keeps its shape
-    when the shrinker moves from "max" to "any": the value then shrinks on its own towards lo."""
+    """A value in [lo, hi], drawn so that both ends come up often (see _HOW for how it shrinks)."""
     if lo == hi:
         return lo, "min"
     how = draw(_HOW)
@@ -491,13 +484,19 @@ def reachable(env: Env, rule: Rule) -> bool:
         return False
     if rule.when and "products" in rule.when and env.product.id not in rule.when["products"]:
         return False
-    scopes = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
     if rule.kind == "path":
         return bool(env.forbidden_paths())
+    layouts = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
+    return any(_scopes_can_break(rule, scopes) for scopes in layouts)
+
+
+def _scopes_can_break(rule: Rule, scopes: Mapping[str, str]) -> bool:
+    """Can a call whose operands sit in these scopes break `rule`? (An align rule needs its operand in
+    the rule's scope, a capacity rule an operand in a sized buffer, an overlap rule one shared scope.)"""
     if rule.kind == "align":
-        return any(s[rule["operand"]] == rule["scope"] for s in scopes)
+        return scopes[rule["operand"]] == rule["scope"]
     if rule.kind == "capacity":
-        return any(s[rule["operand"]] != "GM" for s in scopes)
+        return scopes[rule["operand"]] != "GM"
     if rule.kind == "overlap":
-        return any(len({s[op] for op in rule["operands"]}) == 1 for s in scopes)
+        return len({scopes[op] for op in rule["operands"]}) == 1
     return True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import numpy as np
 
