@@ -6,14 +6,13 @@ when bytes actually move.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 
-@dataclass(frozen=True)
-class Runs:
+class Runs(NamedTuple):
     """`count` runs of `length` bytes, run k starting at `first + k * step` bytes from the operand's addr."""
 
     first: int

@@ -148,6 +148,13 @@ def _overlap(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+_PARAM_TYPES = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+}
+_PARAM_TYPE_NAMES = {"int": "an integer", "bool": "true or false"}
+
+
 def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             rulebook: Rulebook | None = None) -> Context:
     """Validate the call's shape against its spec (unknown api/product/argument -> CallFormatError)."""
@@ -169,6 +176,10 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
         for name in sorted(set(call.args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
+    for name in expected_args - spec.operands.keys():     # the index math may then trust the types
+        value, kind = call.args[name], spec.params[name].get("type", "int")
+        if not _PARAM_TYPES[kind](value):
+            raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     for name in spec.operands:
         tensor = call.tensor(name)
         if tensor.dtype not in rulebook.dtypes:

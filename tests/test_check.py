@@ -475,3 +475,12 @@ def test_operand_not_a_tensor():
 def test_not_a_call():
     with pytest.raises(CallFormatError, match="expected a Call"):
         check(dm().to_dict())
+
+
+@pytest.mark.parametrize("value", ["2", 2.0, True, None, [2]])
+def test_a_parameter_that_is_not_an_integer_is_a_format_error(value):
+    """The index math trusts the parameter types, so check() refuses anything but an int up front."""
+    call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
+                                            "sid": 0, "nburst": value, "burst": 32, "src_stride": 0, "dst_stride": 0})
+    with pytest.raises(CallFormatError, match=r"call.args.nburst: expected an integer"):
+        check(call)

@@ -14,14 +14,13 @@ from ..call import Call
 from ..footprint import Runs, copy_runs
 
 
-def burst_runs(call: Call, units: Mapping[str, int], stride: str) -> Runs:
-    length = call.int_arg("burst") * units["burst"]
-    return Runs(first=0, step=length + call.int_arg(stride) * units[stride],
-                count=call.int_arg("nburst"), length=length)
-
-
 def accesses(call: Call, units: Mapping[str, int]) -> dict[str, Runs]:
-    return {"src": burst_runs(call, units, "src_stride"), "dst": burst_runs(call, units, "dst_stride")}
+    """Burst k of an operand starts (burst + stride) * k units after its address."""
+    args = call.args
+    length = args["burst"] * units["burst"]
+    nburst = args["nburst"]
+    return {"src": Runs(0, length + args["src_stride"] * units["src_stride"], nburst, length),
+            "dst": Runs(0, length + args["dst_stride"] * units["dst_stride"], nburst, length)}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
