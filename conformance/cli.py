@@ -181,14 +181,14 @@ def _recipe(call: Call, memory: MemoryRecipe | None) -> MemoryRecipe:
     return memory or MemoryRecipe(0, image_sizes(call, default_rulebook()))
 
 
-_NUMPY = {"float16", "float32", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
-
-
 def _decode(raw: np.ndarray, dtype: str, limit: int = 16) -> str:
-    rulebook = default_rulebook()
-    size = rulebook.itemsize(dtype)
+    """Bytes as elements of `dtype`; a dtype numpy lacks (bfloat16) is shown as raw unsigned words."""
+    size = default_rulebook().itemsize(dtype)
     usable = raw[: (raw.size // size) * size]
-    view = usable.view(np.dtype(dtype)) if dtype in _NUMPY else usable.view(f"<u{size}")
+    try:
+        view = usable.view(np.dtype(dtype))
+    except TypeError:
+        view = usable.view(f"<u{size}")
     text = np.array2string(view[:limit], max_line_width=100, threshold=limit)
     return text + (f" ... ({view.size} elements)" if view.size > limit else "")
 

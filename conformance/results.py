@@ -91,6 +91,7 @@ def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, An
 def summary(result: RunResult) -> str:
     """Per api/product/dtype (legal cells) and per api/product/rule (the others): calls and verdicts."""
     rows: dict[tuple[str, ...], Counter[str]] = {}
+    status: dict[tuple[str, ...], str] = {}          # cells that did not run to the end say why
     for c in result.cells:
         cell = c.cell
         if cell["kind"] == "legal":
@@ -101,11 +102,12 @@ def summary(result: RunResult) -> str:
             key = (cell["api"], cell["product"], cell["kind"], cell["rule"])
             rows.setdefault(key, Counter()).update(c.counts)
         if c.status in ("unreachable", "error"):
-            rows.setdefault(key, Counter())[c.status.upper()] += 0
+            status[key] = c.status.upper()
     widths = [max([len(h)] + [len(k[i]) for k in rows]) for i, h in enumerate(("api", "product", "kind", "dtype / rule"))]
     lines = ["  ".join(h.ljust(w) for h, w in zip(("api", "product", "kind", "dtype / rule"), widths)) + "  verdicts"]
     for key in sorted(rows):
         counts = rows[key]
-        verdicts = ", ".join(f"{v} {counts[v]}" for v in VERDICT_ORDER if counts.get(v)) or "no calls"
+        verdicts = ", ".join([f"{v} {counts[v]}" for v in VERDICT_ORDER if counts.get(v)]
+                             + ([status[key]] if key in status else [])) or "no calls"
         lines.append("  ".join(k.ljust(w) for k, w in zip(key, widths)) + "  " + verdicts)
     return "\n".join(lines)

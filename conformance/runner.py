@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, sett
 from hypothesis.control import current_build_context
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
+from oracle.spec import default_rulebook
+
 from .backends import Backend
 from .cells import Cell
 from .minimize import minimize
@@ -91,6 +93,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
     tags: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
+    dtype_of = default_rulebook().api(cell.api).dtype_of      # the operand whose dtype names the call
 
     @settings(max_examples=profile.calls, database=None, deadline=None, derandomize=False,
               print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
@@ -105,7 +108,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
         else:
             counts[outcome.verdict.value] += 1
             tags.update(case.tags)
-            dtype = case.call.args[_dtype_operand(cell)].dtype
+            dtype = case.call.args[dtype_of].dtype
             by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
@@ -138,11 +141,6 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
     result.seconds = round(time.perf_counter() - started, 3)
     return result
-
-
-def _dtype_operand(cell: Cell) -> str:
-    from oracle.spec import default_rulebook
-    return default_rulebook().api(cell.api).dtype_of
 
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:

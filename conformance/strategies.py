@@ -136,15 +136,16 @@ class Env:
 
     @functools.lru_cache(maxsize=None)
     def shape(self, form: str | None, dtypes: tuple[tuple[str, str], ...], scopes: tuple[tuple[str, str], ...]
-              ) -> tuple[dict[str, list[tuple[int, int]]], dict[str, int]]:
-        """For calls of this form, operand dtypes and scopes: each parameter's legal intervals, and the
-        alignment of each scope (the lcm of its operands' alignment rules and element sizes)."""
+              ) -> tuple[dict[str, list[tuple[int, int]]], dict[str, int], dict[str, int]]:
+        """For calls of this form, operand dtypes and scopes: each parameter's legal intervals, each
+        operand's alignment (its align rules and element size), and each scope's (the lcm of its operands')."""
         probe = self.probe(form, dict(dtypes), dict(scopes), {})
         domains = {n: self.domain(n, probe) for n in self.param_names(form)}
-        aligns: dict[str, int] = {}
+        op_aligns = {op: self.rulebook.alignment(self.spec, probe, op, scope) for op, scope in scopes}
+        scope_aligns: dict[str, int] = {}
         for op, scope in scopes:
-            aligns[scope] = math.lcm(aligns.get(scope, 1), self.rulebook.alignment(self.spec, probe, op, scope))
-        return domains, aligns
+            scope_aligns[scope] = math.lcm(scope_aligns.get(scope, 1), op_aligns[op])
+        return domains, op_aligns, scope_aligns
 
     def domain(self, name: str, probe: Call) -> list[tuple[int, int]]:
         """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
@@ -262,11 +263,6 @@ def _ends(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, int]:
     return {op: acc[op].end for op in env.spec.operands}
 
 
-def _alignments(env: Env, draft: _Draft) -> dict[str, int]:
-    call = env.probe(draft.form, draft.dtypes, draft.scopes, draft.params)
-    return {op: env.rulebook.alignment(env.spec, call, op, draft.scopes[op]) for op in env.spec.operands}
-
-
 def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
     """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
     rounded to its scope's alignment plus one spare unit (room to misalign it for an align rule)."""
@@ -313,7 +309,7 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
 
 def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> None:
     names = env.param_names(draft.form)
-    domains, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
     params = {}
     for n in names:
         _require(domains[n])
@@ -349,7 +345,7 @@ class _Slot:
 
 def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, Tensor]:
     ends = _ends(env, draft, draft.params)
-    aligns = _alignments(env, draft)
+    _, aligns, _ = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
     kind = target.kind if target is not None else None
     itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
     numel = {op: -(-ends[op] // itemsize[op]) for op in env.spec.operands}

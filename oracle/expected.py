@@ -9,7 +9,7 @@ import numpy as np
 from .apis import index_math
 from .call import Call
 from .footprint import mark
-from .rules import Violation, context, violations as rule_violations
+from .rules import Context, Violation, context, violations as rule_violations
 from .spec import Rulebook
 
 
@@ -72,18 +72,18 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     index_math(call.api).apply(call, image, ctx.units)
     defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
     if violations:     # undefined territory: whatever the call writes is open
-        for scope in written_scopes:
-            mask = np.ones(image[scope].shape, dtype=bool)
-            for name in outputs:
-                if call.tensor(name).scope == scope:
-                    mark(mask, call.tensor(name).addr, ctx.accesses[name], False)
-            defined[scope] = mask
+        for scope, written in _written(ctx, {s: a.shape[0] for s, a in image.items()}).items():
+            defined[scope] = ~written
     return Expected(image, defined, violations)
 
 
 def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None) -> dict[str, np.ndarray]:
     """Per scope, the bytes the call's output operands may write (to tell a stray write from a wrong one)."""
-    ctx = context(call, None, rulebook)
+    return _written(context(call, None, rulebook), memory_sizes)
+
+
+def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
+    call = ctx.call
     out: dict[str, np.ndarray] = {}
     for name, op in ctx.spec.operands.items():
         if op["role"] != "output":
