@@ -11,6 +11,7 @@ import pytest
 
 from .backends import load_backend
 from .cells import cells, select
+from .memory import keep_freed_images
 from .profiles import profile
 from .runner import CellResult
 
@@ -23,6 +24,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ac-select", action="append", default=[])
     group.addoption("--ac-profile", default="ci")
     group.addoption("--ac-seed", type=int, default=0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    keep_freed_images()
 
 
 def selected_cells(config: pytest.Config):
