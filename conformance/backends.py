@@ -8,8 +8,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from oracle import Call, check
+from oracle import Call
 from oracle.apis import index_math
+from oracle.rules import context, violations
 from oracle.spec import default_rulebook
 
 ENTRY_POINT_GROUP = "ascend_conformance.backends"
@@ -49,12 +50,11 @@ class OracleBackend:
         return api in rulebook.apis and product in rulebook.products
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        violations = check(call, memory)
-        for v in violations:
+        ctx = context(call, memory)
+        for v in violations(ctx):
             if v.severity == "reject":
                 raise Rejected(v.message, v.rule)
-        spec = default_rulebook().api(call.api)
-        index_math(call.api).apply(call, memory, spec.units(call))
+        index_math(call.api).apply(call, memory, ctx.units)
 
 
 def _validate(obj: Any, name: str) -> Backend:

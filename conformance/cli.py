@@ -215,20 +215,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     ctx = context(call)
     print(f"memory: seed {recipe.seed}, " + ", ".join(f"{s} {n} bytes" for s, n in recipe.sizes.items()))
     for name, op in ctx.spec.operands.items():
-        t = call.tensor(name)
-        runs = ctx.accesses[name]
-        lo, hi = t.addr + runs.begin, t.addr + runs.end
-        role = "writes" if op["role"] == "output" else "reads"
-        print(f"  {name} ({role}) {t.scope}[{lo}:{hi}) in {runs.count} run(s) of {runs.length} bytes, "
-              f"first run at byte {t.addr + runs.first}")
-        if op["role"] == "output":
-            before = images[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
-            after = want.memory[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
-            print(f"    before: {_decode(before, t.dtype)}")
-            print(f"    after:  {_decode(after, t.dtype)}")
-            undefined = int(np.count_nonzero(~want.defined[t.scope]))
-            if undefined:
-                print(f"    {undefined} byte(s) of {t.scope} are left open by the documentation")
+        for label, t, runs in ctx.entries(name):
+            lo, hi = t.addr + runs.begin, t.addr + runs.end
+            role = "writes" if op["role"] == "output" else "reads"
+            print(f"  {label} ({role}) {t.scope}[{lo}:{hi}) in {runs.count} run(s) of {runs.length} bytes, "
+                  f"first run at byte {t.addr + runs.first}")
+            if op["role"] == "output":
+                before = images[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
+                after = want.memory[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
+                print(f"    before: {_decode(before, t.dtype)}")
+                print(f"    after:  {_decode(after, t.dtype)}")
+                undefined = int(np.count_nonzero(~want.defined[t.scope]))
+                if undefined:
+                    print(f"    {undefined} byte(s) of {t.scope} are left open by the documentation")
     return EXIT_OK
 
 

@@ -121,10 +121,10 @@ def image_sizes(call, rulebook) -> dict[str, int]:
     ctx = context(call, None, rulebook)
     sizes: dict[str, int] = {}
     for name in ctx.spec.operands:
-        t = call.tensor(name)
-        if t.scope == "GM":
-            reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), ctx.accesses[name].end)
-            sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)
-        else:
-            sizes[t.scope] = ctx.product.capacity(t.scope) or 0
+        for _, t, runs in ctx.entries(name):
+            if t.scope == "GM":
+                reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), runs.end)
+                sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)
+            else:
+                sizes[t.scope] = ctx.product.capacity(t.scope) or 0
     return sizes

@@ -34,13 +34,15 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
     def refit(call: Call) -> Call:
         """`call` with each tensor's numel moved by as much as its footprint moved: a tensor that held
         its footprint with k bytes to spare still does, one that fell k bytes short still does."""
-        old, new = context(best.call).accesses, context(call).accesses
+        old, new = context(best.call), context(call)
         tensors = {}
         for name in spec.operands:
-            t = call.args[name]
-            size = rulebook.itemsize(t.dtype)
-            spare = best.call.args[name].numel * size - old[name].end
-            tensors[name] = Tensor(t.scope, t.addr, t.dtype, max(0, -(-(new[name].end + spare) // size)))
+            refitted = []
+            for (_, was, before), (_, t, after) in zip(old.entries(name), new.entries(name)):
+                size = rulebook.itemsize(t.dtype)
+                spare = was.numel * size - before.end
+                refitted.append(Tensor(t.scope, t.addr, t.dtype, max(0, -(-(after.end + spare) // size))))
+            tensors[name] = refitted if spec.is_list(name) else refitted[0]
         return call.replace(**tensors)
 
     def attempt(call: Call) -> bool:
@@ -82,6 +84,9 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
         if isinstance(value, int) and not isinstance(value, bool):
             lower(lambda c, n=name: c.args[n], lambda c, v, n=name: c.replace(**{n: v}), floors.get(name, 0))
     for name in spec.operands:
+        if spec.is_list(name):          # entries keep their numel: refit() already follows the params
+            continue
+
         def put(c: Call, v: int, n: str = name) -> Call:
             t = c.args[n]
             return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})

@@ -93,7 +93,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
     tags: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
-    dtype_of = default_rulebook().api(cell.api).dtype_of      # the operand whose dtype names the call
+    spec = default_rulebook().api(cell.api)
 
     @settings(max_examples=profile.calls, database=None, deadline=None, derandomize=False,
               print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
@@ -108,7 +108,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
         else:
             counts[outcome.verdict.value] += 1
             tags.update(case.tags)
-            dtype = case.call.args[dtype_of].dtype
+            dtype = spec.dtype_of_call(case.call)
             by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.

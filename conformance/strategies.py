@@ -16,6 +16,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 from hypothesis import strategies as st
 
 from oracle import Call, Tensor, check
@@ -79,9 +80,13 @@ class Env:
         return [f"{a}->{b}" for a in scopes for b in scopes if f"{a}->{b}" not in allowed]
 
     def probe(self, form: str | None, dtypes: Mapping[str, str], scopes: Mapping[str, str],
-              params: Mapping[str, int]) -> Call:
-        """A call with every operand at address 0 and empty: enough to evaluate `when` and index math."""
-        args: dict[str, Any] = {op: Tensor(scopes[op], 0, dtypes[op], 0) for op in self.spec.operands}
+              params: Mapping[str, int], counts: Mapping[str, int] | None = None) -> Call:
+        """A call with every operand at address 0 and empty: enough to evaluate `when` and index math.
+        A list operand gets `counts[op]` entries (default: the spec's `entries`)."""
+        args: dict[str, Any] = {}
+        for op, d in self.spec.operands.items():
+            tensor = Tensor(scopes[op], 0, dtypes[op], 0)
+            args[op] = [tensor] * (counts or {}).get(op, d["entries"]) if "entries" in d else tensor
         args.update(params)
         return Call(self.spec.api, self.product.id, args, form)
 
@@ -154,14 +159,21 @@ class Env:
             if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
                 lo = rule["min"] if lo is None else max(lo, rule["min"])
                 hi = rule["max"] if hi is None else min(hi, rule["max"])
+        if lo is None and self.spec.params[name].get("type") == "bool":
+            lo, hi = 0, 1                                  # drawn as 0 / 1, passed as False / True
         if lo is None:
             raise ValueError(f"{self.spec.file}: parameter {name!r} has no range rule; the generators need one")
         intervals = [(lo, hi)] if lo <= hi else []
         for amb in self.spec.ambiguities:
-            region = dict(amb.region)
-            excluded = region.pop("params", {}).get(name)
-            if excluded and self.rulebook.matches(region, probe, self.spec):
-                intervals = _subtract(intervals, tuple(excluded))
+            for region in amb.regions:
+                region = dict(region)
+                excluded = region.pop("params", {})
+                # a region of this one parameter (and of what the probe knows) is cut out here; one of
+                # several parameters, or narrowed by a check, is left to _stay_out and the final check
+                if amb.checks or list(excluded) != [name]:
+                    continue
+                if self.rulebook.matches(region, probe, self.spec):
+                    intervals = _subtract(intervals, tuple(excluded[name]))
         return intervals
 
 
@@ -259,24 +271,37 @@ class _Draft:
     tags: list[str] = field(default_factory=list)
     template: Call | None = None             # the probe call the index math is asked about
     units: Mapping[str, int] | None = None
+    counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
+
+    def count(self, op: str) -> int:
+        return self.counts.get(op, 1)
+
+
+def _accesses(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, Any]:
+    if draft.template is None:
+        draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
+        draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
+    return index_math(env.spec.api).accesses(draft.template.replace(**params), draft.units)
 
 
 def _ends(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, int]:
-    if draft.template is None:
-        draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {})
-        draft.units = env.spec.units(draft.template)
-    call = draft.template.replace(**params)
-    acc = index_math(env.spec.api).accesses(call, draft.units)
-    return {op: acc[op].end for op in env.spec.operands}
+    """Per operand: one past the last byte one of its tensors touches, from its address (a list
+    operand: the furthest of its entries)."""
+    out = {}
+    for op, runs in _accesses(env, draft, params).items():
+        out[op] = max((r.end for r in runs), default=0) if isinstance(runs, list) else runs.end
+    return out
 
 
 def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
     """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
-    rounded to its scope's alignment plus one spare unit (room to misalign it for an align rule)."""
+    rounded to its scope's alignment plus one spare unit (room to misalign it for an align rule); the
+    entries of a list operand sit one unit apart at least."""
     need: dict[str, int] = {}
     for op, end in _ends(env, draft, params).items():
         scope = draft.scopes[op]
-        need[scope] = need.get(scope, 0) + _round_up(end, aligns[scope]) + aligns[scope]
+        spread = (draft.count(op) - 1) * aligns[scope]
+        need[scope] = need.get(scope, 0) + _round_up(end + spread, aligns[scope]) + aligns[scope]
     return min(env.capacity(s) - n for s, n in need.items())
 
 
@@ -315,6 +340,9 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
 def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> None:
     names = env.param_names(draft.form)
     domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    within = target.when.get("params", {}) if target is not None and target.when else {}
+    domains = {n: _subtract(_subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
+               if n in within else d for n, d in domains.items()}     # the target rule's own `when`
     params = {}
     for n in names:
         _require(domains[n])
@@ -342,80 +370,215 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
             draft.tags.append(f"{n}=max" if top == hi else f"{n}=largest-fit")
         elif where == "min":
             draft.tags.append(f"{n}=min")
+    _stay_out(env, draft, params, forced, domains)
+    for n in names:
+        if env.spec.params[n].get("type") == "bool":
+            params[n] = bool(params[n])
     draft.params = params
+
+
+def _stay_out(env: Env, draft: _Draft, params: dict[str, int], forced: str | None,
+              domains: Mapping[str, list[tuple[int, int]]]) -> None:
+    """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
+    stride) by moving the last of them just outside its interval: the generators keep out of
+    ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
+    for amb in env.spec.ambiguities:
+        for region in amb.regions:
+            names = list(region.get("params", {}))
+            if amb.checks or len(names) < 2 or forced in names:
+                continue
+            if not env.rulebook.matches(region, draft.template.replace(**params), env.spec):
+                continue
+            for name in reversed(names):
+                lo, hi = region["params"][name]
+                outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
+                if outside:
+                    params[name] = outside[0]
+                    break
 
 
 @dataclass
 class _Slot:
-    """Operands placed together: each at an offset inside the slot."""
+    """Tensors placed together: (operand, entry, offset inside the slot) for each."""
 
-    members: list[tuple[str, int]]
+    members: list[tuple[str, int, int]]
     size: int
 
 
-def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, Tensor]:
+def _layout(draw: Draw, n: int, align: int, extra_units: int) -> tuple[list[int], str]:
+    """Offsets of the n entries of a list operand (multiples of `align`), at most `extra_units` units
+    wider than packed: packed (one tensor sliced at every block, as the pages' examples do), evenly
+    strided, or scattered in a drawn order (a backend must follow the list, not the addresses)."""
+    packed = [i * align for i in range(n)]
+    if n < 2 or extra_units <= 0:
+        return packed, "packed"
+    style = draw(_one_of(("packed", "strided", "scattered")))
+    if style == "packed":
+        return packed, style
+    if style == "strided":
+        gap, _ = _pick(draw, 1, 1 + extra_units // (n - 1))
+        return [i * gap * align for i in range(n)], style
+    width, _ = _pick(draw, n, n + extra_units)
+    rng = np.random.default_rng(draw(_integers(0, 2**32 - 1)))
+    return [int(k) * align for k in rng.choice(width, n, replace=False)], style
+
+
+def _pairing(draw: Draw, env: Env, draft: _Draft, target: Rule | None, ops: list[str], acc: Mapping[str, Any],
+             align: int) -> tuple[str, str, Callable[[list[int]], list[int]]] | None:
+    """Two operands that share one slot, and how the second's offsets follow from the first's: the
+    overlap a rule's target asks for, or (legal calls) the in-place use a rule allows."""
+    kind = target.kind if target is not None else None
+    if kind == "overlap" and all(op in ops for op in target["operands"]):
+        a, b = target["operands"]
+        if draw(_BOOLEANS):
+            a, b = b, a
+        end = max((r.end for r in acc[a]), default=0) if isinstance(acc[a], list) else acc[a].end
+        delta = draw(_integers(0, max(end - 1, 0) // align)) * align
+        return a, b, lambda offs: [o + delta for o in offs]
+    if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
+        a, b = target["operands"]
+        if a == b:
+            return None                                    # one operand with itself: see _collide
+        n = min(draft.count(a), draft.count(b))
+        lo, _ = target.get("lag", [0, 0])
+        if target.get("allow") == "identical" and lo == 0:
+            _require(n >= 2)
+            k = draw(_integers(1, n - 1))
+            if draw(_BOOLEANS):                            # the same blocks, in another order
+                return a, b, lambda offs: [offs[(i + k) % n] for i in range(n)]
+            return a, b, lambda offs: [o + k * align for o in offs[:n]]     # partly the same blocks
+        first_a, first_b = acc[a][0], acc[b][0]
+        rounds = min(first_a.count, first_b.count)
+        _require(rounds - 1 - lo >= 0)
+        r = draw(_integers(0, rounds - 1 - lo))
+        shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
+        return a, b, lambda offs: [o + shift for o in offs[:n]]
+    if target is None:
+        probe = draft.template.replace(**draft.params)
+        for rule in env.spec.rules_of("iteration_overlap"):
+            a, b = rule["operands"]
+            if (rule.get("allow") == "identical" and a != b and a in ops and b in ops
+                    and draft.count(a) == draft.count(b) and env.rulebook.matches(rule.when, probe, env.spec)
+                    and draw(_one_of((False, False, True)))):
+                draft.tags.append(f"{b}=in-place")
+                return a, b, list
+    return None
+
+
+def _collide(draw: Draw, offsets: list[int]) -> list[int]:
+    """Two entries of one list operand at the same place."""
+    _require(len(offsets) >= 2)
+    i, j = draw(_integers(0, len(offsets) - 1)), draw(_integers(0, len(offsets) - 2))
+    j += j >= i
+    out = list(offsets)
+    out[j] = out[i]
+    return out
+
+
+def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, Any]:
+    acc = _accesses(env, draft, draft.params)
     ends = _ends(env, draft, draft.params)
     _, aligns, _ = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
     kind = target.kind if target is not None else None
     itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
-    numel = {op: -(-ends[op] // itemsize[op]) for op in env.spec.operands}
-    addrs: dict[str, int] = {}
+    addrs: dict[str, list[int]] = {}
+    limit: dict[str, int] = {}                      # byte where an operand's tensors end (slices run to it)
     for scope in sorted(set(draft.scopes.values())):
         ops = [op for op in env.spec.operands if draft.scopes[op] == scope]
         align = math.lcm(*(aligns[op] for op in ops))
         cap = env.capacity(scope)
-        slots = {op: _Slot([(op, 0)], _round_up(ends[op], align)) for op in ops}
-        if kind == "overlap" and all(op in ops for op in target["operands"]):
-            a, b = target["operands"]
-            if draw(_BOOLEANS):
-                a, b = b, a
-            delta = draw(_integers(0, max(ends[a] - 1, 0) // align)) * align
-            slots.pop(b)
-            slots[a] = _Slot([(a, 0), (b, delta)], _round_up(max(ends[a], delta + ends[b]), align))
+        offsets = {op: [i * align for i in range(draft.count(op))] for op in ops}
+        pair = _pairing(draw, env, draft, target, ops, acc, align)
+        lead = {op: op for op in ops}
+        if pair is not None:
+            lead[pair[1]] = pair[0]
+
+        def slots() -> dict[str, _Slot]:
+            out: dict[str, _Slot] = {}
+            for op in ops:
+                if lead[op] == op:
+                    out[op] = _Slot([(op, i, o) for i, o in enumerate(offsets[op])], 0)
+            if pair is not None:
+                a, b, follow = pair
+                offsets[b] = follow(offsets[a])
+                out[a].members += [(b, i, o) for i, o in enumerate(offsets[b])]
+            for slot in out.values():
+                low = min(o for _, _, o in slot.members)
+                slot.members = [(op, i, o - low) for op, i, o in slot.members]
+                slot.size = _round_up(max(o + ends[op] for op, _, o in slot.members), align)
+            return out
+
+        def room(placed: Mapping[str, _Slot]) -> int:
+            free = cap - sum(s.size for s in placed.values())
+            return free if scope != "GM" else min(free, GM_SPREAD)
+
+        placed = slots()
+        _require(room(placed) >= 0)
+        for op in ops:                              # list operands: how their entries spread
+            if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
+                offsets[op], style = _layout(draw, draft.count(op), align, room(placed) // align)
+                draft.tags.append(f"{op}={style}")
+                placed = slots()
+                if kind == "iteration_overlap" and target["operands"] == [op, op]:
+                    offsets[op] = _collide(draw, offsets[op])
+                    placed = slots()
         if kind == "align" and target["operand"] in ops:
-            slots[target["operand"]].size += align
-        free = cap - sum(s.size for s in slots.values())
-        _require(free >= 0)
-        for op in ops:                                   # slack: tensors larger than what the call touches
-            if op in slots and kind not in ("bounds",) and draw(_BOOLEANS):
-                spread = free if scope != "GM" else min(free, GM_SPREAD)
-                extra = draw(_integers(0, spread // align)) * align
-                slots[op].size += extra
-                numel[op] += extra // itemsize[op]
-                free -= extra
-        order = _rotated(draw, sorted(slots))
+            placed[lead[target["operand"]]].size += align
+        _require(room(placed) >= 0)
+        slack = {}
+        for key, slot in placed.items():            # slack: tensors larger than what the call touches
+            slack[key] = 0
+            if kind not in ("bounds",) and draw(_BOOLEANS):
+                slack[key] = draw(_integers(0, max(room(placed), 0) // align)) * align
+                slot.size += slack[key]
+        _require(cap - sum(s.size for s in placed.values()) >= 0)
+        order = _rotated(draw, sorted(placed))
         cursor = 0
         for i, key in enumerate(order):
-            spread = free if scope != "GM" else min(free, GM_SPREAD)
-            gap, where = _pick(draw, 0, spread // align)
-            gap *= align
-            free -= gap
-            cursor += gap
-            for op, offset in slots[key].members:
-                addrs[op] = cursor + offset
-            cursor += slots[key].size
+            gap, _ = _pick(draw, 0, max(room(placed), 0) // align)
+            placed[key].size += gap * align
+            cursor += gap * align
+            slot = placed[key]
+            for op, entry, offset in slot.members:
+                addrs.setdefault(op, [0] * draft.count(op))[entry] = cursor + offset
+            for op in {op for op, _, _ in slot.members}:
+                reach = max(o + ends[op] for m, _, o in slot.members if m == op)
+                limit[op] = cursor + reach + slack[key]
+            cursor += slot.size - gap * align
             if cursor == cap and i == len(order) - 1 and scope != "GM":
                 draft.tags.append(f"{scope}=top")
-    if kind == "align":
-        op, need = target["operand"], env.rulebook.align_bytes(target, env.product)
-        if draft.scopes[op] == target["scope"]:
-            span = aligns[op]
-            deltas = [k for k in range(itemsize[op], span, itemsize[op]) if k % need]
+    numel = {op: [-(-(limit[op] - a) // itemsize[op]) for a in addrs[op]] for op in env.spec.operands}
+    if kind in ("align", "bounds", "capacity"):
+        op = target["operand"]
+        k = draw(_integers(0, draft.count(op) - 1))
+        runs = acc[op][k] if isinstance(acc[op], list) else acc[op]
+        if kind == "align":
+            need = env.rulebook.align_bytes(target, env.product)
+            _require(draft.scopes[op] == target["scope"])
+            deltas = [d for d in range(itemsize[op], aligns[op], itemsize[op]) if d % need]
             _require(deltas)
-            addrs[op] += draw(_one_of(tuple(deltas)))
-    if kind == "bounds":
-        op = target["operand"]
-        _require(ends[op] > 0)
-        numel[op] = -(-ends[op] // itemsize[op]) - 1
-    if kind == "capacity":
-        op = target["operand"]
-        _require(draft.scopes[op] != "GM")
-        cap = env.capacity(draft.scopes[op])
-        numel[op] = (cap - addrs[op]) // itemsize[op] + 1 + draw(_integers(0, 3))
-    return {op: Tensor(draft.scopes[op], addrs[op], draft.dtypes[op], numel[op]) for op in env.spec.operands}
+            addrs[op][k] += draw(_one_of(tuple(deltas)))
+            numel[op][k] = max(numel[op][k] - 1, -(-runs.end // itemsize[op]))
+        elif kind == "bounds":
+            _require(runs.end > 0)
+            numel[op][k] = -(-runs.end // itemsize[op]) - 1
+        else:
+            _require(draft.scopes[op] != "GM")
+            numel[op][k] = (env.capacity(draft.scopes[op]) - addrs[op][k]) // itemsize[op] + 1 + draw(_integers(0, 3))
+    out: dict[str, Any] = {}
+    for op in env.spec.operands:
+        tensors = [Tensor(draft.scopes[op], a, draft.dtypes[op], n) for a, n in zip(addrs[op], numel[op])]
+        out[op] = tensors if env.spec.is_list(op) else tensors[0]
+    return out
 
 
 def _scopes_for(draw: Draw, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None) -> dict[str, str]:
+    if target is not None and target.kind == "scope":       # the operand in a scope it may not be in
+        scopes = env.operand_scopes(None)
+        others = [s for s in SCOPES if env.product.has_scope(s) and s not in target["allowed"]]
+        _require(others)
+        scopes[target["operand"]] = draw(_one_of(tuple(others)))
+        return scopes
     if not env.spec.path_operands:
         return env.operand_scopes(None)
     candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
@@ -456,6 +619,10 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
         _require(alternatives)
         dtypes[other] = draw(_one_of(tuple(alternatives)))
     draft = _Draft(form, dtypes, _scopes_for(draw, env, form, dtypes, target))
+    draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
+    if kind == "list_length":                              # one entry short, one too many, or far off
+        n = draft.counts[target["operand"]]
+        draft.counts[target["operand"]] = draw(_one_of(tuple(sorted({1, n - 1, n + 1, 2 * n} - {0, n}))))
     _draw_params(draw, env, draft, target)
     tensors = _place(draw, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **draft.params}, form)
@@ -504,6 +671,6 @@ def _scopes_can_break(rule: Rule, scopes: Mapping[str, str]) -> bool:
         return scopes[rule["operand"]] == rule["scope"]
     if rule.kind == "capacity":
         return scopes[rule["operand"]] != "GM"
-    if rule.kind == "overlap":
+    if rule.kind in ("overlap", "iteration_overlap"):
         return len({scopes[op] for op in rule["operands"]}) == 1
     return True

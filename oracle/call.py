@@ -86,6 +86,13 @@ class Call:
             raise CallFormatError(f"call.args.{name}: expected a tensor, got {value!r}")
         return value
 
+    def tensors(self, name: str) -> list[Tensor]:
+        """The entries of a list operand (vec_trans_scatter's dst_list)."""
+        value = self.args.get(name)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, Tensor) for v in value):
+            raise CallFormatError(f"call.args.{name}: expected a list of tensors, got {value!r}")
+        return list(value)
+
     def int_arg(self, name: str) -> int:
         value = self.args.get(name)
         if not _is_int(value):

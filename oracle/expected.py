@@ -59,15 +59,17 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     rejects = [v for v in violations if v.severity == "reject"]
     if rejects:
         raise IllegalCall(rejects)
-    outputs = {n for n, o in ctx.spec.operands.items() if o["role"] == "output"}
-    written_scopes = {call.tensor(n).scope for n in outputs}
-    for name, runs in ctx.accesses.items():
-        scope = call.tensor(name).scope
-        if scope not in memory:
-            raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-        if call.tensor(name).addr + runs.end > memory[scope].shape[0]:
-            raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
-                             f"{name} reaches byte {call.tensor(name).addr + runs.end}")
+    written_scopes = set()
+    for name, operand in ctx.spec.operands.items():
+        for label, tensor, runs in ctx.entries(name):
+            scope = tensor.scope
+            if operand["role"] == "output":
+                written_scopes.add(scope)
+            if scope not in memory:
+                raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
+            if tensor.addr + runs.end > memory[scope].shape[0]:
+                raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
+                                 f"{label} reaches byte {tensor.addr + runs.end}")
     image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
     index_math(call.api).apply(call, image, ctx.units)
     defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
@@ -83,12 +85,11 @@ def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook
 
 
 def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
-    call = ctx.call
     out: dict[str, np.ndarray] = {}
     for name, op in ctx.spec.operands.items():
         if op["role"] != "output":
             continue
-        tensor = call.tensor(name)
-        mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))
-        mark(mask, tensor.addr, ctx.accesses[name])
+        for _, tensor, runs in ctx.entries(name):
+            mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))
+            mark(mask, tensor.addr, runs)
     return out

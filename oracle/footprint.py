@@ -88,3 +88,61 @@ def mark(mask: np.ndarray, base: int, runs: Runs, value: bool = True) -> None:
     """Set the bytes of `runs` (at `base`) in a per-byte mask."""
     if not runs.empty:
         runs.view(mask, base)[...] = value
+
+
+# -- entries that repeat: iteration r of an entry is its run r ------------------------------------
+# For the repeat-style instructions (vec_trans_scatter's lists, the repeat forms of Scatter and gather)
+# run r of an operand's Runs is what iteration r touches. The overlap rules of those pages speak of
+# iterations ("第N次迭代的目的操作数是第N+1次的源操作数"), so they compare run r of one operand with run r'
+# of another. Arrays are (iteration, entry of a, entry of b): at most 255 x 16 x 16 values.
+
+def _columns(entries):
+    base = np.array([addr + runs.first for addr, runs in entries], dtype=np.int64)
+    step = np.array([runs.step for _, runs in entries], dtype=np.int64)
+    count = np.array([runs.count for _, runs in entries], dtype=np.int64)
+    length = np.array([runs.length for _, runs in entries], dtype=np.int64)
+    return base, step, count, length
+
+
+def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
+    """hits[r, i, j]: run r of entry i of `a` shares a byte with run r' of entry j of `b` for some r'
+    with lag[0] <= r' - r <= lag[1] (None: no upper bound). `a`, `b`: sequences of (addr, Runs) in one
+    scope. `distinct` leaves out i == j (an operand compared with itself)."""
+    if not a or not b:
+        return np.zeros((0, len(a), len(b)), dtype=bool)
+    a_base, a_step, a_count, a_len = _columns(a)
+    b_base, b_step, b_count, b_len = _columns(b)
+    rounds = int(a_count.max(initial=0))
+    r = np.arange(rounds, dtype=np.int64)[:, None, None]
+    x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
+    la, lb, sb = a_len[None, :, None], b_len[None, None, :], b_step[None, None, :]
+    # run r' of b meets a's run r  <=>  x - lb < r' * sb < x + la: an interval of r' (all r' for sb == 0)
+    up, down = sb > 0, sb < 0
+    safe = np.where(sb != 0, sb, 1)
+    always = (x - lb < 0) & (0 < x + la)
+    first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
+    last = np.where(up, -(-(x + la) // safe) - 1,
+                    np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count[None, None, :] - 1, 0)))
+    lo = np.maximum(first, np.maximum(r + lag[0], 0))
+    hi = np.minimum(last, b_count[None, None, :] - 1)
+    if lag[1] is not None:
+        hi = np.minimum(hi, r + lag[1])
+    hits = (lo <= hi) & (r < a_count[None, :, None])
+    hits &= (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
+    if distinct:
+        n = min(len(a), len(b))
+        hits[:, np.arange(n), np.arange(n)] = False
+    return hits
+
+
+def iterations_identical(a, b) -> np.ndarray:
+    """same[r]: in iteration r every entry i of `a` touches exactly the bytes entry i of `b` does."""
+    if len(a) != len(b) or not a:
+        return np.zeros(0, dtype=bool)
+    a_base, a_step, a_count, a_len = _columns(a)
+    b_base, b_step, b_count, b_len = _columns(b)
+    rounds = int(max(a_count.max(initial=0), b_count.max(initial=0)))
+    r = np.arange(rounds, dtype=np.int64)[:, None]
+    same = (a_base + r * a_step == b_base + r * b_step) & (a_len == b_len)
+    live = (r < a_count) | (r < b_count)
+    return np.all(same | ~live, axis=1)

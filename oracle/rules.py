@@ -14,7 +14,7 @@ import numpy as np
 
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
-from .footprint import Runs, overlaps
+from .footprint import Runs, iteration_hits, iterations_identical, overlaps
 from .spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
 
@@ -37,7 +37,12 @@ class Context:
 
     @cached_property
     def units(self) -> dict[str, int]:
-        return self.spec.units(self.call)
+        """The spec's units for this call, and `element`: the bytes of one element of its dtype."""
+        units = self.spec.units(self.call)
+        dtype = self.spec.dtype_of_call(self.call)
+        if dtype in self.rulebook.dtypes:
+            units["element"] = self.rulebook.itemsize(dtype)
+        return units
 
     @cached_property
     def accesses(self) -> dict[str, Runs]:
@@ -45,6 +50,14 @@ class Context:
 
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
+
+    def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
+        """(label, tensor, runs) of each tensor of an operand: one for a plain operand, one per entry of a
+        list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
+        runs = self.accesses[name]
+        if not self.spec.is_list(name):
+            return [(name, self.call.tensor(name), runs)]
+        return [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(self.call.tensors(name), runs))]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
@@ -79,26 +92,56 @@ def _path(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+def _dtypes(ctx: Context, names) -> dict[str, str]:
+    return {label: t.dtype for name in names for label, t in _labelled(ctx, name)}
+
+
+def _labelled(ctx: Context, name: str) -> list[tuple[str, Tensor]]:
+    if not ctx.spec.is_list(name):
+        return [(name, ctx.call.tensor(name))]
+    return [(f"{name}[{i}]", t) for i, t in enumerate(ctx.call.tensors(name))]
+
+
 @kind("dtype")
 def _dtype(rule: Rule, ctx: Context) -> str | None:
-    for name in rule["operands"]:
-        dtype = ctx.tensor(name).dtype
+    for label, dtype in _dtypes(ctx, rule["operands"]).items():
         if dtype not in rule["allowed"]:
-            return f"{name} has dtype {dtype}, not one of {', '.join(rule['allowed'])}"
+            return f"{label} has dtype {dtype}, not one of {', '.join(rule['allowed'])}"
     return None
 
 
 @kind("same_dtype")
 def _same_dtype(rule: Rule, ctx: Context) -> str | None:
-    dtypes = {name: ctx.tensor(name).dtype for name in rule["operands"]}
+    """Every tensor of the operands (each entry of a list operand) has one dtype."""
+    dtypes = _dtypes(ctx, rule["operands"])
     if len(set(dtypes.values())) > 1:
-        return "dtypes differ: " + ", ".join(f"{k}={v}" for k, v in dtypes.items())
+        first = next(iter(dtypes.values()))
+        odd = next(k for k, v in dtypes.items() if v != first)
+        return f"dtypes differ: {next(iter(dtypes))}={first}, {odd}={dtypes[odd]}"
+    return None
+
+
+@kind("scope")
+def _scope(rule: Rule, ctx: Context) -> str | None:
+    for label, tensor in _labelled(ctx, rule["operand"]):
+        if tensor.scope not in rule["allowed"]:
+            return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule['allowed'])}"
+    return None
+
+
+@kind("list_length")
+def _list_length(rule: Rule, ctx: Context) -> str | None:
+    name = rule["operand"]
+    want, got = ctx.spec.operands[name]["entries"], len(ctx.call.tensors(name))
+    if got != want:
+        return f"{name} has {got} entries; it must have {want}"
     return None
 
 
 @kind("range")
 def _range(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.int_arg(rule["param"])
+    value = ctx.call.args[rule["param"]]
+    value = int(value) if isinstance(value, bool) else ctx.call.int_arg(rule["param"])    # bool: 0 / 1
     if not rule["min"] <= value <= rule["max"]:
         return f"{rule['param']}={value} is outside [{rule['min']}, {rule['max']}]"
     return None
@@ -106,45 +149,73 @@ def _range(rule: Rule, ctx: Context) -> str | None:
 
 @kind("align")
 def _align(rule: Rule, ctx: Context) -> str | None:
-    tensor = ctx.tensor(rule["operand"])
     need = ctx.rulebook.align_bytes(rule, ctx.product)
-    if tensor.scope == rule["scope"] and tensor.addr % need:
-        return f"{rule['operand']} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
+    for label, tensor in _labelled(ctx, rule["operand"]):
+        if tensor.scope == rule["scope"] and tensor.addr % need:
+            return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
     return None
 
 
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
-    name = rule["operand"]
-    tensor, runs = ctx.tensor(name), ctx.accesses[name]
-    if runs.empty:
-        return None
-    size = ctx.nbytes(tensor)
-    if runs.begin < 0 or runs.end > size:
-        return (f"{name} is accessed at bytes [{runs.begin}, {runs.end}) of a tensor of {size} bytes "
-                f"({tensor.numel} x {tensor.dtype})")
+    for label, tensor, runs in ctx.entries(rule["operand"]):
+        if runs.empty:
+            continue
+        size = ctx.nbytes(tensor)
+        if runs.begin < 0 or runs.end > size:
+            return (f"{label} is accessed at bytes [{runs.begin}, {runs.end}) of a tensor of {size} bytes "
+                    f"({tensor.numel} x {tensor.dtype})")
     return None
 
 
 @kind("capacity")
 def _capacity(rule: Rule, ctx: Context) -> str | None:
-    name = rule["operand"]
-    tensor = ctx.tensor(name)
-    if not ctx.product.has_scope(tensor.scope):
-        return f"{ctx.call.product} has no {tensor.scope}"
-    cap = ctx.product.capacity(tensor.scope) if tensor.scope != "GM" else None
-    end = tensor.addr + ctx.nbytes(tensor)
-    if cap is not None and end > cap:
-        return f"{name} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
+    """A tensor lies inside its buffer; `reserve` bytes at the top of the buffer are left out."""
+    for label, tensor in _labelled(ctx, rule["operand"]):
+        if not ctx.product.has_scope(tensor.scope):
+            return f"{ctx.call.product} has no {tensor.scope}"
+        cap = ctx.product.capacity(tensor.scope) if tensor.scope != "GM" else None
+        if cap is None:
+            continue
+        cap -= rule.get("reserve", 0)
+        end = tensor.addr + ctx.nbytes(tensor)
+        if end > cap:
+            return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
     return None
 
 
 @kind("overlap")
 def _overlap(rule: Rule, ctx: Context) -> str | None:
     a, b = rule["operands"]
-    ta, tb = ctx.tensor(a), ctx.tensor(b)
-    if ta.scope == tb.scope and overlaps(ta.addr, ctx.accesses[a], tb.addr, ctx.accesses[b]):
-        return f"the bytes {a} and {b} access in {ta.scope} overlap"
+    for la, ta, ra in ctx.entries(a):
+        for lb, tb, rb in ctx.entries(b):
+            if ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
+                return f"the bytes {la} and {lb} access in {ta.scope} overlap"
+    return None
+
+
+@kind("iteration_overlap")
+def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
+    """Run r of an operand is what its iteration r touches (repeat-style instructions). Broken when an
+    iteration r of `a` and an iteration r' of `b` with r' - r inside `lag` share a byte; with
+    `allow: identical`, same-iteration overlap is allowed where every entry of a and b coincide."""
+    a, b = rule["operands"]
+    lo, hi = rule.get("lag", [0, 0])
+    ea, eb = ctx.entries(a), ctx.entries(b)
+    for scope in {t.scope for _, t, _ in ea} & {t.scope for _, t, _ in eb}:
+        pa = [(i, (t.addr, r)) for i, (_, t, r) in enumerate(ea) if t.scope == scope]
+        pb = [(j, (t.addr, r)) for j, (_, t, r) in enumerate(eb) if t.scope == scope]
+        hits = iteration_hits([x for _, x in pa], [x for _, x in pb], (lo, hi), distinct=a == b)
+        if rule.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
+            same = iterations_identical([x for _, x in pa], [x for _, x in pb])
+            hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
+        found = np.argwhere(hits)
+        if found.size:
+            r, i, j = (int(v) for v in found[0])
+            what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
+                (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
+            extra = " (not entry for entry identical)" if rule.get("allow") == "identical" else ""
+            return (f"iteration {r} of {ea[pa[i][0]][0]} meets {eb[pb[j][0]][0]} {what} in {scope}{extra}")
     return None
 
 
@@ -181,9 +252,11 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     for name in spec.operands:
-        tensor = call.tensor(name)
-        if tensor.dtype not in rulebook.dtypes:
-            raise CallFormatError(f"call.args.{name}.dtype: unknown dtype {tensor.dtype!r}")
+        tensors = call.tensors(name) if spec.is_list(name) else [call.tensor(name)]
+        for i, tensor in enumerate(tensors):
+            if tensor.dtype not in rulebook.dtypes:
+                where = f"{name}[{i}]" if spec.is_list(name) else name
+                raise CallFormatError(f"call.args.{where}.dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
 
 
@@ -202,7 +275,8 @@ def violations(ctx: Context) -> list[Violation]:
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in ctx.spec.ambiguities:
-        if ctx.rulebook.matches(amb.region, call, ctx.spec):
+        if any(ctx.rulebook.matches(r, call, ctx.spec) for r in amb.regions) and (
+                not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks)):
             out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
     return out
 

@@ -58,6 +58,12 @@ class Ambiguity:
     region: Mapping[str, Any]
     page: str
     used: int | None = None
+    checks: tuple[Rule, ...] = ()       # rule-shaped tests; the region holds the calls one of them flags
+
+    @property
+    def regions(self) -> tuple[Mapping[str, Any], ...]:
+        """`region` as a tuple of `when` mappings: a call is concerned if it matches any of them."""
+        return tuple(self.region) if isinstance(self.region, (list, tuple)) else (self.region,)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,10 @@ class ApiSpec:
     rules: tuple[Rule, ...]
     ambiguities: tuple[Ambiguity, ...]
     file: str
+    named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
+
+    def is_list(self, operand: str) -> bool:
+        return "entries" in self.operands[operand]
 
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
@@ -116,6 +126,8 @@ class ApiSpec:
 
     def dtype_of_call(self, call: Call) -> str | None:
         t = call.args.get(self.dtype_of)
+        if isinstance(t, (list, tuple)) and t:      # a list operand: its first entry
+            t = t[0]
         return t.dtype if isinstance(t, Tensor) else None
 
     def units(self, call: Call) -> dict[str, int]:
@@ -123,7 +135,8 @@ class ApiSpec:
 
         A path the table does not list (a call the path rule rejects anyway) gets the units every row of
         the table agrees on, so the other rules can still be evaluated on it."""
-        units = {name: p["unit"] for name, p in self.params.items() if "unit" in p}
+        units = dict(self.named_units)
+        units.update({name: p["unit"] for name, p in self.params.items() if "unit" in p})
         path = self.paths.get(self.path_of(call) or "")
         units.update(path["units"] if path else self._agreed_units)
         return units
@@ -187,8 +200,8 @@ class Rulebook:
         if "paths" in when and spec.path_of(call) not in when["paths"]:
             return False
         for name, (lo, hi) in when.get("params", {}).items():
-            value = call.args.get(name)
-            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+            value = call.args.get(name)           # a bool parameter matches as 0 / 1
+            if not isinstance(value, int) or not lo <= value <= hi:
                 return False
         return True
 
@@ -199,6 +212,8 @@ class Rulebook:
     def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
         """The alignment every applicable `align` rule asks of `operand` in `scope`, with the element size."""
         tensor = call.args.get(operand)
+        if isinstance(tensor, (list, tuple)) and tensor:
+            tensor = tensor[0]
         itemsize = self.itemsize(tensor.dtype) if isinstance(tensor, Tensor) else 1
         product = self.products.get(call.product)
         need = itemsize
@@ -284,19 +299,7 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, 
         if rid in seen:
             fail(f"rules[{i}].id", f"duplicate rule id {rid!r}")
         seen.add(rid)
-        for key in ("operand", "from", "to"):
-            if key in raw and raw[key] not in operands:
-                fail(f"rules[{i}].{key}", f"{raw[key]!r} is not an operand of {api}")
-        for j, name in enumerate(raw.get("operands", [])):
-            if name not in operands:
-                fail(f"rules[{i}].operands[{j}]", f"{name!r} is not an operand of {api}")
-        if "param" in raw and raw["param"] not in params:
-            fail(f"rules[{i}].param", f"{raw['param']!r} is not a parameter of {api}")
-        for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
-            if name not in dtypes:
-                fail(f"rules[{i}].allowed[{j}]", f"unknown dtype {name!r}")
-        if raw["kind"] == "range" and raw["min"] > raw["max"]:
-            fail(f"rules[{i}]", f"min {raw['min']} is larger than max {raw['max']}")
+        _check_rule_fields(raw, f"rules[{i}]", api, operands, params, dtypes, fail)
         _check_when(raw.get("when"), f"rules[{i}].when", params, fail)
         meta = {"id", "kind", "severity", "quote", "inferred", "when", "source"}
         rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", page),
@@ -307,18 +310,47 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, 
         if not raw["id"].startswith(api + ".") or raw["id"] in seen:
             fail(f"ambiguities[{i}].id", f"{raw['id']!r} must start with {api + '.'!r} and be unique")
         seen.add(raw["id"])
-        _check_when(raw["region"], f"ambiguities[{i}].region", params, fail)
+        regions = raw["region"] if isinstance(raw["region"], list) else [raw["region"]]
+        for j, region in enumerate(regions):
+            where = f"ambiguities[{i}].region" + (f"[{j}]" if isinstance(raw["region"], list) else "")
+            _check_when(region, where, params, fail)
         used = raw.get("used")
         if used is not None and used >= len(raw["readings"]):
             fail(f"ambiguities[{i}].used", f"there is no reading {used}")
+        checks = []
+        for j, check in enumerate(raw.get("check", [])):
+            _check_rule_fields(check, f"ambiguities[{i}].check[{j}]", api, operands, params, dtypes, fail)
+            checks.append(Rule(raw["id"], check["kind"], "undefined", raw["quote"], page,
+                               fields={k: v for k, v in check.items() if k != "kind"}))
         ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"], tuple(raw["readings"]),
-                                     raw["region"], page, used))
+                                     raw["region"], page, used, tuple(checks)))
     for name, p in data.get("paths", {}).items():
         for unit_param in p["units"]:
             if unit_param not in params:
                 fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {api}")
     return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
-                   operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name)
+                   operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name,
+                   data.get("units", {}))
+
+
+def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: Mapping[str, Any],
+                       params: Mapping[str, Any], dtypes: Mapping[str, int], fail: Any) -> None:
+    """What the schema cannot say: names that must be operands / parameters / dtypes of this API."""
+    for key in ("operand", "from", "to"):
+        if key in raw and raw[key] not in operands:
+            fail(f"{where}.{key}", f"{raw[key]!r} is not an operand of {api}")
+    for j, name in enumerate(raw.get("operands", [])):
+        if name not in operands:
+            fail(f"{where}.operands[{j}]", f"{name!r} is not an operand of {api}")
+    if "param" in raw and raw["param"] not in params:
+        fail(f"{where}.param", f"{raw['param']!r} is not a parameter of {api}")
+    for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
+        if name not in dtypes:
+            fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")
+    if raw["kind"] == "range" and raw["min"] > raw["max"]:
+        fail(where, f"min {raw['min']} is larger than max {raw['max']}")
+    if raw["kind"] == "list_length" and raw.get("operand") in operands and "entries" not in operands[raw["operand"]]:
+        fail(f"{where}.operand", f"{raw['operand']!r} is not a list operand (it has no `entries`)")
 
 
 def _check_when(when: Mapping[str, Any] | None, where: str, params: Mapping[str, Any], fail: Any) -> None:

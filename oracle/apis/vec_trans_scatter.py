@@ -1,0 +1,67 @@
+"""TIK vec_trans_scatter / vnchwconv (000_4bcb8e5856d111e9.txt): a transpose of 16 addressed blocks.
+
+Each repeat r reads one 32-byte block at every src_list entry (+ r * src_rep_stride blocks) and writes one
+at every dst_list entry (+ r * dst_rep_stride blocks): "第一次 repeat 中目的操作数/源操作数的有效起始位置为
+dst_list/src_list 序列输入的起始位置,第二次需要加上 dst_rep_stride/src_rep_stride, 以此类推".
+
+One rule covers the three element widths of the page's examples: the 16 source parts (a whole block; for
+8-bit types the 16-byte half that src_high_half picks) form a 16 x m matrix of elements, m = part / width;
+its transpose, read row after row, is cut into 16 parts of m elements, part k going to dst entry k (for
+8-bit types into the half dst_high_half picks; the other half is untouched). 16-bit: a 16 x 16
+transpose. 32-bit: m = 8, so dst block k element e = src block (k mod 2) * 8 + e, element k div 2.
+All reads of a call happen before its writes; a block two iterations write keeps the later one.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..call import Call
+from ..footprint import Runs
+
+
+def accesses(call: Call, units: Mapping[str, int]) -> dict[str, list[Runs]]:
+    """Entry i of a list touches one block per repeat, `stride` blocks apart."""
+    args, block = call.args, units["block"]
+    repeat = args["repeat_times"]
+    return {"dst_list": [Runs(0, args["dst_rep_stride"] * units["dst_rep_stride"], repeat, block)
+                         for _ in args["dst_list"]],
+            "src_list": [Runs(0, args["src_rep_stride"] * units["src_rep_stride"], repeat, block)
+                         for _ in args["src_list"]]}
+
+
+def part_offsets(call: Call, units: Mapping[str, int]) -> tuple[int, int, int]:
+    """(bytes of the part of a block one entry moves, offset of the src part, offset of the dst part)."""
+    block, width = units["block"], units["element"]
+    if width != 1:
+        return block, 0, 0
+    half = block // 2
+    return half, half * bool(call.args["src_high_half"]), half * bool(call.args["dst_high_half"])
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+    args = call.args
+    src, dst = args["src_list"], args["dst_list"]
+    repeat, width = args["repeat_times"], units["element"]
+    if repeat <= 0:
+        return
+    part, src_off, dst_off = part_offsets(call, units)
+    n, m = len(src), part // width
+    r = np.arange(repeat, dtype=np.int64)[:, None]
+    reads = (np.array([t.addr for t in src], dtype=np.int64) + src_off
+             + r * args["src_rep_stride"] * units["src_rep_stride"])                  # (repeat, n)
+    writes = (np.array([t.addr for t in dst], dtype=np.int64) + dst_off
+              + r * args["dst_rep_stride"] * units["dst_rep_stride"])
+    byte = np.arange(part, dtype=np.int64)
+    parts = image[src[0].scope][reads[..., None] + byte]                             # (repeat, n, part)
+    moved = parts.reshape(repeat, n, m, width).transpose(0, 2, 1, 3).reshape(repeat, n, part)
+    where = (writes[..., None] + byte).reshape(-1)
+    values = moved.reshape(-1)
+    step = args["dst_rep_stride"] * units["dst_rep_stride"]
+    if repeat > 1 and step < int(writes[0].max() - writes[0].min()) + part:
+        # iterations may write the same bytes: keep each byte's last write (numpy does not promise an
+        # order for repeated indices)
+        last = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
+        where, values = where[last], values[last]
+    image[dst[0].scope][where] = values
