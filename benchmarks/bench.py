@@ -1,11 +1,13 @@
-"""Speed figures of the kit (targets from the issue, printed as ratios; no test asserts on time).
+"""Speed figures of the kit (targets from the issues, printed as ratios; no test asserts on time).
 
-  (a) oracle cost per call (check + expected) over the generated mix of every data_move cell, and for
-      the largest UB->UB move as a ratio to numpy copying the same bytes      target: <= 3x numpy
+  (a) oracle cost per call (check + expected) over the generated mix of every cell of each API;
+      data_move: the largest UB->UB move as a ratio to numpy copying the same bytes   target: <= 3x numpy
+      vec_trans_scatter: the largest transpose (every repeat that fits UB, per element width) as a
+      ratio to numpy transposing the same blocks (a reshape + transpose + copy)
   (b) verified calls per second end to end (generation, backend, verdict) with the reference backend,
-      one worker and -n 2                                                      target: >= 500 calls/s
+      one worker and -n 2; data_move                                               target: >= 500 calls/s
 
-Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci]
+Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from conformance.cells import cells                       # noqa: E402
 from conformance.cli import main as cli_main              # noqa: E402
 from oracle import Call, Tensor, check, expected          # noqa: E402
 from oracle.apis import index_math                        # noqa: E402
+from oracle.rules import context                          # noqa: E402
 from oracle.spec import default_rulebook                  # noqa: E402
 
 
@@ -41,9 +44,9 @@ def best_of(fn, repeat: int = 7, number: int = 20) -> float:
     return min(times)
 
 
-def generated_mix(product: str, per_cell: int):
+def generated_mix(product: str, api: str, per_cell: int):
     out = []
-    for cell in cells([product], ["data_move"]):
+    for cell in cells([product], [api]):
         @settings(max_examples=per_cell, database=None, deadline=None, phases=(Phase.generate,),
                   suppress_health_check=list(HealthCheck))
         @seed(7)
@@ -54,15 +57,15 @@ def generated_mix(product: str, per_cell: int):
     return out
 
 
-def oracle_mix(product: str) -> None:
-    mix = generated_mix(product, 40)
+def oracle_mix(product: str, api: str) -> None:
+    mix = generated_mix(product, api, 40)
     images = [c.memory.build() for c in mix]
     start = time.perf_counter()
     for case, memory in zip(mix, images):
         if not any(v.severity == "reject" for v in check(case.call)):
             expected(case.call, memory)
     per_call = (time.perf_counter() - start) / len(mix)
-    print(f"(a) oracle, generated mix on {product}: {len(mix)} calls, {per_call * 1e6:.0f} us per call "
+    print(f"(a) {api} oracle, generated mix on {product}: {len(mix)} calls, {per_call * 1e6:.0f} us per call "
           f"(check + expected)")
 
 
@@ -94,10 +97,45 @@ def largest_move(product: str) -> None:
           f"{move_s / numpy_s:.2f}x numpy copying the same number of bytes contiguously")
 
 
-def end_to_end(product: str, profile: str, workers: str) -> float:
+def largest_transpose(product: str) -> None:
+    """vec_trans_scatter with as many repeats as fit UB twice (src, then dst), strides tiling the
+    blocks, for each element width: the oracle's index math against numpy transposing the same blocks."""
+    rulebook = default_rulebook()
+    ub = rulebook.product(product).capacity("UB")
+    for dtype, width in (("int8", 1), ("float16", 2), ("float32", 4)):
+        repeat = min(255, (ub - 11 * 1024) // 2 // 512)      # below the 11 KB the page reserves for b32
+        size = repeat * 512
+        lists = {name: [Tensor("UB", base + 32 * i, dtype, (size - 32 * i) // width) for i in range(16)]
+                 for name, base in (("src_list", 0), ("dst_list", size))}
+        call = Call("vec_trans_scatter", product, {"dst_high_half": False, "src_high_half": False, **lists,
+                                                   "repeat_times": repeat, "dst_rep_stride": 16, "src_rep_stride": 16})
+        assert check(call) == []
+        memory = {"UB": np.random.default_rng(0).integers(0, 256, ub, dtype=np.uint8)}
+        image = {"UB": memory["UB"].copy()}
+        units = context(call).units
+        apply = index_math("vec_trans_scatter").apply
+        src = memory["UB"][:size]
+        dst = np.empty(size, np.uint8)
+        if width == 1:      # the low 16 bytes of each block, transposed into the low halves
+            blocks = src.reshape(repeat, 16, 32)[:, :, :16]
+            out = dst.reshape(repeat, 16, 32)[:, :, :16]
+            numpy_fn = lambda: np.copyto(out, blocks.transpose(0, 2, 1))       # noqa: E731
+        else:
+            m = 32 // width
+            elems = src.reshape(repeat, 16, m, width)
+            numpy_fn = lambda: np.copyto(dst.reshape(repeat, m, 16, width), elems.transpose(0, 2, 1, 3))  # noqa: E731
+        numpy_s = best_of(numpy_fn)
+        move_s = best_of(lambda: apply(call, image, units))
+        check_s = best_of(lambda: check(call))
+        print(f"(a) vec_trans_scatter largest transpose on {product}, {dtype}: {repeat} repeats ({size} bytes); "
+              f"numpy {numpy_s * 1e6:.1f} us; index math {move_s * 1e6:.1f} us = {move_s / numpy_s:.2f}x numpy; "
+              f"check() {check_s * 1e6:.0f} us")
+
+
+def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         start = time.perf_counter()
-        code = cli_main(["run", "--backend", "oracle", "--product", product, "--api", "data_move",
+        code = cli_main(["run", "--backend", "oracle", "--product", product, "--api", api,
                          "--profile", profile, "--seed", "1", "--report", tmp, "-n", workers])
         wall = time.perf_counter() - start
         results = json.loads((Path(tmp) / "results.json").read_text())
@@ -105,8 +143,9 @@ def end_to_end(product: str, profile: str, workers: str) -> float:
     calls = results["calls"]
     in_cells = sum(c["seconds"] for c in results["cells"])
     rate = calls / wall
-    print(f"(b) end to end, reference backend, -n {workers}: {calls} calls in {wall:.1f}s wall = {rate:.0f} verified "
-          f"calls/s (target >= 500 on one worker); inside the cells {calls / in_cells:.0f} calls/s per worker "
+    target = " (target >= 500 on one worker)" if api == "data_move" else ""
+    print(f"(b) {api} end to end, reference backend, -n {workers}: {calls} calls in {wall:.1f}s wall = {rate:.0f} "
+          f"verified calls/s{target}; inside the cells {calls / in_cells:.0f} calls/s per worker "
           f"(the rest is pytest{' + xdist' if workers != '1' else ''} start-up)")
     return rate
 
@@ -115,12 +154,17 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
+    ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     args = ap.parse_args()
-    oracle_mix(args.product)
-    largest_move(args.product)
-    one = end_to_end(args.product, args.profile, "1")
-    two = end_to_end(args.product, args.profile, "2")
-    print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+    for api in args.api or sorted(BIGGEST):
+        oracle_mix(args.product, api)
+        BIGGEST[api](args.product)
+        one = end_to_end(args.product, api, args.profile, "1")
+        two = end_to_end(args.product, api, args.profile, "2")
+        print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+
+
+BIGGEST = {"data_move": largest_move, "vec_trans_scatter": largest_transpose}
 
 
 if __name__ == "__main__":

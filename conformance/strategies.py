@@ -289,20 +289,38 @@ def _ends(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, int]:
     operand: the furthest of its entries)."""
     out = {}
     for op, runs in _accesses(env, draft, params).items():
-        out[op] = max((r.end for r in runs), default=0) if isinstance(runs, list) else runs.end
+        out[op] = max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
     return out
+
+
+def _entry_unit(runs: Any, align: int) -> int:
+    """How far apart the entries of a list operand sit at least: one entry's run (a block), aligned."""
+    length = max((r.length for r in set(runs)), default=0) if isinstance(runs, list) else 0
+    return _round_up(max(length, 1), align)
+
+
+def _capacity(env: Env, draft: _Draft, scope: str) -> int:
+    """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
+    like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
+    cap = env.capacity(scope)
+    for amb in env.spec.ambiguities:
+        tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
+        if tests and any(env.rulebook.matches(r, draft.template, env.spec) for r in amb.regions):
+            cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
+    return cap
 
 
 def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
     """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
     rounded to its scope's alignment plus one spare unit (room to misalign it for an align rule); the
-    entries of a list operand sit one unit apart at least."""
+    entries of a list operand sit one entry's run apart at least."""
     need: dict[str, int] = {}
+    acc = _accesses(env, draft, params)
     for op, end in _ends(env, draft, params).items():
         scope = draft.scopes[op]
-        spread = (draft.count(op) - 1) * aligns[scope]
+        spread = (draft.count(op) - 1) * _entry_unit(acc[op], aligns[scope])
         need[scope] = need.get(scope, 0) + _round_up(end + spread, aligns[scope]) + aligns[scope]
-    return min(env.capacity(s) - n for s, n in need.items())
+    return min(_capacity(env, draft, s) - n for s, n in need.items())
 
 
 def _fits(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
@@ -406,7 +424,7 @@ class _Slot:
 
 
 def _layout(draw: Draw, n: int, align: int, extra_units: int) -> tuple[list[int], str]:
-    """Offsets of the n entries of a list operand (multiples of `align`), at most `extra_units` units
+    """Offsets of the n entries of a list operand (multiples of `align`, one entry's run), `extra_units` at most
     wider than packed: packed (one tensor sliced at every block, as the pages' examples do), evenly
     strided, or scattered in a drawn order (a backend must follow the list, not the addresses)."""
     packed = [i * align for i in range(n)]
@@ -486,8 +504,9 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     for scope in sorted(set(draft.scopes.values())):
         ops = [op for op in env.spec.operands if draft.scopes[op] == scope]
         align = math.lcm(*(aligns[op] for op in ops))
-        cap = env.capacity(scope)
-        offsets = {op: [i * align for i in range(draft.count(op))] for op in ops}
+        cap = _capacity(env, draft, scope)
+        unit = {op: _entry_unit(acc[op], align) for op in ops}
+        offsets = {op: [i * unit[op] for i in range(draft.count(op))] for op in ops}
         pair = _pairing(draw, env, draft, target, ops, acc, align)
         lead = {op: op for op in ops}
         if pair is not None:
@@ -516,7 +535,7 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         _require(room(placed) >= 0)
         for op in ops:                              # list operands: how their entries spread
             if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
-                offsets[op], style = _layout(draw, draft.count(op), align, room(placed) // align)
+                offsets[op], style = _layout(draw, draft.count(op), unit[op], room(placed) // unit[op])
                 draft.tags.append(f"{op}={style}")
                 placed = slots()
                 if kind == "iteration_overlap" and target["operands"] == [op, op]:
@@ -551,6 +570,8 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     if kind in ("align", "bounds", "capacity"):
         op = target["operand"]
         k = draw(_integers(0, draft.count(op) - 1))
+        if kind == "align":         # the entry furthest up: misaligned into the slot's spare unit, not onto a neighbour
+            k = max(range(draft.count(op)), key=lambda i: addrs[op][i])
         runs = acc[op][k] if isinstance(acc[op], list) else acc[op]
         if kind == "align":
             need = env.rulebook.align_bytes(target, env.product)

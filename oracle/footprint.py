@@ -113,26 +113,68 @@ def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) ->
     a_base, a_step, a_count, a_len = _columns(a)
     b_base, b_step, b_count, b_len = _columns(b)
     rounds = int(a_count.max(initial=0))
-    r = np.arange(rounds, dtype=np.int64)[:, None, None]
-    x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
-    la, lb, sb = a_len[None, :, None], b_len[None, None, :], b_step[None, None, :]
-    # run r' of b meets a's run r  <=>  x - lb < r' * sb < x + la: an interval of r' (all r' for sb == 0)
+    if not _boxes_meet(a_base, a_step, a_count, a_len, b_base, b_step, b_count, b_len):
+        return np.zeros((rounds, len(a), len(b)), dtype=bool)        # apart: the usual case, at no cost
+    if lag == (0, 0) and len(set(a_step.tolist()) | set(b_step.tolist())) == 1:
+        # one step for all: entry i meets entry j in the same iteration in every iteration or in none
+        d = a_base[:, None] - b_base[None, :]
+        pair = (d < b_len[None, :]) & (-d < a_len[:, None]) & (a_len > 0)[:, None] & (b_len > 0)[None, :]
+        if distinct:
+            n = min(len(a), len(b))
+            pair[np.arange(n), np.arange(n)] = False
+        r = np.arange(rounds)[:, None, None]
+        return pair[None] & (r < a_count[None, :, None]) & (r < b_count[None, None, :])
+    if _uniform(a_step, a_count, a_len) and _uniform(b_step, b_count, b_len):
+        # one step, count and length per side: pairs differ only by their distance; the distinct
+        # distances are often few (entries one block apart)
+        d = a_base[:, None] - b_base[None, :]
+        distances, which = np.unique(d, return_inverse=True)
+        r = np.arange(rounds, dtype=np.int64)[:, None]
+        per_distance = _meets(distances[None, :] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
+                              int(b_step[0]), int(b_count[0]), lag)
+        hits = per_distance[:, which.reshape(d.shape)] & bool(a_len[0] > 0 and b_len[0] > 0)
+    else:
+        r = np.arange(rounds, dtype=np.int64)[:, None, None]
+        x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
+        hits = _meets(x, r, a_len[None, :, None], b_len[None, None, :], b_step[None, None, :],
+                      b_count[None, None, :], lag)
+        hits &= (r < a_count[None, :, None]) & (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
+    if distinct:
+        n = min(len(a), len(b))
+        hits[:, np.arange(n), np.arange(n)] = False
+    return hits
+
+
+def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
+    return bool((step == step[0]).all() and (count == count[0]).all() and (length == length[0]).all())
+
+
+def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray:
+    """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
+    them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
     up, down = sb > 0, sb < 0
     safe = np.where(sb != 0, sb, 1)
     always = (x - lb < 0) & (0 < x + la)
     first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
     last = np.where(up, -(-(x + la) // safe) - 1,
-                    np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count[None, None, :] - 1, 0)))
+                    np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count - 1, 0)))
     lo = np.maximum(first, np.maximum(r + lag[0], 0))
-    hi = np.minimum(last, b_count[None, None, :] - 1)
+    hi = np.minimum(last, b_count - 1)
     if lag[1] is not None:
         hi = np.minimum(hi, r + lag[1])
-    hits = (lo <= hi) & (r < a_count[None, :, None])
-    hits &= (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
-    if distinct:
-        n = min(len(a), len(b))
-        hits[:, np.arange(n), np.arange(n)] = False
-    return hits
+    return lo <= hi
+
+
+def _boxes_meet(a_base, a_step, a_count, a_len, b_base, b_step, b_count, b_len) -> bool:
+    """Do the spans (lowest to highest byte over all runs) of the two families intersect?"""
+    def span(base, step, count, length):
+        live = (count > 0) & (length > 0)
+        if not live.any():
+            return None
+        far = base + step * np.maximum(count - 1, 0)
+        return (int(np.minimum(base, far)[live].min()), int((np.maximum(base, far) + length)[live].max()))
+    sa, sb = span(a_base, a_step, a_count, a_len), span(b_base, b_step, b_count, b_len)
+    return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
 
 
 def iterations_identical(a, b) -> np.ndarray:

@@ -51,13 +51,24 @@ class Context:
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
 
-    def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
-        """(label, tensor, runs) of each tensor of an operand: one for a plain operand, one per entry of a
+    @cached_property
+    def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
+        """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a
         list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
+        out = {}
+        for name in self.spec.operands:
+            if self.spec.is_list(name):
+                out[name] = [(f"{name}[{i}]", t) for i, t in enumerate(self.call.tensors(name))]
+            else:
+                out[name] = [(name, self.call.tensor(name))]
+        return out
+
+    def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
+        """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
         runs = self.accesses[name]
         if not self.spec.is_list(name):
-            return [(name, self.call.tensor(name), runs)]
-        return [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(self.call.tensors(name), runs))]
+            runs = [runs]
+        return [(label, t, r) for (label, t), r in zip(self.labelled[name], runs)]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
@@ -97,9 +108,7 @@ def _dtypes(ctx: Context, names) -> dict[str, str]:
 
 
 def _labelled(ctx: Context, name: str) -> list[tuple[str, Tensor]]:
-    if not ctx.spec.is_list(name):
-        return [(name, ctx.call.tensor(name))]
-    return [(f"{name}[{i}]", t) for i, t in enumerate(ctx.call.tensors(name))]
+    return ctx.labelled[name]
 
 
 @kind("dtype")
@@ -206,6 +215,8 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         pa = [(i, (t.addr, r)) for i, (_, t, r) in enumerate(ea) if t.scope == scope]
         pb = [(j, (t.addr, r)) for j, (_, t, r) in enumerate(eb) if t.scope == scope]
         hits = iteration_hits([x for _, x in pa], [x for _, x in pb], (lo, hi), distinct=a == b)
+        if not hits.any():
+            continue
         if rule.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
             same = iterations_identical([x for _, x in pa], [x for _, x in pb])
             hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits

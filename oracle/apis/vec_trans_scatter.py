@@ -25,10 +25,9 @@ def accesses(call: Call, units: Mapping[str, int]) -> dict[str, list[Runs]]:
     """Entry i of a list touches one block per repeat, `stride` blocks apart."""
     args, block = call.args, units["block"]
     repeat = args["repeat_times"]
-    return {"dst_list": [Runs(0, args["dst_rep_stride"] * units["dst_rep_stride"], repeat, block)
-                         for _ in args["dst_list"]],
-            "src_list": [Runs(0, args["src_rep_stride"] * units["src_rep_stride"], repeat, block)
-                         for _ in args["src_list"]]}
+    dst = Runs(0, args["dst_rep_stride"] * units["dst_rep_stride"], repeat, block)
+    src = Runs(0, args["src_rep_stride"] * units["src_rep_stride"], repeat, block)
+    return {"dst_list": [dst] * len(args["dst_list"]), "src_list": [src] * len(args["src_list"])}
 
 
 def part_offsets(call: Call, units: Mapping[str, int]) -> tuple[int, int, int]:
