@@ -264,9 +264,10 @@ def cmd_specs(args: argparse.Namespace) -> int:
         if args.api and spec.api not in args.api:
             continue
         print(f"\n{spec.api}: {spec.title}  [{spec.page}]")
+        width = max(len(r.id) for r in spec.rules)
         for r in spec.rules:
             tag = " (inferred)" if r.inferred else ""
-            print(f"  {r.severity:<9} {r.id:<32} {r.kind:<10}{tag}  「{' '.join(r.quote.split())[:70]}」")
+            print(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{' '.join(r.quote.split())[:70]}」")
         for a in spec.ambiguities:
             print(f"  ambiguity {a.id}: {' '.join(a.question.split())}")
     return EXIT_OK
