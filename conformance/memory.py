@@ -40,9 +40,23 @@ _MASK64 = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
+class Write:
+    """Values a call reads as data (Scatter's offsets), laid over the random bytes of an image."""
+
+    scope: str
+    addr: int
+    dtype: str
+    values: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "values": list(self.values)}
+
+
+@dataclass(frozen=True)
 class MemoryRecipe:
     seed: int
     sizes: Mapping[str, int] = field(default_factory=dict)     # scope -> bytes
+    writes: tuple[Write, ...] = ()
 
     def build(self) -> dict[str, np.ndarray]:
         """Fresh, writable images of random bytes.
@@ -62,15 +76,27 @@ class MemoryRecipe:
             else:
                 rng = np.random.Generator(np.random.SFC64([self.seed, i]))
                 out[scope] = rng.integers(0, 256, size, dtype=np.uint8)
+        for w in self.writes:
+            data = np.array(w.values, dtype=np.dtype(w.dtype).newbyteorder("<")).view(np.uint8)
+            image = out.get(w.scope)
+            if image is not None:
+                end = min(w.addr + data.size, image.shape[0])
+                image[w.addr:end] = data[:max(end - w.addr, 0)]
         return out
 
+    def resized(self, sizes: Mapping[str, int]) -> "MemoryRecipe":
+        return MemoryRecipe(self.seed, dict(sizes), self.writes)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"seed": self.seed, "sizes": dict(self.sizes)}
+        out: dict[str, Any] = {"seed": self.seed, "sizes": dict(self.sizes)}
+        if self.writes:
+            out["writes"] = [w.to_dict() for w in self.writes]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "memory") -> "MemoryRecipe":
-        if not isinstance(data, Mapping) or set(data) - {"seed", "sizes"}:
-            raise CallFormatError(f"{where}: expected a mapping with keys seed and sizes, got {data!r}")
+        if not isinstance(data, Mapping) or set(data) - {"seed", "sizes", "writes"}:
+            raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes and writes, got {data!r}")
         seed, sizes = data.get("seed"), data.get("sizes", {})
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise CallFormatError(f"{where}.seed: expected a non-negative integer, got {seed!r}")
@@ -81,7 +107,31 @@ class MemoryRecipe:
                 raise CallFormatError(f"{where}.sizes.{scope}: {scope!r} is not one of {', '.join(SCOPES)}")
             if not isinstance(size, int) or isinstance(size, bool) or size < 0:
                 raise CallFormatError(f"{where}.sizes.{scope}: expected a byte count, got {size!r}")
-        return cls(seed, dict(sizes))
+        writes = data.get("writes", [])
+        if not isinstance(writes, list):
+            raise CallFormatError(f"{where}.writes: expected a list, got {writes!r}")
+        return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)))
+
+
+def _write(data: Any, where: str) -> Write:
+    keys = ("scope", "addr", "dtype", "values")
+    if not isinstance(data, Mapping) or set(data) != set(keys):
+        raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(keys)}, got {data!r}")
+    if data["scope"] not in SCOPES:
+        raise CallFormatError(f"{where}.scope: {data['scope']!r} is not one of {', '.join(SCOPES)}")
+    if not isinstance(data["addr"], int) or isinstance(data["addr"], bool) or data["addr"] < 0:
+        raise CallFormatError(f"{where}.addr: expected a byte offset, got {data['addr']!r}")
+    try:
+        kind = np.dtype(data["dtype"])
+    except TypeError:
+        raise CallFormatError(f"{where}.dtype: unknown dtype {data['dtype']!r}") from None
+    values = data["values"]
+    if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        raise CallFormatError(f"{where}.values: expected a list of integers")
+    info = np.iinfo(kind) if kind.kind in "iu" else None
+    if info is None or any(not info.min <= v <= info.max for v in values):
+        raise CallFormatError(f"{where}.values: integers of {data['dtype']} expected")
+    return Write(data["scope"], data["addr"], data["dtype"], tuple(values))
 
 
 def keep_freed_images() -> None:
@@ -123,7 +173,7 @@ def image_sizes(call, rulebook) -> dict[str, int]:
     for name in ctx.spec.operands:
         for _, t, runs in ctx.entries(name):
             if t.scope == "GM":
-                reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), runs.end)
+                reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), runs.end if runs is not None else 0)
                 sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)
             else:
                 sizes[t.scope] = ctx.product.capacity(t.scope) or 0

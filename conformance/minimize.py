@@ -16,7 +16,7 @@ from oracle.rules import context
 from oracle.spec import default_rulebook
 
 from .backends import Backend
-from .memory import MemoryRecipe, image_sizes
+from .memory import image_sizes
 from .strategies import Case
 from .verdicts import Outcome, judge
 
@@ -40,6 +40,9 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
             refitted = []
             for (_, was, before), (_, t, after) in zip(old.entries(name), new.entries(name)):
                 size = rulebook.itemsize(t.dtype)
+                if before is None or after is None:       # addressed by offsets: keeps its numel
+                    refitted.append(t)
+                    continue
                 spare = was.numel * size - before.end
                 refitted.append(Tensor(t.scope, t.addr, t.dtype, max(0, -(-(after.end + spare) // size))))
             tensors[name] = refitted if spec.is_list(name) else refitted[0]
@@ -50,11 +53,13 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
         if runs >= MAX_RUNS:
             return False
         try:
-            if {v.rule for v in check(call)} != target[0]:
+            memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
+            if {v.rule for v in check(call, memory)} != target[0]:
                 call = refit(call)
-                if {v.rule for v in check(call)} != target[0]:
+                memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
+                if {v.rule for v in check(call, memory)} != target[0]:
                     return False
-            recipe = MemoryRecipe(best.memory.seed, image_sizes(call, rulebook))
+            recipe = best.memory.resized(image_sizes(call, rulebook))
         except ValueError:
             return False
         runs += 1
@@ -91,6 +96,8 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
             t = c.args[n]
             return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})
         ctx = context(best.call)
+        if ctx.accesses[name] is None:
+            continue
         itemsize = rulebook.itemsize(best.call.args[name].dtype)
         lower(lambda c, n=name: c.args[n].numel, put, -(-ctx.accesses[name].end // itemsize))
     return best, best_outcome, runs

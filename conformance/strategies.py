@@ -25,7 +25,7 @@ from oracle.call import SCOPES
 from oracle.rules import KINDS as RULE_KINDS, Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
-from .memory import MemoryRecipe, image_sizes
+from .memory import MemoryRecipe, Write, image_sizes
 
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
@@ -54,6 +54,11 @@ class Env:
 
     def __init__(self, spec: ApiSpec, product: Product, rulebook: Rulebook, gm_window: int):
         self.spec, self.product, self.rulebook, self.gm_window = spec, product, rulebook, gm_window
+
+    @functools.cached_property
+    def has_values(self) -> bool:
+        """Does a call carry data the index math reads (a tensor of offsets)?"""
+        return any(d.get("values") for d in self.spec.operands.values())
 
     @functools.cached_property
     def supported(self) -> bool:
@@ -105,10 +110,16 @@ class Env:
         for dtype in self.rulebook.dtypes:
             for path in self.paths() or [None]:
                 call = self.probe(form, self.operand_dtypes(dtype), self.operand_scopes(path), {})
-                if self.dtype_ok(call):
+                if self.dtype_ok(call) and not self.ambiguous(call):
                     out.append(dtype)
                     break
         return out
+
+    def ambiguous(self, probe: Call) -> bool:
+        """Is every call of this form, dtype and path in an ambiguity region (one that names no
+        parameter and has no check)? Then the kit generates no legal call there."""
+        return any(not amb.checks and "params" not in region and self.rulebook.matches(region, probe, self.spec)
+                   for amb in self.spec.ambiguities for region in amb.regions)
 
     @functools.lru_cache(maxsize=None)
     def path_candidates(self, form: str | None, dtypes: tuple[tuple[str, str], ...], rule_id: str | None) -> list[str]:
@@ -145,7 +156,8 @@ class Env:
         """For calls of this form, operand dtypes and scopes: each parameter's legal intervals, each
         operand's alignment (its align rules and element size), and each scope's (the lcm of its operands')."""
         probe = self.probe(form, dict(dtypes), dict(scopes), {})
-        domains = {n: self.domain(n, probe) for n in self.param_names(form)}
+        domains = {n: self.domain(n, probe) for n in self.param_names(form)
+                   if self.spec.param_type(n, form) != "words"}
         op_aligns = {op: self.rulebook.alignment(self.spec, probe, op, scope) for op, scope in scopes}
         scope_aligns: dict[str, int] = {}
         for op, scope in scopes:
@@ -161,6 +173,8 @@ class Env:
                 hi = rule["max"] if hi is None else min(hi, rule["max"])
         if lo is None and self.spec.params[name].get("type") == "bool":
             lo, hi = 0, 1                                  # drawn as 0 / 1, passed as False / True
+        if lo is None and any(r["param"] == name for r in self.spec.rules_of("range")):
+            return []                                      # no range applies to this dtype / form
         if lo is None:
             raise ValueError(f"{self.spec.file}: parameter {name!r} has no range rule; the generators need one")
         intervals = [(lo, hi)] if lo <= hi else []
@@ -281,7 +295,12 @@ def _accesses(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, A
     if draft.template is None:
         draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
         draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
-    return index_math(env.spec.api).accesses(draft.template.replace(**params), draft.units)
+    math_ = index_math(env.spec.api)
+    call = draft.template.replace(**params)
+    acc = math_.accesses(call, draft.units)
+    if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
+        acc.update(math_.nominal(call, draft.units))
+    return acc
 
 
 def _ends(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, int]:
@@ -355,13 +374,59 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
     return lo
 
 
+def _draw_words(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, list[int]]:
+    """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
+    the last element only, or any; for a target rule, every word 0 or one word past its range."""
+    out = {}
+    probe = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
+    for name in env.param_names(draft.form):
+        if env.spec.param_type(name, draft.form) != "words":
+            continue
+        rules = [r for r in env.spec.rules_of("mask_words")
+                 if r["param"] == name and env.rulebook.matches(r.when, probe, env.spec)]
+        _require(rules)
+        rule = rules[0]
+        bounds = [tuple(w) for w in rule["words"]]
+        if target is not None and target.id == rule.id:
+            past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
+            how = draw(_one_of(tuple(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past))))
+            words = [0] * len(bounds)
+            if how == "past":
+                k = draw(_one_of(tuple(past)))
+                words[k] = draw(_integers(bounds[k][1] + 1, 2**64 - 1))
+                words[0] = words[0] or (1 if k else words[0])
+                draft.tags.append(f"{name}[{k}]=above-max")
+            else:
+                draft.tags.append(f"{name}=zero")
+            out[name] = words
+            continue
+        live = [k for k, (_, hi) in enumerate(bounds) if hi > 0]
+        shape = draw(_one_of(("single", "all", "first", "last", "any")))
+        words = [lo for lo, _ in bounds]
+        if shape == "all":
+            words = [hi for _, hi in bounds]
+        elif shape == "first":
+            words[live[0]] = 1
+        elif shape == "last":
+            words[live[-1]] = 1 << (bounds[live[-1]][1].bit_length() - 1)
+        elif shape == "single":
+            k = draw(_one_of(tuple(live)))
+            words[k] = 1 << draw(_integers(0, bounds[k][1].bit_length() - 1))
+        else:
+            words = [draw(_integers(lo, hi)) for lo, hi in bounds]
+        _require(any(words) and all(lo <= w <= hi for w, (lo, hi) in zip(words, bounds)))
+        draft.tags.append(f"{name}={shape}")
+        out[name] = words
+    return out
+
+
 def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> None:
-    names = env.param_names(draft.form)
+    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
     domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: _subtract(_subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
-    params = {}
+    params: dict[str, Any] = _draw_words(draw, env, draft, target)
     for n in names:
         _require(domains[n])
         params[n] = domains[n][0][0]
@@ -593,6 +658,73 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     return out
 
 
+def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
+    """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
+    of the operand they address, on its element grid. Shapes: identity, reversed (the pages'
+    example), a permutation, scattered, colliding, or one at the top of the allowed range; for a target
+    rule about the values, one offset breaks it (one past the range, past UB, misaligned, or onto the
+    bytes of another operand)."""
+    writes = []
+    ctx = Context(call, env.spec, env.rulebook, env.product)
+    nominal = index_math(env.spec.api).nominal(call, ctx.units)
+    width = ctx.units["element"]
+    for v_name, v_spec in env.spec.operands.items():
+        if v_spec.get("values") != "offsets":
+            continue
+        x_name = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == v_name)
+        v_tensor, x_tensor, runs = call.tensor(v_name), call.tensor(x_name), ctx.accesses[v_name]
+        v_width = env.rulebook.itemsize(v_tensor.dtype)
+        index = (np.asarray(runs.starts()) // v_width).astype(np.int64)
+        if not index.size:
+            continue
+        base = x_tensor.addr + nominal[x_name].first          # offset 0 lands here
+        shift = (-base) % width                               # the element grid, from the base
+        cap = env.capacity(x_tensor.scope)
+        slots = (x_tensor.addr + x_tensor.numel * width - base - shift) // width
+        _require(slots >= 1)
+        n = index.size
+        rng = np.random.default_rng(draw(_integers(0, 2**32 - 1)))
+        style = draw(_one_of(("identity", "reversed", "permutation", "scattered", "collide", "top")))
+        if style in ("identity", "reversed", "permutation") and slots < n:
+            style = "scattered"
+        k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
+             "permutation": lambda: rng.permutation(n),
+             "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
+            style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
+        offsets = shift + np.asarray(k, dtype=np.int64) * width
+        j = int(rng.integers(0, n))
+        if style == "top":          # the largest offset the range rules allow, or that stays inside UB
+            limits = [r["max"] for r in env.spec.rules_of("offset_range")
+                      if r["operand"] == v_name and env.rulebook.matches(r.when, call, env.spec)]
+            top = min(limits + [cap - width - base])
+            offsets[j] = top - (top - shift) % width
+        kind = target.kind if target is not None else None
+        if kind == "offset_range" and target["operand"] == v_name:
+            past = target["max"] + 1
+            offsets[j] = past + (shift - past) % width
+            style = "past-range"
+        elif kind == "reach" and target["operand"] == x_name:
+            offsets[j] = cap - base + shift + int(rng.integers(0, 4)) * width
+            style = "past-UB"
+        elif kind == "offset_align" and target["operand"] == x_name:
+            _require(width > 1)
+            offsets[j] += int(rng.integers(1, width))
+            style = "misaligned"
+        elif kind == "overlap" and x_name in target["operands"]:
+            other = next(op for op in target["operands"] if op != x_name)
+            o_tensor, o_runs = call.tensor(other), ctx.accesses[other]
+            _require(o_runs is not None and not o_runs.empty and o_tensor.scope == x_tensor.scope)
+            hit = o_tensor.addr + int(rng.integers(o_runs.begin, o_runs.end)) - base
+            offsets[j] = hit - (hit - shift) % width
+            style = f"onto-{other}"
+        _require(offsets.min() >= 0 and offsets.max() < 2**32)
+        values = np.zeros(int(index.max()) + 1, dtype=np.int64)
+        values[index] = offsets
+        writes.append(Write(v_tensor.scope, v_tensor.addr, v_tensor.dtype, tuple(int(v) for v in values)))
+        draft.tags.append(f"{v_name}={style}")
+    return tuple(writes)
+
+
 def _scopes_for(draw: Draw, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None) -> dict[str, str]:
     if target is not None and target.kind == "scope":       # the operand in a scope it may not be in
         scopes = env.operand_scopes(None)
@@ -647,12 +779,12 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
     _draw_params(draw, env, draft, target)
     tensors = _place(draw, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **draft.params}, form)
-    violations = {v.rule for v in check(call, rulebook=env.rulebook)}
-    _require(violations == ({target.id} if target is not None else set()))
+    writes = _draw_values(draw, env, draft, call, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
-    seed = zlib.crc32(call.to_json().encode())
-    memory = MemoryRecipe(seed, image_sizes(call, env.rulebook))
+    memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook), writes)
+    violations = {v.rule for v in check(call, memory.build() if writes else None, rulebook=env.rulebook)}
+    _require(violations == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
 
 
@@ -681,6 +813,10 @@ def reachable(env: Env, rule: Rule) -> bool:
         return False
     if rule.kind == "path":
         return bool(env.forbidden_paths())
+    if rule.when and "dtypes" in rule.when and rule.kind not in ("dtype", "same_dtype"):
+        forms = rule.when.get("forms", env.spec.forms_or_default())
+        if not any(d in env.legal_dtypes(f) for f in forms for d in rule.when["dtypes"]):
+            return False            # e.g. a 64-bit mask range where no 64-bit dtype is legal
     layouts = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
     return any(_scopes_can_break(rule, scopes) for scopes in layouts)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from oracle import Call, IllegalCall, expected, verdict_class, written_mask
+from oracle import Call, IllegalCall, expected, verdict_class
 from oracle.rules import Violation
 
 from .backends import Backend, Rejected
@@ -101,9 +101,18 @@ def compare(call: Call, recipe: MemoryRecipe, actual: dict[str, np.ndarray], wan
             if not wrong.any():
                 continue
         problems[scope] = {"wrong": wrong}
+    for scope, addr, candidates in want.choices:      # several elements sent here: one of them must stay
+        got = actual.get(scope)
+        if scope in problems or not isinstance(got, np.ndarray):
+            continue
+        here = got[addr:addr + candidates.shape[1]]
+        if not (candidates == here).all(axis=1).any():
+            wrong = np.zeros(got.shape, dtype=bool)
+            wrong[addr:addr + candidates.shape[1]] = True
+            problems[scope] = {"wrong": wrong, "collision": (addr, candidates)}
     if not problems:
         return None
-    written = written_mask(call, dict(recipe.sizes))
+    written = want.written
     parts, out = [], {}
     for scope, info in problems.items():
         if "error" in info:
@@ -121,6 +130,11 @@ def compare(call: Call, recipe: MemoryRecipe, actual: dict[str, np.ndarray], wan
                        "in_footprint": bool(inside[a])} for a in addrs[:FIRST_DIFFS]],
         }
         what = f"{addrs.size} wrong byte(s) in {scope} from byte {int(addrs[0])}"
+        if "collision" in info:
+            addr, candidates = info["collision"]
+            what = (f"{scope} byte {addr}: {len(candidates)} elements were sent there and the backend left "
+                    f"{bytes(actual[scope][addr:addr + candidates.shape[1]]).hex()}, none of them "
+                    f"({', '.join(bytes(c).hex() for c in candidates[:4])})")
         parts.append(what + (f", {stray} of them outside the destination (stray writes)" if stray else ""))
     out["summary"] = "; ".join(parts)
     return out

@@ -1,7 +1,7 @@
 """The memory image a legal call must leave: the index math applied to a copy of the input."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
@@ -30,6 +30,10 @@ class Expected:
     memory: dict[str, np.ndarray]
     defined: dict[str, np.ndarray]
     violations: list[Violation]               # the undefined-severity rules the call falls under, if any
+    # places several elements were sent to (Scatter): (scope, addr, candidates (k, width) uint8): the
+    # bytes are not defined, but a conforming backend leaves one of the candidates there
+    choices: list[tuple[str, int, np.ndarray]] = field(default_factory=list)
+    written: dict[str, np.ndarray] = field(default_factory=dict)   # bytes the call may write, per scope
 
     def fully_defined(self, scope: str) -> bool:
         mask = self.defined[scope]
@@ -67,21 +71,28 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
                 written_scopes.add(scope)
             if scope not in memory:
                 raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if tensor.addr + runs.end > memory[scope].shape[0]:
+            if runs is not None and tensor.addr + runs.end > memory[scope].shape[0] and not violations:
                 raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
-    index_math(call.api).apply(call, image, ctx.units)
+    choices = index_math(call.api).apply(call, image, ctx.units) or []
     defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
+    written = _written(ctx, {s: a.shape[0] for s, a in image.items()})
     if violations:     # undefined territory: whatever the call writes is open
-        for scope, written in _written(ctx, {s: a.shape[0] for s, a in image.items()}).items():
-            defined[scope] = ~written
-    return Expected(image, defined, violations)
+        for scope, mask in written.items():
+            defined[scope] = ~mask
+    for scope, addr, candidates in choices:
+        if defined[scope].strides == (0,):
+            defined[scope] = np.ones(image[scope].shape, dtype=bool)
+        defined[scope][addr:addr + candidates.shape[1]] = False
+    return Expected(image, defined, violations, [] if violations else choices, written)
 
 
-def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None) -> dict[str, np.ndarray]:
-    """Per scope, the bytes the call's output operands may write (to tell a stray write from a wrong one)."""
-    return _written(context(call, None, rulebook), memory_sizes)
+def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None,
+                 memory: Mapping[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Per scope, the bytes the call's output operands may write (to tell a stray write from a wrong one);
+    an operand addressed by offsets needs `memory` to be known."""
+    return _written(context(call, memory, rulebook), memory_sizes)
 
 
 def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -91,5 +102,6 @@ def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndar
             continue
         for _, tensor, runs in ctx.entries(name):
             mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))
-            mark(mask, tensor.addr, runs)
+            if runs is not None:
+                mark(mask, tensor.addr, runs)
     return out

@@ -2,7 +2,8 @@
 
 The index math of every API reduces to `Runs` per operand. Strided runs (a DMA burst train) are kept as
 four integers so that sizes and bounds cost no arrays; numpy's stride tricks turn them into views only
-when bytes actually move.
+when bytes actually move. An operand addressed by offsets read from memory (Scatter's dst) has `Spots`:
+one start per element.
 """
 from __future__ import annotations
 
@@ -56,6 +57,46 @@ class Runs(NamedTuple):
                           strides=(self.step, 1))
 
 
+class Spots(NamedTuple):
+    """Pieces of `length` bytes at arbitrary byte offsets `at` from the operand's address: where the
+    elements of an offset-addressed operand are (Scatter's dst, asc_gather's src), known only from the
+    offset values in memory."""
+
+    at: np.ndarray          # int64, one start per element, in the order the call moves them
+    length: int
+
+    @property
+    def empty(self) -> bool:
+        return self.at.size == 0 or self.length <= 0
+
+    @property
+    def begin(self) -> int:
+        return int(self.at.min()) if not self.empty else 0
+
+    @property
+    def end(self) -> int:
+        return int(self.at.max()) + self.length if not self.empty else 0
+
+    @property
+    def first(self) -> int:
+        return int(self.at[0]) if self.at.size else 0
+
+    @property
+    def count(self) -> int:
+        return int(self.at.size)
+
+    @property
+    def nbytes(self) -> int:
+        return 0 if self.empty else int(self.at.size) * self.length
+
+    def starts(self) -> np.ndarray:
+        return self.at
+
+    def bytes(self, base: int) -> np.ndarray:
+        """(count, length) absolute byte addresses."""
+        return base + self.at[:, None] + np.arange(self.length, dtype=np.int64)
+
+
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
     """Do two operands' runs (in the same scope) share any byte?"""
     if a.empty or b.empty:
@@ -84,9 +125,14 @@ def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,
     dst.view(dst_buf, dst_base)[...] = src.view(src_buf, src_base)
 
 
-def mark(mask: np.ndarray, base: int, runs: Runs, value: bool = True) -> None:
-    """Set the bytes of `runs` (at `base`) in a per-byte mask."""
-    if not runs.empty:
+def mark(mask: np.ndarray, base: int, runs: Runs | Spots, value: bool = True) -> None:
+    """Set the bytes of `runs` (at `base`) in a per-byte mask (bytes past its end are left out)."""
+    if runs.empty:
+        return
+    if isinstance(runs, Spots):
+        where = runs.bytes(base).reshape(-1)
+        mask[where[(where >= 0) & (where < mask.shape[0])]] = value
+    else:
         runs.view(mask, base)[...] = value
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
@@ -45,8 +45,9 @@ class Context:
         return units
 
     @cached_property
-    def accesses(self) -> dict[str, Runs]:
-        return index_math(self.spec.api).accesses(self.call, self.units)
+    def accesses(self) -> dict[str, Any]:
+        """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
+        return index_math(self.spec.api).accesses(self.call, self.units, self.memory)
 
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
@@ -168,7 +169,7 @@ def _align(rule: Rule, ctx: Context) -> str | None:
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
     for label, tensor, runs in ctx.entries(rule["operand"]):
-        if runs.empty:
+        if runs is None or runs.empty:
             continue
         size = ctx.nbytes(tensor)
         if runs.begin < 0 or runs.end > size:
@@ -198,8 +199,74 @@ def _overlap(rule: Rule, ctx: Context) -> str | None:
     a, b = rule["operands"]
     for la, ta, ra in ctx.entries(a):
         for lb, tb, rb in ctx.entries(b):
-            if ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
+            if ra is not None and rb is not None and ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
                 return f"the bytes {la} and {lb} access in {ta.scope} overlap"
+    return None
+
+
+@kind("reach")
+def _reach(rule: Rule, ctx: Context) -> str | None:
+    """The bytes an operand touches (from the offsets in memory, for an offset-addressed one) lie inside
+    its buffer. Without memory such an operand is not known and the rule is not evaluated."""
+    for label, tensor, runs in ctx.entries(rule["operand"]):
+        if runs is None or runs.empty:
+            continue
+        cap = ctx.product.capacity(tensor.scope)
+        lo, hi = tensor.addr + runs.begin, tensor.addr + runs.end
+        if lo < 0 or (cap is not None and hi > cap):
+            return f"{label} touches bytes [{lo}, {hi}) of {tensor.scope}, outside its {cap} bytes on {ctx.call.product}"
+    return None
+
+
+@kind("offset_range")
+def _offset_range(rule: Rule, ctx: Context) -> str | None:
+    """The offsets the call reads from `operand` (memory contents) are at most `max`."""
+    values = _values_read(ctx, rule["operand"])
+    if values is not None and values.size and int(values.max()) > rule["max"]:
+        i = int(np.argmax(values > rule["max"]))
+        return f"{rule['operand']} entry {i} is {int(values[i])}, past {rule['max']}"
+    return None
+
+
+@kind("offset_align")
+def _offset_align(rule: Rule, ctx: Context) -> str | None:
+    """Every element an offset-addressed operand touches starts at a multiple of its element width."""
+    width = ctx.units.get("element", 1)
+    for label, tensor, runs in ctx.entries(rule["operand"]):
+        if runs is None or runs.empty:
+            continue
+        starts = tensor.addr + runs.starts()
+        odd = np.flatnonzero(starts % width)
+        if odd.size:
+            return f"element {int(odd[0])} of {label} starts at byte {int(starts[odd[0]])}, not a multiple of {width}"
+    return None
+
+
+def _values_read(ctx: Context, name: str) -> np.ndarray | None:
+    """The values the call reads from a tensor of offsets: its accessed elements, from memory."""
+    if ctx.memory is None:
+        return None
+    tensor, runs = ctx.call.tensor(name), ctx.accesses[name]
+    kind = np.dtype(tensor.dtype).newbyteorder("<")
+    image = ctx.memory.get(tensor.scope)
+    if image is None or runs is None or runs.empty or tensor.addr + runs.end > image.shape[0]:
+        return None
+    at = runs.starts() if hasattr(runs, "at") else runs.first + runs.step * np.arange(runs.count)
+    where = tensor.addr + at[:, None] + np.arange(kind.itemsize)
+    return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
+
+
+@kind("mask_words")
+def _mask_words(rule: Rule, ctx: Context) -> str | None:
+    """A bitwise mask (a list of words): word k inside words[k]; with `nonzero`, not every word 0."""
+    words = ctx.call.args[rule["param"]]
+    if len(words) != len(rule["words"]):
+        return f"{rule['param']} has {len(words)} words; it must have {len(rule['words'])}"
+    for k, (value, (lo, hi)) in enumerate(zip(words, rule["words"])):
+        if not lo <= value <= hi:
+            return f"{rule['param']}[{k}] = {value} is outside [{lo}, {hi}]"
+    if rule.get("nonzero") and not any(words):
+        return f"{rule['param']} selects no element (every word is 0)"
     return None
 
 
@@ -233,8 +300,10 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
 _PARAM_TYPES = {
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "bool": lambda v: isinstance(v, bool),
+    "words": lambda v: isinstance(v, list) and all(isinstance(w, int) and not isinstance(w, bool)
+                                                   and 0 <= w < 2**64 for w in v),
 }
-_PARAM_TYPE_NAMES = {"int": "an integer", "bool": "true or false"}
+_PARAM_TYPE_NAMES = {"int": "an integer", "bool": "true or false", "words": "a list of 64-bit words"}
 
 
 def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
@@ -259,7 +328,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         for name in sorted(set(call.args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
     for name in expected_args - spec.operands.keys():     # the index math may then trust the types
-        value, kind = call.args[name], spec.params[name].get("type", "int")
+        value, kind = call.args[name], spec.param_type(name, call.form)
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     for name in spec.operands:

@@ -97,6 +97,13 @@ class ApiSpec:
     file: str
     named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
 
+    def param_type(self, name: str, form: str | None) -> str:
+        """int | bool | words: a parameter's `type`, or its type in this form (`forms: {form: type}`)."""
+        forms = self.params[name].get("forms")
+        if isinstance(forms, Mapping) and forms.get(form):
+            return forms[form]
+        return self.params[name].get("type", "int")
+
     def is_list(self, operand: str) -> bool:
         return "entries" in self.operands[operand]
 

@@ -1,8 +1,11 @@
 """Index math, one module per API. Each module gives two functions the rest of the kit relies on:
 
-    accesses(call, units) -> {operand name: Runs}    bytes each operand touches, relative to its addr
-                                                      (a list operand: one Runs per entry)
-    apply(call, image, units) -> None                 performs a legal call on `image` in place
+    accesses(call, units, memory=None) -> {operand: Runs}   bytes each operand touches, relative to its
+                                          addr (a list operand: one Runs per entry; an operand addressed
+                                          by offsets in memory: Spots, or None without memory)
+    apply(call, image, units) -> list | None              performs a legal call on `image` in place;
+                                          may return the places left open, as (scope, addr, candidates):
+                                          several elements sent to one place, any of which may stay
 
 `units` is `Context.units`: the bytes per step of each parameter and the spec's named units, read from the
 spec, and `element`, the width of the call's dtype.
@@ -11,11 +14,13 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import data_move, vec_trans_scatter
+from . import asc_gather, data_move, scatter, vec_trans_scatter
 
 INDEX_MATH: dict[str, ModuleType] = {
     "data_move": data_move,
     "vec_trans_scatter": vec_trans_scatter,
+    "scatter": scatter,
+    "asc_gather": asc_gather,
 }
 
 

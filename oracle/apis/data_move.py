@@ -14,7 +14,8 @@ from ..call import Call
 from ..footprint import Runs, copy_runs
 
 
-def accesses(call: Call, units: Mapping[str, int]) -> dict[str, Runs]:
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Runs]:
     """Burst k of an operand starts (burst + stride) * k units after its address."""
     args = call.args
     length = args["burst"] * units["burst"]

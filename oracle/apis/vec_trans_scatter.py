@@ -21,7 +21,8 @@ from ..call import Call
 from ..footprint import Runs
 
 
-def accesses(call: Call, units: Mapping[str, int]) -> dict[str, list[Runs]]:
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, list[Runs]]:
     """Entry i of a list touches one block per repeat, `stride` blocks apart."""
     args, block = call.args, units["block"]
     repeat = args["repeat_times"]
