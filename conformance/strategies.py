@@ -365,7 +365,10 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
     if room(guess) >= 0:
         if room(guess + 1) < 0:
             return guess
-        lo = guess + 1
+        lo, step = guess + 1, 1         # rounding made it fit further: gallop up, then bisect
+        while lo + step < hi and room(lo + step) >= 0:
+            lo, step = lo + step, step * 2
+        hi = min(hi, lo + step)
     else:
         hi = guess
     while hi - lo > 1:          # room(lo) >= 0 > room(hi)
@@ -673,6 +676,8 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
             continue
         x_name = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == v_name)
         v_tensor, x_tensor, runs = call.tensor(v_name), call.tensor(x_name), ctx.accesses[v_name]
+        if v_tensor.dtype != v_spec.get("dtype", v_tensor.dtype):
+            continue                    # a call refused for the offsets' dtype: their values do not matter
         v_width = env.rulebook.itemsize(v_tensor.dtype)
         index = (np.asarray(runs.starts()) // v_width).astype(np.int64)
         if not index.size:
@@ -720,7 +725,7 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
         _require(offsets.min() >= 0 and offsets.max() < 2**32)
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
-        writes.append(Write(v_tensor.scope, v_tensor.addr, v_tensor.dtype, tuple(int(v) for v in values)))
+        writes.append(Write(v_tensor.scope, v_tensor.addr, v_tensor.dtype, tuple(values.tolist())))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
 
@@ -759,13 +764,17 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
     form = form if form is not None or not spec.forms else draw(_one_of(tuple(forms)))
     if target is not None and target.when and "forms" in target.when:
         _require(form in target.when["forms"])
-    if kind == "dtype":
+    fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
+    if kind == "dtype" and not fixed:
         dtype = draw(st.sampled_from(sorted(set(env.rulebook.dtypes) - set(target["allowed"]))))
     elif dtype is None:
         legal = env.legal_dtypes(form)
         _require(legal)
         dtype = draw(_one_of(tuple(legal)))
     dtypes = env.operand_dtypes(dtype)
+    if fixed:                       # an operand of one fixed dtype (Scatter's offsets) given another
+        wrong = draw(st.sampled_from(sorted(set(env.rulebook.dtypes) - set(target["allowed"]))))
+        dtypes.update({op: wrong for op in target["operands"]})
     if kind == "same_dtype":
         other = target["operands"][-1]
         alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]

@@ -101,15 +101,20 @@ def compare(call: Call, recipe: MemoryRecipe, actual: dict[str, np.ndarray], wan
             if not wrong.any():
                 continue
         problems[scope] = {"wrong": wrong}
-    for scope, addr, candidates in want.choices:      # several elements sent here: one of them must stay
+    for scope, starts, values in want.choices:        # several elements sent to a place: one of them stays
         got = actual.get(scope)
-        if scope in problems or not isinstance(got, np.ndarray):
+        if scope in problems or not isinstance(got, np.ndarray) or got.shape != want.memory[scope].shape:
             continue
-        here = got[addr:addr + candidates.shape[1]]
-        if not (candidates == here).all(axis=1).any():
+        width = values.shape[1]
+        matches = (got[starts[:, None] + np.arange(width)] == values).all(axis=1)
+        firsts = np.flatnonzero(np.r_[True, starts[1:] != starts[:-1]])
+        kept = np.logical_or.reduceat(matches, firsts)
+        if not kept.all():
+            bad = firsts[np.flatnonzero(~kept)[0]]
+            addr = int(starts[bad])
             wrong = np.zeros(got.shape, dtype=bool)
-            wrong[addr:addr + candidates.shape[1]] = True
-            problems[scope] = {"wrong": wrong, "collision": (addr, candidates)}
+            wrong[addr:addr + width] = True
+            problems[scope] = {"wrong": wrong, "collision": (addr, values[starts == addr])}
     if not problems:
         return None
     written = want.written

@@ -30,9 +30,10 @@ class Expected:
     memory: dict[str, np.ndarray]
     defined: dict[str, np.ndarray]
     violations: list[Violation]               # the undefined-severity rules the call falls under, if any
-    # places several elements were sent to (Scatter): (scope, addr, candidates (k, width) uint8): the
-    # bytes are not defined, but a conforming backend leaves one of the candidates there
-    choices: list[tuple[str, int, np.ndarray]] = field(default_factory=list)
+    # places several elements were sent to (Scatter): (scope, starts (m,), values (m, width) uint8), one
+    # row per element, sorted by start: the bytes are not defined, but a conforming backend leaves the
+    # value of one of the elements sent to a place there
+    choices: list[tuple[str, np.ndarray, np.ndarray]] = field(default_factory=list)
     written: dict[str, np.ndarray] = field(default_factory=dict)   # bytes the call may write, per scope
 
     def fully_defined(self, scope: str) -> bool:
@@ -81,10 +82,10 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     if violations:     # undefined territory: whatever the call writes is open
         for scope, mask in written.items():
             defined[scope] = ~mask
-    for scope, addr, candidates in choices:
+    for scope, starts, values in choices:
         if defined[scope].strides == (0,):
             defined[scope] = np.ones(image[scope].shape, dtype=bool)
-        defined[scope][addr:addr + candidates.shape[1]] = False
+        defined[scope][(starts[:, None] + np.arange(values.shape[1])).reshape(-1)] = False
     return Expected(image, defined, violations, [] if violations else choices, written)
 
 

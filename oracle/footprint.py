@@ -103,12 +103,34 @@ def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
         return False
     if a_base + a.end <= b_base + b.begin or b_base + b.end <= a_base + a.begin:
         return False
+    for one, other, one_base, other_base in ((a, b, a_base, b_base), (b, a, b_base, a_base)):
+        if _solid(one):                 # one unbroken span: no need to list every run of either
+            return _meets_span(other, other_base, one_base + one.begin, one_base + one.end)
     a_starts = np.sort(a_base + a.starts())
     a_ends = np.maximum.accumulate(a_starts + a.length)
     b_starts = b_base + b.starts()
     idx = np.searchsorted(a_starts, b_starts + b.length, side="left") - 1
     hit = idx >= 0
     return bool(np.any(a_ends[idx[hit]] > b_starts[hit]))
+
+
+def _solid(runs: Runs | Spots) -> bool:
+    """Runs that leave no gap between begin and end (bursts back to back, or a single one)."""
+    return isinstance(runs, Runs) and (runs.count == 1 or 0 < abs(runs.step) <= runs.length)
+
+
+def _meets_span(runs: Runs | Spots, base: int, lo: int, hi: int) -> bool:
+    """Does some run (at `base`) share a byte with [lo, hi)? Runs by arithmetic, Spots by array."""
+    if isinstance(runs, Spots) or runs.step == 0:
+        starts = base + runs.starts()[:1] if not isinstance(runs, Spots) else base + runs.at
+        return bool(np.any((starts < hi) & (starts + runs.length > lo)))
+    first, step = base + runs.first, runs.step
+    if step < 0:                        # the same runs, listed from the other end
+        first, step = first + step * (runs.count - 1), -step
+    # run k meets [lo, hi) <=> lo - length < first + k * step < hi
+    k_lo = max(0, (lo - runs.length - first) // step + 1)
+    k_hi = min(runs.count - 1, -(-(hi - first) // step) - 1)
+    return k_lo <= k_hi
 
 
 def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,

@@ -247,7 +247,7 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
     if ctx.memory is None:
         return None
     tensor, runs = ctx.call.tensor(name), ctx.accesses[name]
-    kind = np.dtype(tensor.dtype).newbyteorder("<")
+    kind = np.dtype(ctx.spec.operands[name].get("dtype", tensor.dtype)).newbyteorder("<")    # as the spec reads them
     image = ctx.memory.get(tensor.scope)
     if image is None or runs is None or runs.empty or tensor.addr + runs.end > image.shape[0]:
         return None

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import element_bytes, footprint, offset_values, repeated
+from .offsets import footprint, offset_values, put, repeated, take
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -47,13 +47,8 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int])
     starts = src.addr + offsets
     inside = (starts >= 0) & (starts + width <= source.shape[0])       # the rest is undefined territory
     values = np.zeros((index.size, width), dtype=np.uint8)
-    values[inside] = source[element_bytes(starts[inside], width)]          # every read before any write
-    where = element_bytes(dst.addr + at, width).reshape(-1)
-    flat = values.reshape(-1)
-    if np.unique(where).size != where.size:     # repeats writing one block twice: the later one stays
-        last = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
-        where, flat = where[last], flat[last]
-    image[dst.scope][where] = flat
+    values[inside] = take(source, starts[inside], width)                   # every read before any write
+    put(image[dst.scope], dst.addr + at, values, width)
     return []
 
 

@@ -17,6 +17,9 @@ from ..call import Call
 from ..footprint import Runs, Spots
 
 
+OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
+
+
 def picked(mask: int | Sequence[int], per: int) -> np.ndarray:
     """Which of the `per` elements of a repeat a mask selects (an int: the first `mask` ones)."""
     e = np.arange(per)
@@ -51,16 +54,16 @@ def footprint(at: np.ndarray, width: int) -> Runs | Spots:
 def offset_values(call: Call, memory: Mapping[str, np.ndarray] | None, operand: str,
                   index: np.ndarray | int) -> np.ndarray | None:
     """The offsets the call reads (entries `index` of `operand`, or entries 0..index-1 for an int;
-    little-endian of its dtype), or None where memory is not given or an entry lies outside the image."""
+    little-endian uint32), or None where memory is not given or an entry lies outside the image."""
     if memory is None:
         return None
     tensor = call.tensor(operand)
-    kind = np.dtype(tensor.dtype).newbyteorder("<")
+    kind = OFFSET          # what the instruction reads, whatever dtype the call's tensor claims
     image = memory.get(tensor.scope)
     if image is None:
         return None
     if isinstance(index, (int, np.integer)):            # entries 0..index-1: one slice, checked first
-        end = tensor.addr + int(index) * kind.itemsize
+        end = tensor.addr + max(int(index), 0) * kind.itemsize
         if end > image.shape[0]:
             return None
         return image[tensor.addr:end].view(kind).astype(np.int64)
@@ -73,3 +76,45 @@ def offset_values(call: Call, memory: Mapping[str, np.ndarray] | None, operand: 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:
     """(count, width) byte addresses of elements starting at `at`."""
     return at[:, None] + np.arange(width, dtype=np.int64)
+
+
+def _typed(image: np.ndarray, width: int) -> np.ndarray:
+    """The image seen as unsigned integers of `width` bytes (element i at byte i * width)."""
+    return image[:image.shape[0] - image.shape[0] % width].view(f"u{width}")
+
+
+def shared(at: np.ndarray, width: int) -> np.ndarray:
+    """Which elements start where another one does (several elements sent to one place)."""
+    if at.size < 2:
+        return np.zeros(at.size, dtype=bool)
+    if not (at % width).any():
+        slots = at // width - at.min() // width
+        return np.bincount(slots)[slots] > 1
+    _, inverse, counts = np.unique(at, return_inverse=True, return_counts=True)
+    return counts[inverse] > 1
+
+
+def take(image: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """(count, width) bytes of the elements starting at `at`; one typed gather when all are aligned."""
+    if width > 1 and not (at % width).any():
+        return _typed(image, width)[at // width].view(np.uint8).reshape(-1, width)
+    return image[element_bytes(at, width)]
+
+
+def put(image: np.ndarray, at: np.ndarray, values: np.ndarray, width: int) -> None:
+    """Write element k's bytes at at[k]; for a place written twice the later element stays."""
+    if width > 1 and not (at % width).any():
+        typed = _typed(image, width)
+        # numpy does not promise which of repeated indices an assignment keeps: choose the last here
+        slots, order = at // width, np.arange(at.size)
+        last = np.full(typed.shape[0], -1, dtype=np.int64)
+        np.maximum.at(last, slots, order)
+        keep = last[slots] == order
+        typed[slots[keep]] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)[keep]
+        return
+    where = element_bytes(at, width).reshape(-1)
+    flat = np.ascontiguousarray(values).reshape(-1)
+    if np.unique(where).size != where.size:
+        keep = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
+        where, flat = where[keep], flat[keep]
+    image[where] = flat

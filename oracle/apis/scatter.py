@@ -13,7 +13,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import element_bytes, footprint, offset_values, picked, repeated
+from .offsets import footprint, offset_values, picked, put, repeated, shared, take
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -42,24 +42,25 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> list:
-    """Writes every element; returns the places several elements were sent to, with their values."""
+    """Writes every element; returns the places several elements were sent to: (scope, starts, values),
+    one row per element sent to a shared place, sorted by place."""
     width = units["element"]
     src, dst = call.tensor("srcLocal"), call.tensor("dstLocal")
     index, at = elements(call, units)
     offsets = offset_values(call, image, "dstOffsetLocal", index)
     if offsets is None or not index.size:
         return []
-    values = image[src.scope][element_bytes(src.addr + at, width)]            # (n, width), read first
+    values = take(image[src.scope], src.addr + at, width)                     # (n, width), read first
     starts = dst.addr + call.args["dstBaseAddr"] + offsets
     target = image[dst.scope]
     inside = (starts >= 0) & (starts + width <= target.shape[0])     # the rest is undefined territory
     starts, values = starts[inside], values[inside]
-    target[element_bytes(starts, width).reshape(-1)] = values.reshape(-1)
-    unique, first, counts = np.unique(starts, return_index=True, return_counts=True)
-    open_places = []
-    for start in unique[counts > 1]:
-        open_places.append((dst.scope, int(start), values[starts == start]))
-    return open_places
+    put(target, starts, values, width)
+    collided = shared(starts, width)
+    if not collided.any():
+        return []
+    order = np.argsort(starts[collided], kind="stable")
+    return [(dst.scope, starts[collided][order], values[collided][order])]
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict:

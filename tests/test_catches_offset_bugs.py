@@ -1,0 +1,366 @@
+"""The suite catches realistic Scatter / asc_gather bugs, and lets the reference conform.
+
+Every buggy backend of tests/buggy_offset_backends.py is run through the real strategies and runner
+(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
+checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
+the shrunk reproducer is the call the bug needs, and that the recorded failure replays to the same
+verdict from its plain-data form (Call.from_dict + MemoryRecipe.from_dict + judge): the offsets are data,
+carried in the recipe's `writes`. A reproducer of a missed rejection is refused by the correct simulator
+for the very rule the suite names.
+
+The controls: the correct simulator `OffsetSim`, checked call by call against the reference
+(`OracleBackend`), conforms on every Scatter cell of ascend310p-aicore, on every asc_gather cell of
+ascend910b, and on the other products' cells the bugs are looked for in.
+
+Pages: 002_94c60850db7e14df.txt (Scatter), 003_5f0a5de14d724856.txt (asc_gather).
+"""
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import buggy_offset_backends as bo
+from conformance import OracleBackend, Rejected
+from conformance.cells import cells, select
+from conformance.memory import MemoryRecipe
+from conformance.profiles import profile
+from conformance.runner import CellResult, run_cells
+from conformance.verdicts import NONCONFORMING, judge
+from oracle import Call, check, verdict_class
+
+RUN_SEED = 20240601
+CI = profile("ci")
+S, G = "scatter", "asc_gather"
+P = "ascend310p-aicore"      # Scatter: uint16 / uint32 / float32 / float16, 256 KB of UB, offsets to 2^32-1
+B = "ascend310b"             # Scatter: 8 dtypes, 248 KB of UB, offsets limited for 8- and 16-bit types
+A2 = "ascend910b"            # asc_gather
+A3 = "ascend910_93"          # asc_gather, the other product of its page
+
+
+def _on(api: str, product: str, *tails: str) -> list[str]:
+    return [f"{api}/{product}/{t}" for t in tails]
+
+
+# ---------------------------------------------------------------------------------------------------
+# what each bug must look like
+
+
+@dataclass
+class Expect:
+    backend: type[bo.OffsetSim]
+    run: list[str]                                   # cell globs to run the backend on
+    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
+    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
+    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
+
+    @property
+    def id(self) -> str:
+        return self.backend.name
+
+
+_SIM = bo.OffsetSim()
+
+
+def _width(call: Call) -> int:
+    return bo.ITEMSIZE[call.args["dstLocal" if call.api == S else "dst"].dtype]
+
+
+def _offsets(failure: dict[str, Any], call: Call) -> np.ndarray:
+    """The byte offsets the call reads (the correct reading of which entries), from its recipe."""
+    ub = MemoryRecipe.from_dict(failure["memory"]).build()["UB"]
+    if call.api == S:
+        index, op = _SIM.scatter_elements(call)[0], "dstOffsetLocal"
+    else:
+        index, op = _SIM.gather_elements(call)[0], "src_offset"
+    return _SIM.read_offsets(ub, call.args[op], index)
+
+
+def _moved(call: Call) -> int:
+    return (_SIM.scatter_elements(call) if call.api == S else _SIM.gather_elements(call))[0].size
+
+
+def _per(call: Call) -> int:
+    return bo.REPEAT // _width(call)
+
+
+def _shrunk_a(failure: dict[str, Any], call: Call) -> None:
+    assert _width(call) > 1 and _offsets(failure, call).any()       # a 1-byte element reads the same
+    assert _moved(call) == 1
+
+
+def _shrunk_b(failure: dict[str, Any], call: Call) -> None:
+    assert call.api == S and call.args["dstBaseAddr"] > 0
+    assert _moved(call) == 1
+    d = failure["diff"]["UB"]
+    dst, base = call.args["dstLocal"], call.args["dstBaseAddr"]
+    top = dst.addr + base + int(_offsets(failure, call).max()) + _width(call)
+    assert all(dst.addr <= e["addr"] < top for e in d["first"])      # below where it belongs, or there
+
+
+def _shrunk_c(failure: dict[str, Any], call: Call) -> None:
+    assert call.form == "mask_bits"
+    per = _per(call)
+    assert (bo.MaskBitsReversed().selected(call, per) != _SIM.selected(call, per)).any()
+    if failure["verdict"] == "FAIL":
+        assert call.args["repeatTimes"] == 1
+
+
+def _shrunk_d(failure: dict[str, Any], call: Call) -> None:
+    assert call.form in ("mask_bits", "mask_continuous")
+    assert not _SIM.selected(call, _per(call)).all()                 # the mask leaves an element out
+    if failure["verdict"] == "FAIL":
+        assert call.args["repeatTimes"] == 1
+
+
+def _shrunk_e(failure: dict[str, Any], call: Call) -> None:
+    a = call.args
+    assert call.form in ("mask_bits", "mask_continuous")
+    assert a["repeatTimes"] >= 2 and a["srcRepStride"] != 8          # packed repeats index the same
+    if failure["verdict"] == "FAIL":
+        assert a["repeatTimes"] == 2
+
+
+def _shrunk_f(failure: dict[str, Any], call: Call) -> None:
+    assert call.form == "mask_continuous" and call.args["mask"] < _per(call)
+    if failure["verdict"] == "FAIL":
+        assert call.args["repeatTimes"] == 1
+        d = failure["diff"]["UB"]
+        assert d["stray_bytes"] == d["wrong_bytes"] > 0              # one element more, written where none goes
+
+
+def _shrunk_g(failure: dict[str, Any], call: Call) -> None:
+    assert "none of them" in failure["message"]
+    offsets = _offsets(failure, call)
+    assert np.unique(offsets).size < offsets.size                    # the offsets collide
+
+
+def _shrunk_h(failure: dict[str, Any], call: Call) -> None:
+    op = failure["rule"].split(".")[1]
+    assert call.args[op].addr % 32 and op in ("srcLocal", "dstOffsetLocal", "src_offset")
+
+
+def _shrunk_i(failure: dict[str, Any], call: Call) -> None:
+    assert call.api == S and _offsets(failure, call).max() >= 1 << 16
+    assert _moved(call) == 1
+
+
+def _shrunk_jk(failure: dict[str, Any], call: Call) -> None:
+    a = call.args
+    assert call.form == "repeat" and a["repeat"] >= 2 and a["dst_repeat_stride"] > 0
+    if failure["verdict"] == "FAIL":
+        assert a["repeat"] == 2
+
+
+BUGS = [
+    Expect(bo.OffsetsAsElementIndices,
+           _on(S, B, "legal/count/uint8", "legal/count/float16") + _on(S, P, "legal/mask_bits/float32")
+           + _on(G, A2, "legal/repeat/int16", "legal/count_sync/float32"),
+           must={f"{S}/{B}/legal/*/float16": {"FAIL"}, f"{S}/{P}/legal/*": {"FAIL"}, f"{G}/{A2}/legal/*": {"FAIL"}},
+           shrunk=_shrunk_a),
+    Expect(bo.BaseAddrIgnored,
+           _on(S, P, "legal/count/float16") + _on(S, B, "legal/mask_continuous/int32")
+           + _on(G, A2, "legal/count/int16"),
+           must={f"{S}/*/legal/*": {"FAIL"}}, shrunk=_shrunk_b),
+    Expect(bo.MaskBitsReversed,
+           _on(S, P, "legal/mask_bits/uint32", "legal/mask_continuous/uint16") + _on(S, B, "legal/mask_bits/float16"),
+           # the reversed selection may reach past srcLocal / dstOffsetLocal: a legal call refused
+           must={f"{S}/*/legal/mask_bits/*": {"FAIL", "FALSE_REJECT"}}, shrunk=_shrunk_c),
+    Expect(bo.MaskIgnored,
+           _on(S, P, "legal/mask_continuous/float32") + _on(S, B, "legal/mask_bits/int16", "legal/count/int8"),
+           must={f"{S}/*/legal/mask_*/*": {"FAIL", "FALSE_REJECT"}}, shrunk=_shrunk_d),
+    Expect(bo.OffsetIndexFollowsStride,
+           _on(S, P, "legal/mask_bits/float16", "legal/count/uint32", "reject/scatter.dstOffsetLocal.bounds")
+           + _on(S, B, "legal/mask_continuous/uint32"),
+           must={f"{S}/*/legal/mask_*/*": {"FAIL", "FALSE_REJECT"}},
+           may={f"{S}/{P}/reject/*.bounds": {"MISSED_REJECT"}}, shrunk=_shrunk_e),
+    Expect(bo.ContinuousMaskOffByOne,
+           _on(S, P, "legal/mask_continuous/uint32", "legal/mask_bits/uint16") + _on(S, B, "legal/mask_continuous/float16"),
+           must={f"{S}/*/legal/mask_continuous/*": {"FAIL", "FALSE_REJECT"}}, shrunk=_shrunk_f),
+    Expect(bo.CollisionsSummed,
+           _on(S, P, "legal/count/float32") + _on(S, B, "legal/count/int16") + _on(G, A2, "legal/count/int32"),
+           must={f"{S}/*/legal/*": {"FAIL"}}, shrunk=_shrunk_g),
+    Expect(bo.AlignmentOfNamedOperandsOnly,
+           _on(S, P, "reject/scatter.*.align") + _on(G, A2, "reject/asc_gather.src_offset.align", "reject/asc_gather.dst.align"),
+           must={f"{S}/{P}/reject/scatter.srcLocal.align": {"MISSED_REJECT"},
+                 f"{S}/{P}/reject/scatter.dstOffsetLocal.align": {"MISSED_REJECT"},
+                 f"{G}/{A2}/reject/asc_gather.src_offset.align": {"MISSED_REJECT"}},
+           shrunk=_shrunk_h),
+    Expect(bo.OffsetsWrappedAt16Bits,
+           _on(S, B, "legal/count/uint8", "legal/count/float16") + _on(S, P, "legal/count/float32"),
+           must={f"{S}/{B}/legal/count/float16": {"FAIL"}, f"{S}/{P}/legal/*": {"FAIL"}}, shrunk=_shrunk_i),
+    Expect(bo.GatherStrideInElements,
+           _on(G, A2, "legal/repeat/float16", "legal/count_sync/float32", "reject/asc_gather.dst.bounds")
+           + _on(G, A3, "legal/repeat/int32"),
+           must={f"{G}/*/legal/repeat/*": {"FAIL"}, f"{G}/{A2}/reject/asc_gather.dst.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_jk),
+    Expect(bo.GatherSrcAdvancedByStride,
+           _on(G, A2, "legal/repeat/uint16", "legal/repeat/bfloat16", "legal/count/uint16"),
+           must={f"{G}/{A2}/legal/repeat/*": {"FAIL"}}, shrunk=_shrunk_jk),
+]
+
+
+def _match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
+    for glob, verdicts in globs.items():
+        if fnmatch.fnmatchcase(cell_id, glob):
+            return verdicts
+    return None
+
+
+def _select(patterns: list[str]) -> list:
+    products = sorted({p.split("/")[1] for p in patterns})
+    apis = sorted({p.split("/")[0] for p in patterns})
+    return select(cells(products, apis), patterns)
+
+
+def _run(backend: Any, patterns: list[str]) -> list[CellResult]:
+    chosen = _select(patterns)
+    assert chosen, f"no cell matches {patterns}"
+    return run_cells(chosen, backend, CI, RUN_SEED)
+
+
+def _replay(failure: dict[str, Any], backend: Any) -> str:
+    call = Call.from_dict(failure["call"])
+    recipe = MemoryRecipe.from_dict(failure["memory"])
+    return judge(call, recipe, backend).verdict.value
+
+
+# ---------------------------------------------------------------------------------------------------
+# the tests
+
+
+def test_every_bug_is_listed() -> None:
+    assert len(bo.BUGGY_OFFSET_BACKENDS) >= 6
+    assert {e.backend for e in BUGS} == set(bo.BUGGY_OFFSET_BACKENDS)
+    assert len({cls.name for cls in bo.BUGGY_OFFSET_BACKENDS}) == len(bo.BUGGY_OFFSET_BACKENDS)
+    assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bo.BUGGY_OFFSET_BACKENDS)
+
+
+@pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
+def test_suite_catches_bug(expect: Expect) -> None:
+    backend = expect.backend()
+    results = _run(backend, expect.run)
+    ran = {r.id for r in results}
+    assert len(ran) == len(results) >= 2
+    for glob in expect.must:
+        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
+    seen: dict[str, str] = {}
+    for r in results:
+        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
+        must, may = _match(r.id, expect.must), _match(r.id, expect.may)
+        if r.failure is None:
+            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts}, tags {r.tags})"
+            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
+            continue
+        f = r.failure
+        seen[r.id] = f["verdict"]
+        allowed = must if must is not None else may
+        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
+        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
+        assert f["cell"] == r.id
+        # generation stops at the first non-conforming call
+        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
+        call = Call.from_dict(f["call"])
+        assert call.product == r.cell["product"] and call.api == r.cell["api"]
+        assert f["memory"].get("writes"), "the offsets travel with the reproducer"
+        if expect.shrunk:
+            expect.shrunk(f, call)
+        # the reproducer is plain data and replays to the same verdict; the reference passes it
+        assert _replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
+        assert _replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
+        assert _replay(f, bo.OffsetSim()) in ("PASS", "UNDEFINED"), "the correct simulator fails the reproducer"
+        if f["verdict"] == "MISSED_REJECT":
+            # ...which refuses it for the very rule the suite says was broken
+            broken = [v["rule"] for v in f["violations"] if v["severity"] == "reject"]
+            assert broken == [f["rule"]], (broken, f["rule"])
+            with pytest.raises(Rejected) as refused:
+                bo.OffsetSim().run(call, MemoryRecipe.from_dict(f["memory"]).build())
+            assert refused.value.rule == f["rule"]
+    assert seen, f"{backend.name} was not caught anywhere"
+
+
+class Disagreement(AssertionError):
+    """The correct simulator and the reference did different things with one call."""
+
+
+class CheckedSim:
+    """`OffsetSim`, with the reference run on a copy of the same memory for every call: what the
+    simulator does is what is judged, and any call on which the two part ways (one refuses, the other
+    runs; or, on a legal call, their images differ) raises, which the runner reports as a CRASH. So one
+    run of the cells shows both that the simulator conforms and that the reference does on the same calls.
+    (Where Scatter elements collide both keep the last one sent: numpy's rule for repeated indices.)"""
+
+    name = "offset-sim-checked-against-oracle"
+
+    def __init__(self) -> None:
+        self.sim, self.ref = bo.OffsetSim(), OracleBackend()
+        self.calls = {"refused": 0, "ran": 0}
+
+    def supports(self, api: str, product: str) -> bool:
+        assert self.sim.supports(api, product) == self.ref.supports(api, product)
+        return self.sim.supports(api, product)
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        klass = verdict_class(check(call, memory))          # on the images as they come (offsets are data)
+        theirs = {scope: image.copy() for scope, image in memory.items()}
+        try:
+            self.ref.run(call, theirs)
+            ref_refused: Rejected | None = None
+        except Rejected as exc:
+            ref_refused = exc
+        try:
+            self.sim.run(call, memory)
+        except Rejected as exc:
+            if ref_refused is None:
+                raise Disagreement(f"the simulator refused ({exc.rule}: {exc}), the reference ran it") from None
+            if exc.rule != ref_refused.rule and klass == "reject":
+                raise Disagreement(f"refused for {exc.rule}, the reference for {ref_refused.rule}") from None
+            self.calls["refused"] += 1
+            raise
+        if ref_refused is not None:
+            raise Disagreement(f"the reference refused ({ref_refused.rule}), the simulator ran it")
+        self.calls["ran"] += 1
+        if klass == "legal":
+            for scope, image in theirs.items():
+                if not np.array_equal(image, memory[scope]):
+                    raise Disagreement(f"the images differ in {scope} from byte "
+                                       f"{int(np.flatnonzero(image != memory[scope])[0])}")
+
+
+CONTROLS = {
+    S: [f"{S}/{P}/*"],                               # every Scatter cell of the inference AI Core
+    G: [f"{G}/{A2}/*"],                              # every asc_gather cell of the A2 training product
+    # the other products' cells the bugs are run on
+    "others": sorted({p for e in BUGS for p in e.run if p.split("/")[1] not in (P, A2)}),
+}
+
+
+def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
+    controlled = {c.id for patterns in CONTROLS.values() for c in _select(patterns)}
+    for e in BUGS:
+        ids = {c.id for c in _select(e.run)}
+        assert ids <= controlled, (e.id, sorted(ids - controlled))
+
+
+@pytest.mark.parametrize("which", sorted(CONTROLS))
+def test_correct_simulator_and_reference_conform(which: str) -> None:
+    """The control: without its one bug each backend is `OffsetSim`, which passes every cell the bugs
+    are looked for in (so each failure above is that bug's alone), and the reference agrees with it call
+    by call: every cell of Scatter on ascend310p-aicore and of asc_gather on ascend910b; the cells of
+    ascend310b and ascend910_93 the bugs are run on."""
+    backend = CheckedSim()
+    results = _run(backend, CONTROLS[which])
+    for r in results:
+        assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
+        assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
+        assert sum(r.counts.values()) == CI.calls, (r.id, r.counts)
+        kind = r.cell["kind"]
+        assert set(r.counts) == ({"UNDEFINED"} if kind == "undefined" else {"PASS"}), (r.id, r.counts)
+    kinds = {r.cell["kind"] for r in results}
+    assert kinds == ({"legal"} if which == "others" else {"legal", "reject", "undefined"})
+    assert backend.calls["ran"] > 0 and (which == "others" or backend.calls["refused"] > 0)
