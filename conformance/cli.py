@@ -108,7 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
               "workers": args.workers, "select": args.select or [], "started": when,
               "duration_s": round(time.monotonic() - started, 2), "interrupted": interrupted,
               "cells_planned": len(chosen)},
-        cells=collector.results, errors=collector.errors, ambiguities=ambiguity_list(rulebook, apis))
+        cells=collector.results, errors=collector.errors,
+        ambiguities=ambiguity_list(rulebook, [a for a in apis if any(c.api == a for c in chosen)]))
     out = result.write(report)
     print()
     print(summary(result))
@@ -197,10 +198,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from oracle.rules import context
     call, memory, meta = load_call_file(args.file)
     try:
-        violations = check(call)
+        # Rules on memory contents (Scatter's offsets) need the file's memory; random bytes are no offsets.
+        violations = check(call, memory.build() if memory is not None else None)
     except CallFormatError as exc:
         raise UsageError(f"{args.file}: {exc}") from None
     print(f"{call.api} on {call.product}" + (f" (form {call.form})" if call.form else ""))
+    if memory is None and any(d.get("values") for d in default_rulebook().api(call.api).operands.values()):
+        print("  (no memory in the file: the rules on the offsets in memory are not evaluated)")
     klass = verdict_class(violations)
     print({"legal": "legal: a conforming backend runs it and leaves the image below",
            "reject": "must be refused (Rejected):",
@@ -212,7 +216,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     recipe = _recipe(call, memory)
     images = recipe.build()
     want = expected(call, images)
-    ctx = context(call)
+    ctx = context(call, images)
     print(f"memory: seed {recipe.seed}, " + ", ".join(f"{s} {n} bytes" for s, n in recipe.sizes.items()))
     for name, op in ctx.spec.operands.items():
         for label, t, runs in ctx.entries(name):

@@ -119,11 +119,11 @@ class OffsetSim:
     def selected(self, call: Call, per: int) -> np.ndarray:
         """Which of the `per` elements of a repeat Scatter's mask picks."""
         mask = call.args["mask"]
-        e = np.arange(per)
         if call.form == "mask_continuous":
-            return e < mask
-        words = [int(w) for w in mask]
-        return np.array([k // 64 < len(words) and (words[k // 64] >> (k % 64)) & 1 for k in e], dtype=bool)
+            return np.arange(per) < mask
+        words = [int(w) for w in mask]                 # Python ints: a word may use all 64 bits
+        return np.array([k // 64 < len(words) and (words[k // 64] >> (k % 64)) & 1 for k in range(per)],
+                        dtype=bool)
 
     def offset_index(self, r: np.ndarray, e: np.ndarray, per: int, src_step: int, width: int) -> np.ndarray:
         """Scatter repeat forms: the entry of dstOffsetLocal element e of repeat r uses."""
@@ -205,10 +205,15 @@ class OffsetSim:
         product, args = call.product, call.args
         if product not in SCATTER_DTYPES:
             raise Rejected(f"Scatter is not available on {product}", "scatter.product.supported")
+        for op in OPERANDS[SCATTER]:
+            if args[op].scope != "UB":
+                raise Rejected(f"{op} is in {args[op].scope}: a LocalTensor lives in UB", f"scatter.{op}.scope")
         dst, src = args["dstLocal"], args["srcLocal"]
         for t in (dst, src):
             if t.dtype not in SCATTER_DTYPES[product]:
                 raise Rejected(f"dtype {t.dtype} is not supported on {product}", SCATTER_DTYPE_RULE[product])
+        if args["dstOffsetLocal"].dtype != "uint32":
+            raise Rejected("dstOffsetLocal is a LocalTensor<uint32_t>", "scatter.dstOffsetLocal.dtype")
         if dst.dtype != src.dtype:
             raise Rejected("srcLocal and dstLocal differ in dtype", "scatter.dtype.same")
         self.check_common(call, SCATTER, SCATTER_RANGES)
@@ -243,6 +248,8 @@ class OffsetSim:
         for t in (dst, src):
             if t.dtype not in GATHER_DTYPES:
                 raise Rejected(f"no asc_gather prototype takes {t.dtype}", "asc_gather.dtype.supported")
+        if args["src_offset"].dtype != "uint32":
+            raise Rejected("src_offset is a __ubuf__ uint32_t*", "asc_gather.src_offset.dtype")
         if dst.dtype != src.dtype:
             raise Rejected("dst and src differ in element type", "asc_gather.dtype.same")
         self.check_common(call, GATHER, GATHER_RANGES)
