@@ -676,9 +676,8 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
             continue
         x_name = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == v_name)
         v_tensor, x_tensor, runs = call.tensor(v_name), call.tensor(x_name), ctx.accesses[v_name]
-        if v_tensor.dtype != v_spec.get("dtype", v_tensor.dtype):
-            continue                    # a call refused for the offsets' dtype: their values do not matter
-        v_width = env.rulebook.itemsize(v_tensor.dtype)
+        v_dtype = v_spec.get("dtype", v_tensor.dtype)      # what the instruction reads, whatever the tensor claims
+        v_width = env.rulebook.itemsize(v_dtype)
         index = (np.asarray(runs.starts()) // v_width).astype(np.int64)
         if not index.size:
             continue
@@ -725,7 +724,7 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
         _require(offsets.min() >= 0 and offsets.max() < 2**32)
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
-        writes.append(Write(v_tensor.scope, v_tensor.addr, v_tensor.dtype, tuple(values.tolist())))
+        writes.append(Write(v_tensor.scope, v_tensor.addr, v_dtype, tuple(values.tolist())))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
 
@@ -792,7 +791,7 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
     memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook), writes)
-    violations = {v.rule for v in check(call, memory.build() if writes else None, rulebook=env.rulebook)}
+    violations = {v.rule for v in check(call, memory.build() if env.has_values else None, rulebook=env.rulebook)}
     _require(violations == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
 
