@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from oracle import Call, Tensor, check
 from oracle.apis import index_math
-from oracle.call import SCOPES
+from oracle.call import SCOPES, nest
 from oracle.rules import KINDS as RULE_KINDS, Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
@@ -29,6 +29,7 @@ from .memory import MemoryRecipe, Write, image_sizes
 
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
+MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move (the oracle's work per call)
 KINDS = ("legal", "reject", "undefined")
 
 
@@ -92,7 +93,7 @@ class Env:
         for op, d in self.spec.operands.items():
             tensor = Tensor(scopes[op], 0, dtypes[op], 0)
             args[op] = [tensor] * (counts or {}).get(op, d["entries"]) if "entries" in d else tensor
-        args.update(params)
+        args.update(nest(params))
         return Call(self.spec.api, self.product.id, args, form)
 
     def dtype_ok(self, call: Call) -> bool:
@@ -146,6 +147,15 @@ class Env:
             src, dst = self.spec.path_operands
             scopes[src], scopes[dst] = path.split("->")
         return scopes
+
+    def multiple_of(self, name: str, draft: Any) -> int:
+        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1."""
+        step = 1
+        probe = draft.template if draft.template is not None else self.probe(draft.form, draft.dtypes, draft.scopes, {})
+        for rule in self.spec.rules_of("multiple"):
+            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
+                step = math.lcm(step, rule["of"])
+        return step
 
     def param_names(self, form: str | None) -> list[str]:
         return [p for p, d in self.spec.params.items() if form in d.get("forms", [form])]
@@ -296,7 +306,7 @@ def _accesses(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, A
         draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
         draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
     math_ = index_math(env.spec.api)
-    call = draft.template.replace(**params)
+    call = draft.template.replace(**nest(params))
     acc = math_.accesses(call, draft.units)
     if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
         acc.update(math_.nominal(call, draft.units))
@@ -335,6 +345,10 @@ def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[st
     entries of a list operand sit one entry's run apart at least."""
     need: dict[str, int] = {}
     acc = _accesses(env, draft, params)
+    moved = max((r.nbytes for rs in acc.values() for r in (rs if isinstance(rs, list) else [rs])
+                 if r is not None and not r.empty), default=0)
+    if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
+        return MOVED_BYTES - moved
     for op, end in _ends(env, draft, params).items():
         scope = draft.scopes[op]
         spread = (draft.count(op) - 1) * _entry_unit(acc[op], aligns[scope])
@@ -443,6 +457,21 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
     for n in _rotated(draw, names):
         if n == forced:
             continue
+        step = env.multiple_of(n, draft)
+        if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
+            scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
+            _require(scaled)
+            lo, hi = draw(_one_of(tuple(scaled)))
+            top = _largest_fit(env, draft, params, n, lo * step, hi * step, aligns)
+            _require(top is not None and top >= lo * step)
+            value, where = _pick(draw, lo, top // step)
+            params[n] = value * step
+            if target is not None and target.kind == "multiple" and target["param"] == n:
+                params[n] = max(value * step - draw(_integers(1, step - 1)), 1)
+                _require(params[n] % step)
+                where = "off-multiple"
+            draft.tags.append(f"{n}={where}")
+            continue
         lo, hi = draw(_one_of(tuple(domains[n])))
         how = "min" if lo == hi else draw(_HOW)
         if how == "min":                # the search for the largest fit is needed only above the minimum
@@ -473,7 +502,7 @@ def _stay_out(env: Env, draft: _Draft, params: dict[str, int], forced: str | Non
             names = list(region.get("params", {}))
             if amb.checks or len(names) < 2 or forced in names:
                 continue
-            if not env.rulebook.matches(region, draft.template.replace(**params), env.spec):
+            if not env.rulebook.matches(region, draft.template.replace(**nest(params)), env.spec):
                 continue
             for name in reversed(names):
                 lo, hi = region["params"][name]
@@ -540,7 +569,7 @@ def _pairing(draw: Draw, env: Env, draft: _Draft, target: Rule | None, ops: list
         shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
         return a, b, lambda offs: [o + shift for o in offs[:n]]
     if target is None:
-        probe = draft.template.replace(**draft.params)
+        probe = draft.template.replace(**nest(draft.params))
         for rule in env.spec.rules_of("iteration_overlap"):
             a, b = rule["operands"]
             if (rule.get("allow") == "identical" and a != b and a in ops and b in ops
@@ -786,7 +815,7 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
         draft.counts[target["operand"]] = draw(_one_of(tuple(sorted({1, n - 1, n + 1, 2 * n} - {0, n}))))
     _draw_params(draw, env, draft, target)
     tensors = _place(draw, env, draft, target)
-    call = Call(spec.api, env.product.id, {**tensors, **draft.params}, form)
+    call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
     writes = _draw_values(draw, env, draft, call, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.

@@ -93,8 +93,20 @@ class Call:
             raise CallFormatError(f"call.args.{name}: expected a list of tensors, got {value!r}")
         return list(value)
 
+    def param(self, name: str) -> Any:
+        """An argument by name; a dotted name reaches into a mapping argument (`intriParams.nValue`)."""
+        head, _, field_name = name.partition(".")
+        value = self.args.get(head)
+        if field_name:
+            if not isinstance(value, Mapping):
+                raise CallFormatError(f"call.args.{head}: expected a mapping with field {field_name!r}, got {value!r}")
+            if field_name not in value:
+                raise CallFormatError(f"call.args.{head}: missing field {field_name!r}")
+            value = value[field_name]
+        return value
+
     def int_arg(self, name: str) -> int:
-        value = self.args.get(name)
+        value = self.param(name)
         if not _is_int(value):
             raise CallFormatError(f"call.args.{name}: expected an integer, got {value!r}")
         return value
@@ -146,6 +158,18 @@ class Call:
     @classmethod
     def from_yaml(cls, text: str) -> "Call":
         return cls.from_dict(yaml.safe_load(text))
+
+
+def nest(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Arguments from parameters by name: dotted names become fields of a mapping argument."""
+    out: dict[str, Any] = {}
+    for name, value in params.items():
+        head, _, field_name = name.partition(".")
+        if field_name:
+            out.setdefault(head, {})[field_name] = value
+        else:
+            out[name] = value
+    return out
 
 
 def _arg_to_data(value: Any) -> Any:

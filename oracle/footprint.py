@@ -97,6 +97,80 @@ class Spots(NamedTuple):
         return base + self.at[:, None] + np.arange(self.length, dtype=np.int64)
 
 
+class Grid(NamedTuple):
+    """`outer` groups of `inner` runs of `length` bytes: run (o, k) starts at
+    first + o * outer_step + k * inner_step (DataCopy NZ->ND: matrices of rows). A negative step (a call
+    refused for its range) still has a begin and an end; only steps >= 0 are viewed or moved."""
+
+    first: int
+    outer_step: int
+    outer: int
+    inner_step: int
+    inner: int
+    length: int
+
+    @property
+    def empty(self) -> bool:
+        return self.outer <= 0 or self.inner <= 0 or self.length <= 0
+
+    @property
+    def count(self) -> int:
+        return 0 if self.empty else self.outer * self.inner
+
+    @property
+    def begin(self) -> int:
+        if self.empty:
+            return 0
+        return (self.first + min(0, self.outer_step * (self.outer - 1))
+                + min(0, self.inner_step * (self.inner - 1)))
+
+    @property
+    def end(self) -> int:
+        if self.empty:
+            return 0
+        return (self.first + max(0, self.outer_step * (self.outer - 1))
+                + max(0, self.inner_step * (self.inner - 1)) + self.length)
+
+    @property
+    def nbytes(self) -> int:
+        return self.count * self.length
+
+    def starts(self) -> np.ndarray:
+        o = np.arange(max(self.outer, 0), dtype=np.int64)[:, None]
+        k = np.arange(max(self.inner, 0), dtype=np.int64)[None, :]
+        return (self.first + o * self.outer_step + k * self.inner_step).reshape(-1)
+
+    def view(self, buffer: np.ndarray, base: int) -> np.ndarray:
+        """An (outer, inner, length) view of `buffer` holding the runs of an operand at byte `base`."""
+        if self.empty:
+            return buffer[:0].reshape(0, 0, 0)
+        if self.outer_step < 0 or self.inner_step < 0:
+            raise ValueError("a Grid with a negative step is not viewed")
+        lo, hi = base + self.begin, base + self.end
+        if lo < 0 or hi > buffer.shape[0]:
+            raise ValueError(f"runs [{lo}, {hi}) fall outside a memory image of {buffer.shape[0]} bytes")
+        return as_strided(buffer[base + self.first:], shape=(self.outer, self.inner, self.length),
+                          strides=(self.outer_step, self.inner_step, 1))
+
+    def self_overlaps(self) -> bool:
+        """Do two different runs share a byte? Rows k apart in one group are k * inner_step apart; rows
+        of groups m apart are m * outer_step + k * inner_step apart, |k| < inner: check the nearest k."""
+        if self.empty:
+            return False
+        if self.inner > 1 and self.inner_step < self.length:
+            return True
+        m = np.arange(1, self.outer, dtype=np.int64)
+        if not m.size:
+            return False
+        shift = m * self.outer_step
+        if self.inner_step == 0:
+            return bool((shift < self.length).any())
+        near = np.clip(np.stack([-(shift // self.inner_step), -(-shift // self.inner_step) * -1]),
+                       -(self.inner - 1), self.inner - 1)
+        gap = np.abs(shift[None, :] + near * self.inner_step)
+        return bool((gap < self.length).any())
+
+
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
     """Do two operands' runs (in the same scope) share any byte?"""
     if a.empty or b.empty:
@@ -147,7 +221,7 @@ def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,
     dst.view(dst_buf, dst_base)[...] = src.view(src_buf, src_base)
 
 
-def mark(mask: np.ndarray, base: int, runs: Runs | Spots, value: bool = True) -> None:
+def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = True) -> None:
     """Set the bytes of `runs` (at `base`) in a per-byte mask (bytes past its end are left out)."""
     if runs.empty:
         return

@@ -40,8 +40,12 @@ class Context:
         """The spec's units for this call, and `element`: the bytes of one element of its dtype."""
         units = self.spec.units(self.call)
         dtype = self.spec.dtype_of_call(self.call)
-        if dtype in self.rulebook.dtypes:
-            units["element"] = self.rulebook.itemsize(dtype)
+        width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
+        if width is not None:
+            units["element"] = width
+        for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
+            if isinstance(unit, Mapping):
+                units[name] = unit["elements"] * (width or 1)
         return units
 
     @cached_property
@@ -150,7 +154,7 @@ def _list_length(rule: Rule, ctx: Context) -> str | None:
 
 @kind("range")
 def _range(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.args[rule["param"]]
+    value = ctx.call.param(rule["param"])
     value = int(value) if isinstance(value, bool) else ctx.call.int_arg(rule["param"])    # bool: 0 / 1
     if not rule["min"] <= value <= rule["max"]:
         return f"{rule['param']}={value} is outside [{rule['min']}, {rule['max']}]"
@@ -256,6 +260,23 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
     return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
 
 
+@kind("multiple")
+def _multiple(rule: Rule, ctx: Context) -> str | None:
+    value = ctx.call.int_arg(rule["param"])
+    if value % rule["of"]:
+        return f"{rule['param']}={value} is not a multiple of {rule['of']}"
+    return None
+
+
+@kind("self_overlap")
+def _self_overlap(rule: Rule, ctx: Context) -> str | None:
+    """Two of the runs an operand writes share a byte (its footprint says how: Grid.self_overlaps)."""
+    for label, tensor, runs in ctx.entries(rule["operand"]):
+        if runs is not None and hasattr(runs, "self_overlaps") and runs.self_overlaps():
+            return f"rows of {label} overlap one another: some bytes are written more than once"
+    return None
+
+
 @kind("mask_words")
 def _mask_words(rule: Rule, ctx: Context) -> str | None:
     """A bitwise mask (a list of words): word k inside words[k]; with `nonzero`, not every word 0."""
@@ -327,8 +348,16 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
         for name in sorted(set(call.args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
-    for name in expected_args - spec.operands.keys():     # the index math may then trust the types
-        value, kind = call.args[name], spec.param_type(name, call.form)
+    params = [p for p, d in spec.params.items() if call.form in d.get("forms", [call.form])]
+    for head in {p.partition(".")[0] for p in params if "." in p}:          # mapping arguments: exact fields
+        fields = {p.partition(".")[2] for p in params if p.startswith(head + ".")}
+        value = call.args[head]
+        if not isinstance(value, Mapping):
+            raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
+        for extra in sorted(set(value) - fields):
+            raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
+    for name in params:                                    # the index math may then trust the types
+        value, kind = call.param(name), spec.param_type(name, call.form)
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     for name in spec.operands:

@@ -158,7 +158,8 @@ class ApiSpec:
         """The arguments a call of this form must have: every operand and the form's parameters."""
         cache = self.__dict__.setdefault("_argument_names", {})
         if form not in cache:
-            cache[form] = frozenset(self.operands) | {p for p, d in self.params.items() if form in d.get("forms", [form])}
+            cache[form] = frozenset(self.operands) | {p.partition(".")[0] for p, d in self.params.items()
+                                                      if form in d.get("forms", [form])}
         return cache[form]
 
     def forms_or_default(self) -> tuple[str | None, ...]:
@@ -207,7 +208,10 @@ class Rulebook:
         if "paths" in when and spec.path_of(call) not in when["paths"]:
             return False
         for name, (lo, hi) in when.get("params", {}).items():
-            value = call.args.get(name)           # a bool parameter matches as 0 / 1
+            head, _, field_name = name.partition(".")
+            value = call.args.get(head)           # a bool parameter matches as 0 / 1
+            if field_name:
+                value = value.get(field_name) if isinstance(value, Mapping) else None
             if not isinstance(value, int) or not lo <= value <= hi:
                 return False
         return True

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import asc_gather, data_move, scatter, vec_trans_scatter
+from . import asc_gather, data_copy_nz2nd, data_move, scatter, vec_trans_scatter
 
 INDEX_MATH: dict[str, ModuleType] = {
     "data_move": data_move,
     "vec_trans_scatter": vec_trans_scatter,
     "scatter": scatter,
     "asc_gather": asc_gather,
+    "data_copy_nz2nd": data_copy_nz2nd,
 }
 
 

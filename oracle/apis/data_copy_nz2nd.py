@@ -1,0 +1,49 @@
+"""Ascend C DataCopy(GlobalTensor dst, LocalTensor src, Nz2NdParamsFull) (004_dc35eb371305363d.txt):
+UB -> GM, converting NZ (fractal) layout to ND.
+
+Matrix i < ndNum, row r < nValue, column c < dValue: destination element
+i * dstNdMatrixStride + r * dstDStride + c comes from source element
+i * srcNdMatrixStride * 256 + (c div 16) * srcNStride * 16 + r * 16 + (c mod 16). The source of one
+matrix is dValue / 16 column blocks ("Z排布"), each nValue rows of 16 elements back to back; the
+fractal is 16 elements wide for every dtype (the page's float example: srcNStride 4 is 64 elements).
+Units (elements of 256 / 16 / 1) come from the spec, in bytes.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..call import Call
+from ..footprint import Grid
+
+
+def _fields(call: Call) -> dict[str, int]:
+    return call.args["intriParams"]
+
+
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Grid]:
+    """src: per matrix, dValue / 16 column blocks of nValue fractal rows; dst: per matrix, nValue rows."""
+    p, width, fractal = _fields(call), units["element"], units["fractal"]
+    blocks = -(-p["dValue"] // (fractal // width))                 # a partial block is still read whole
+    return {"src": Grid(0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"], p["ndNum"],
+                        p["srcNStride"] * units["intriParams.srcNStride"], blocks, p["nValue"] * fractal),
+            "dst": Grid(0, p["dstNdMatrixStride"] * units["intriParams.dstNdMatrixStride"], p["ndNum"],
+                        p["dstDStride"] * units["intriParams.dstDStride"], p["nValue"], p["dValue"] * width)}
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+    p, fractal = _fields(call), units["fractal"]
+    acc = accesses(call, units)
+    src, dst = call.tensor("src"), call.tensor("dst")
+    s, d = acc["src"], acc["dst"]
+    if s.empty or d.empty:
+        return                                                     # ndNum = 0: an empty move
+    buffer = image[src.scope]
+    # (matrix, column block, row, fractal row bytes) -> (matrix, row, column block, ...) -> ND rows
+    blocks = as_strided(buffer[src.addr:], shape=(s.outer, s.inner, p["nValue"], fractal),
+                        strides=(s.outer_step, s.inner_step, fractal, 1))
+    rows = np.ascontiguousarray(blocks.transpose(0, 2, 1, 3)).reshape(s.outer, p["nValue"], -1)
+    d.view(image[dst.scope], dst.addr)[...] = rows[:, :, :d.length]
