@@ -296,6 +296,7 @@ class _Draft:
     template: Call | None = None             # the probe call the index math is asked about
     units: Mapping[str, int] | None = None
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
+    spare: bool = False                      # leave one alignment unit per operand (to misalign one)
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
@@ -341,8 +342,8 @@ def _capacity(env: Env, draft: _Draft, scope: str) -> int:
 
 def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
     """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
-    rounded to its scope's alignment plus one spare unit (room to misalign it for an align rule); the
-    entries of a list operand sit one entry's run apart at least."""
+    rounded to its scope's alignment (plus one spare unit when an align rule is to be broken: room to
+    misalign it); the entries of a list operand sit one entry's run apart at least."""
     need: dict[str, int] = {}
     acc = _accesses(env, draft, params)
     moved = max((r.nbytes for rs in acc.values() for r in (rs if isinstance(rs, list) else [rs])
@@ -352,7 +353,7 @@ def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[st
     for op, end in _ends(env, draft, params).items():
         scope = draft.scopes[op]
         spread = (draft.count(op) - 1) * _entry_unit(acc[op], aligns[scope])
-        need[scope] = need.get(scope, 0) + _round_up(end + spread, aligns[scope]) + aligns[scope]
+        need[scope] = need.get(scope, 0) + _round_up(end + spread, aligns[scope]) + aligns[scope] * draft.spare
     return min(_capacity(env, draft, s) - n for s, n in need.items())
 
 
@@ -447,7 +448,15 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
     for n in names:
         _require(domains[n])
         params[n] = domains[n][0][0]
+    empties: set[str] = set()
+    for n in names:     # a count at 0 (ndNum, repeatTimes) empties every footprint and would let the
+        lo = params[n]  # parameters drawn before it grow without bound: size them against 1 instead
+        if lo == 0 and any(a <= 1 <= b for a, b in domains[n]) and _moves_nothing(env, draft, params):
+            if not _moves_nothing(env, draft, {**params, n: 1}):
+                params[n] = 1
+                empties.add(n)
     forced = target["param"] if target is not None and target.kind == "range" else None
+    pushed_down = False
     if forced is not None:
         outside = [v for v in (target["min"] - 1, target["max"] + 1)
                    if _fits(env, draft, {**params, forced: v}, aligns)]
@@ -480,16 +489,26 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
         else:
             top = _largest_fit(env, draft, params, n, lo, hi, aligns)
             _require(top is not None)
+        if n in empties and how != "min" and top >= 1:
+            lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
         params[n], where = _pick_as(draw, how if top > lo else "min", lo, top)
+        pushed_down |= how != "min" and top == lo == 0
         if where == "max":
             draft.tags.append(f"{n}=max" if top == hi else f"{n}=largest-fit")
         elif where == "min":
             draft.tags.append(f"{n}=min")
+    if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
+        _require(not _moves_nothing(env, draft, params))
     _stay_out(env, draft, params, forced, domains)
     for n in names:
         if env.spec.params[n].get("type") == "bool":
             params[n] = bool(params[n])
     draft.params = params
+
+
+def _moves_nothing(env: Env, draft: _Draft, params: Mapping[str, Any]) -> bool:
+    return all(r.empty for rs in _accesses(env, draft, params).values()
+               for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
 
 
 def _stay_out(env: Env, draft: _Draft, params: dict[str, int], forced: str | None,
@@ -808,7 +827,7 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
         alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
         _require(alternatives)
         dtypes[other] = draw(_one_of(tuple(alternatives)))
-    draft = _Draft(form, dtypes, _scopes_for(draw, env, form, dtypes, target))
+    draft = _Draft(form, dtypes, _scopes_for(draw, env, form, dtypes, target), spare=kind == "align")
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
     if kind == "list_length":                              # one entry short, one too many, or far off
         n = draft.counts[target["operand"]]
