@@ -3,7 +3,9 @@
   (a) oracle cost per call (check + expected) over the generated mix of every cell of each API;
       data_move: the largest UB->UB move as a ratio to numpy copying the same bytes   target: <= 3x numpy
       vec_trans_scatter: the largest transpose (every repeat that fits UB, per element width) as a
-      ratio to numpy transposing the same blocks (a reshape + transpose + copy)
+      ratio to numpy transposing the same blocks (a reshape + transpose + copy); scatter / asc_gather:
+      the largest count-form permutation against numpy's fancy indexing; data_copy_nz2nd: one matrix
+      filling half of UB against numpy's reshape + transpose of the same fractals
   (b) verified calls per second end to end (generation, backend, verdict) with the reference backend,
       one worker and -n 2; data_move                                               target: >= 500 calls/s
 
@@ -166,6 +168,32 @@ def largest_offset_move(api: str, product: str) -> None:
           f"check(call, memory) {check_s * 1e6:.0f} us")
 
 
+def largest_nz2nd(product: str) -> None:
+    """DataCopy NZ->ND of one float16 matrix filling half of UB (nValue rows, dValue columns, column blocks
+    back to back): the oracle against numpy reshaping and transposing the same fractals into rows."""
+    rulebook = default_rulebook()
+    ub = rulebook.product(product).capacity("UB")
+    n, d = 256, ub // 2 // 2 // 256 // 16 * 16
+    size = n * d * 2
+    fields = {"ndNum": 1, "nValue": n, "dValue": d, "srcNdMatrixStride": 1, "srcNStride": n,
+              "dstDStride": d, "dstNdMatrixStride": 1}
+    call = Call("data_copy_nz2nd", product, {"dst": Tensor("GM", 0, "float16", n * d),
+                                             "src": Tensor("UB", 0, "float16", n * d), "intriParams": fields})
+    assert check(call) == [], check(call)
+    memory = {"UB": np.random.default_rng(0).integers(0, 256, ub, dtype=np.uint8),
+              "GM": np.zeros(size + 256, np.uint8)}
+    image = {"UB": memory["UB"], "GM": memory["GM"].copy()}
+    apply, units = index_math("data_copy_nz2nd").apply, context(call).units
+    fractals = memory["UB"][:size].view(np.uint16).reshape(d // 16, n, 16)
+    out = np.empty((n, d), np.uint16)
+    numpy_s = best_of(lambda: np.copyto(out.reshape(n, d // 16, 16), fractals.transpose(1, 0, 2)))
+    move_s = best_of(lambda: apply(call, image, units))
+    check_s = best_of(lambda: check(call))
+    print(f"(a) data_copy_nz2nd largest move on {product}: {n} x {d} float16 ({size} bytes); numpy reshape/"
+          f"transpose {numpy_s * 1e6:.0f} us; index math {move_s * 1e6:.0f} us = {move_s / numpy_s:.2f}x numpy; "
+          f"check() {check_s * 1e6:.0f} us")
+
+
 def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         start = time.perf_counter()
@@ -203,7 +231,8 @@ def main() -> None:
 
 BIGGEST = {"data_move": largest_move, "vec_trans_scatter": largest_transpose,
            "scatter": lambda product: largest_offset_move("scatter", product),
-           "asc_gather": lambda product: largest_offset_move("asc_gather", product)}
+           "asc_gather": lambda product: largest_offset_move("asc_gather", product),
+           "data_copy_nz2nd": largest_nz2nd}
 PRODUCT = {"scatter": "ascend310b", "asc_gather": "ascend910b"}      # where each API exists
 
 

@@ -84,10 +84,17 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
                 lo = mid
 
     floors = {r["param"]: r["min"] for r in spec.rules_of("range")}
-    for name in spec.argument_names(best.call.form) - set(spec.operands):
-        value = best.call.args.get(name)
+
+    def set_param(c: Call, v: int, name: str) -> Call:
+        head, _, field_name = name.partition(".")        # intriParams.nValue: a field of a mapping
+        return c.replace(**{head: {**c.args[head], field_name: v} if field_name else v})
+
+    for name in spec.params:
+        if best.call.form not in spec.params[name].get("forms", [best.call.form]):
+            continue
+        value = best.call.param(name)
         if isinstance(value, int) and not isinstance(value, bool):
-            lower(lambda c, n=name: c.args[n], lambda c, v, n=name: c.replace(**{n: v}), floors.get(name, 0))
+            lower(lambda c, n=name: c.param(n), lambda c, v, n=name: set_param(c, v, n), floors.get(name, 0))
     for name in spec.operands:
         if spec.is_list(name):          # entries keep their numel: refit() already follows the params
             continue
