@@ -492,6 +492,8 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
         if n in empties and how != "min" and top >= 1:
             lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
         params[n], where = _pick_as(draw, how if top > lo else "min", lo, top)
+        if n in empties and how != "min" and where == "min" and lo == 1:
+            where = "max"           # 1 was all that fitted: the largest fit, not the (empty) minimum
         pushed_down |= how != "min" and top == lo == 0
         if where == "max":
             draft.tags.append(f"{n}=max" if top == hi else f"{n}=largest-fit")

@@ -127,6 +127,10 @@ class Nz2NdSim:
         """How many NZ matrices move ("传输NZ矩阵的数目")."""
         return p["ndNum"]
 
+    def rows(self, p: Mapping[str, int]) -> int:
+        """How many rows of each matrix move."""
+        return p["nValue"]
+
     def columns(self, p: Mapping[str, int]) -> int:
         """How many columns of each row move."""
         return p["dValue"]
@@ -151,7 +155,7 @@ class Nz2NdSim:
     # -- the geometry ---------------------------------------------------------------------------------
     def layout(self, call: Call) -> list[Part]:
         p, width = call.args["intriParams"], ITEMSIZE[call.args["dst"].dtype]
-        n, rows, cols, c0 = self.matrices(p), p["nValue"], self.columns(p), self.c0(width)
+        n, rows, cols, c0 = self.matrices(p), self.rows(p), self.columns(p), self.c0(width)
         s_mat, s_blk, s_row, s_col = self.src_steps(p, width, c0)
         d_mat, d_row = self.dst_steps(p, width)
         full, rest = divmod(cols, c0)
@@ -267,7 +271,9 @@ class BlocksOf32Bytes(Nz2NdSim):
 
     Expected: FAIL in the legal int32 / uint32 / float32 cells (any call that moves a matrix: column 8
     comes from the wrong place), or FALSE_REJECT where the doubled number of column blocks reaches past
-    src; the 16-bit cells (C0 = 16 either way) pass."""
+    src; where the footprint it believes in is the smaller one (rows of 32 bytes, not 64), a src too
+    short may be accepted: MISSED_REJECT in reject/data_copy_nz2nd.src.bounds. The 16-bit cells (C0 = 16
+    either way) pass."""
 
     name = "nz2nd-bug-c-blocks-of-32-bytes"
     bug = "C0 = 32 bytes / sizeof(T)"
@@ -426,10 +432,49 @@ class UbSize256k(Nz2NdSim):
         return 256 << 10
 
 
+class SrcNStrideIn12Bits(Nz2NdSim):
+    """(m) srcNStride kept in a 12-bit field: 4096 wraps to 0, every column block read from the first.
+
+    The author modelled the instruction's parameter fields and gave srcNStride the width of ndNum's
+    (12 bits, "ndNum∈[0, 4095]"), missing that "srcNStride∈[0, 4096]" has 4097 values. Only the top
+    of the range is wrong; the bounds check (on the wrapped stride) believes in a smaller footprint.
+
+    Expected: FAIL in the legal 16-bit cells, on calls with srcNStride = 4096, dValue >= 32 and
+    ndNum >= 1 (the shrunk call has them: the generators reach the top of the range in calls that move
+    data; the second column block of a 16-bit call starts 128 KB into src, which fits in UB). In the
+    32-bit cells it would start 256 KB in: no such call fits in UB, and they pass. Every other call
+    comes out right."""
+
+    name = "nz2nd-bug-m-src-n-stride-in-12-bits"
+    bug = "srcNStride & 0xFFF"
+
+    def src_steps(self, p: Mapping[str, int], width: int, c0: int) -> tuple[int, int, int, int]:
+        mat, _, row, col = super().src_steps(p, width, c0)
+        return mat, (p["srcNStride"] & 0xFFF) * FRACTAL * width, row, col
+
+
+class NValueIn13Bits(Nz2NdSim):
+    """(n) nValue kept in a 13-bit field: 8192 wraps to 0, and the call moves nothing.
+
+    As (m), for "nValue∈[1, 8192]" (8192 values from 1: 14 bits, or 13 bits holding nValue - 1).
+
+    Expected: FAIL in ascend310p-aicore's legal 16-bit cells, on calls with nValue = 8192 (the shrunk
+    call): one column block of 8192 rows of 16 half-words is 256 KB, the whole UB of the inference
+    series, so such a call has src at UB byte 0, ndNum = 1 and one column block (or srcNStride = 0).
+    On ascend910b (192 KB of UB), and in 32-bit cells, no legal call that moves data has nValue = 8192:
+    those cells pass, as they must for any backend."""
+
+    name = "nz2nd-bug-n-n-value-in-13-bits"
+    bug = "nValue & 0x1FFF"
+
+    def rows(self, p: Mapping[str, int]) -> int:
+        return p["nValue"] & 0x1FFF
+
+
 BUGGY_NZ2ND_BACKENDS: list[type[Nz2NdSim]] = [
     SrcNStrideInElements, MatrixStrideIn16, BlocksOf32Bytes, DValueMultipleUnchecked, Bfloat16On310p,
     DstDStrideInBytes, ColumnMajorBlocks, NdNumZeroAsOne, LastBlockDropped, SrcNStrideZeroPacked,
-    SrcBoundsAsDense, UbSize256k,
+    SrcBoundsAsDense, UbSize256k, SrcNStrideIn12Bits, NValueIn13Bits,
 ]
 
 __all__ = ["Nz2NdSim", "BUGGY_NZ2ND_BACKENDS"] + [cls.__name__ for cls in BUGGY_NZ2ND_BACKENDS]

@@ -1,0 +1,480 @@
+"""The suite catches realistic DataCopy NZ -> ND bugs, and lets the reference conform.
+
+Every buggy backend of tests/buggy_nz2nd_backends.py is run through the real strategies and runner
+(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
+checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
+the shrunk reproducer is the call the bug needs, and that the recorded failure replays to the same
+verdict from its plain-data form (Call.from_dict + MemoryRecipe.from_dict + judge). A reproducer of a
+missed rejection is refused by the correct simulator for the very rule the suite names.
+
+The controls: the correct simulator `Nz2NdSim`, checked call by call against the reference
+(`OracleBackend`), conforms on every cell a bug is looked for in (under `ci`, as the bugs), and on every
+other data_copy_nz2nd cell of ascend910b and ascend310p-aicore (under `quick`).
+
+Most bugs share one geometry between the mover and the bounds checks (as a simulator author would): a
+legal call they refuse (FALSE_REJECT, by a bounds check) is as much a catch as a wrong image (FAIL).
+
+Page: 004_dc35eb371305363d.txt. Budget: about 40 s on one core, a quarter of it the controls; most
+of the rest is shrinking (up to 300 Hypothesis runs and minimize()'s 200 per failing cell).
+"""
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import buggy_nz2nd_backends as bn
+from conformance import OracleBackend, Rejected
+from conformance.cells import cells, select
+from conformance.memory import MemoryRecipe
+from conformance.profiles import profile
+from conformance.runner import CellResult, run_cells
+from conformance.verdicts import NONCONFORMING, judge
+from oracle import Call, Tensor, check, verdict_class
+
+RUN_SEED = 20240601
+CI = profile("ci")
+API = "data_copy_nz2nd"
+A2 = "ascend910b"            # 7 dtypes (bfloat16 too), 192 KB of UB
+A3 = "ascend910_93"          # the same tables as A2
+P = "ascend310p-aicore"      # no bfloat16, 256 KB of UB
+
+
+def _on(product: str, *tails: str) -> list[str]:
+    return [f"{API}/{product}/{t}" for t in tails]
+
+
+def _legal(product: str, *dtypes: str) -> list[str]:
+    return _on(product, *(f"legal/{d}" for d in dtypes))
+
+
+def _reject(product: str, *rules: str) -> list[str]:
+    return _on(product, *(f"reject/{API}.{r}" for r in rules))
+
+
+# ---------------------------------------------------------------------------------------------------
+# what each bug must look like
+
+
+@dataclass
+class Expect:
+    backend: type[bn.Nz2NdSim]
+    run: list[str]                                   # cell globs to run the backend on
+    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
+    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
+    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
+
+    @property
+    def id(self) -> str:
+        return self.backend.name
+
+
+def _p(call: Call) -> dict[str, int]:
+    return call.args["intriParams"]
+
+
+def _width(call: Call) -> int:
+    return bn.ITEMSIZE[call.args["dst"].dtype]
+
+
+def _diff(failure: dict[str, Any]) -> dict[str, Any]:
+    """The GM diff of a FAIL: the bug writes inside the destination footprint only."""
+    d = failure["diff"]["GM"]
+    assert set(failure["diff"]) == {"GM"}, "UB is only read"
+    assert d["stray_bytes"] == 0, "the bug writes only bytes the call may write"
+    return d
+
+
+def _refused_for(failure: dict[str, Any], *rules: str) -> None:
+    """A legal call a geometry bug refuses: refused by the bounds check the wrong geometry feeds."""
+    if failure["verdict"] == "FALSE_REJECT":
+        assert any(f"({API}.{r})" in failure["message"] for r in rules), failure["message"]
+
+
+def _missed(failure: dict[str, Any], *rules: str) -> bool:
+    if failure["verdict"] != "MISSED_REJECT":
+        return False
+    assert failure["rule"] in {f"{API}.{r}" for r in rules}, failure["rule"]
+    return True
+
+
+def _shrunk_a(failure: dict[str, Any], call: Call) -> None:
+    p = _p(call)
+    _missed(failure, "src.bounds")
+    assert p["ndNum"] >= 1 and p["dValue"] >= 32 and p["srcNStride"] >= 1     # a second column block, moved
+    if failure["verdict"] == "FAIL":
+        assert p["dValue"] == 32 and p["nValue"] == 1
+        d = _diff(failure)
+        first = min(e["addr"] for e in d["first"]) - call.args["dst"].addr
+        assert first >= 16 * _width(call)                        # the first column block is right
+
+
+def _shrunk_b(failure: dict[str, Any], call: Call) -> None:
+    _missed(failure, "src.bounds")
+    p = _p(call)
+    assert p["ndNum"] >= 2                                       # matrix 0 reads the same either way
+    if failure["verdict"] == "FAIL":
+        assert p["ndNum"] == 2
+        first = min(e["addr"] for e in _diff(failure)["first"]) - call.args["dst"].addr
+        assert first >= p["dstNdMatrixStride"] * _width(call)   # matrix 0 is right
+
+
+def _shrunk_c(failure: dict[str, Any], call: Call) -> None:
+    _refused_for(failure, "src.bounds")
+    assert _width(call) == 4 and _p(call)["ndNum"] >= 1          # 16-bit types have C0 = 16 either way
+    if failure["verdict"] == "FAIL":
+        first = min(e["addr"] for e in _diff(failure)["first"]) - call.args["dst"].addr
+        assert first >= 8 * 4                                    # columns 0-7 of row 0 are right
+
+
+def _shrunk_d(failure: dict[str, Any], call: Call) -> None:
+    assert _p(call)["dValue"] % 16
+
+
+def _shrunk_e(failure: dict[str, Any], call: Call) -> None:
+    assert call.product == P and call.args["dst"].dtype == "bfloat16"
+
+
+def _shrunk_f(failure: dict[str, Any], call: Call) -> None:
+    _missed(failure, "dst.bounds")
+    p = _p(call)
+    assert p["ndNum"] >= 1 and p["nValue"] >= 2                  # row 0 lands right either way
+    if failure["verdict"] == "FAIL":
+        assert p["nValue"] == 2 and p["ndNum"] == 1
+
+
+def _shrunk_g(failure: dict[str, Any], call: Call) -> None:
+    p = _p(call)
+    assert p["ndNum"] >= 1 and p["nValue"] >= 2                  # one row reads the same either way
+    assert p["nValue"] == 2
+    d = _diff(failure)
+    first = min(e["addr"] for e in d["first"]) - call.args["dst"].addr
+    assert first >= _width(call)                                 # element (0, 0) is right
+
+
+def _shrunk_h(failure: dict[str, Any], call: Call) -> None:
+    _refused_for(failure, "src.bounds", "dst.bounds")
+    assert _p(call)["ndNum"] == 0
+
+
+def _shrunk_i(failure: dict[str, Any], call: Call) -> None:
+    _missed(failure, "src.bounds", "dst.bounds")
+    p = _p(call)
+    assert p["ndNum"] >= 1
+    if failure["verdict"] == "FAIL":
+        d = _diff(failure)
+        assert d["wrong_bytes"] <= p["ndNum"] * p["nValue"] * 16 * _width(call)   # the last block only
+        if p["ndNum"] == 1 and p["nValue"] == 1:
+            first = min(e["addr"] for e in d["first"]) - call.args["dst"].addr
+            assert first >= (p["dValue"] - 16) * _width(call)
+
+
+def _shrunk_j(failure: dict[str, Any], call: Call) -> None:
+    _refused_for(failure, "src.bounds")
+    p = _p(call)
+    assert p["srcNStride"] == 0 and p["dValue"] >= 32 and p["ndNum"] >= 1
+
+
+def _shrunk_k(failure: dict[str, Any], call: Call) -> None:
+    _refused_for(failure, "src.bounds")
+    p, src = _p(call), call.args["src"]
+    dense = p["ndNum"] * p["nValue"] * p["dValue"]
+    if failure["verdict"] == "FALSE_REJECT":
+        assert dense > src.numel                                 # the dense count does not fit...
+    else:
+        assert _missed(failure, "src.bounds") and dense <= src.numel   # ...or fits a too-short src
+
+
+def _shrunk_l(failure: dict[str, Any], call: Call) -> None:
+    src = call.args["src"]
+    assert call.product in (A2, A3)
+    assert 192 << 10 < src.addr + src.numel * _width(call) <= 256 << 10
+
+
+def _shrunk_m(failure: dict[str, Any], call: Call) -> None:
+    p = _p(call)
+    assert p["srcNStride"] == 4096 and p["dValue"] >= 32 and p["ndNum"] >= 1 and _width(call) == 2
+
+
+def _shrunk_n(failure: dict[str, Any], call: Call) -> None:
+    p = _p(call)
+    assert call.product == P and _width(call) == 2
+    assert p["nValue"] == 8192 and p["ndNum"] == 1 and call.args["src"].addr == 0
+    assert _diff(failure)["wrong_bytes"] > 0
+
+
+# The cells: four legal cells (a 16- and a 32-bit one per product; ascend310p-aicore's int16 is where a
+# call can have nValue = 8192) and the reject cells the bugs need, shared between bugs (the controls run
+# each once).
+L16, L32, P16, P32 = _legal(A2, "int16"), _legal(A2, "float32"), _legal(P, "int16"), _legal(P, "int32")
+
+BUGS = [
+    Expect(bn.SrcNStrideInElements,
+           L16 + P32 + _reject(A2, "src.bounds", "dst.bounds"),
+           must={f"{API}/*/legal/*": {"FAIL"}, f"{API}/{A2}/reject/*.src.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_a),
+    Expect(bn.MatrixStrideIn16,
+           L32 + P16 + _reject(A2, "src.bounds", "dst.bounds"),
+           must={f"{API}/*/legal/*": {"FAIL"}, f"{API}/{A2}/reject/*.src.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_b),
+    Expect(bn.BlocksOf32Bytes,
+           L16 + L32 + P16 + P32 + _reject(A2, "src.bounds"),
+           # the doubled number of column blocks may reach past src: a legal call refused
+           must={f"{API}/*/legal/*32": {"FAIL", "FALSE_REJECT"}},
+           may={f"{API}/{A2}/reject/*.src.bounds": {"MISSED_REJECT"}}, shrunk=_shrunk_c),
+    Expect(bn.DValueMultipleUnchecked,
+           _reject(A2, "dValue.multiple") + _reject(P, "dValue.multiple") + L16,
+           must={f"{API}/*/reject/*.dValue.multiple": {"MISSED_REJECT"}}, shrunk=_shrunk_d),
+    Expect(bn.Bfloat16On310p,
+           _reject(P, "dtype.supported_310p") + _reject(A2, "dtype.supported") + P16,
+           must={f"{API}/{P}/reject/*.supported_310p": {"MISSED_REJECT"}}, shrunk=_shrunk_e),
+    Expect(bn.DstDStrideInBytes,
+           L16 + P32 + _reject(A2, "dst.bounds", "src.bounds"),
+           must={f"{API}/*/legal/*": {"FAIL"}, f"{API}/{A2}/reject/*.dst.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_f),
+    Expect(bn.ColumnMajorBlocks,
+           L32 + P16 + _reject(A2, "src.bounds"),
+           must={f"{API}/*/legal/*": {"FAIL"}}, shrunk=_shrunk_g),
+    Expect(bn.NdNumZeroAsOne,
+           L16 + P32 + _reject(A2, "ndNum.range"),
+           must={f"{API}/*/legal/*": {"FAIL", "FALSE_REJECT"}}, shrunk=_shrunk_h),
+    Expect(bn.LastBlockDropped,
+           L32 + P16 + _reject(A2, "src.bounds") + _reject(P, "dst.bounds"),
+           must={f"{API}/*/legal/*": {"FAIL"}, f"{API}/*/reject/*.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_i),
+    Expect(bn.SrcNStrideZeroPacked,
+           L16 + P32 + _reject(A2, "dst.bounds"),
+           # the packed footprint may not fit src: a legal call refused
+           must={f"{API}/*/legal/*": {"FAIL", "FALSE_REJECT"}}, shrunk=_shrunk_j),
+    Expect(bn.SrcBoundsAsDense,
+           L32 + P16 + _reject(A2, "src.bounds", "dst.bounds"),
+           must={f"{API}/*/legal/*": {"FALSE_REJECT"}, f"{API}/{A2}/reject/*.src.bounds": {"MISSED_REJECT"}},
+           shrunk=_shrunk_k),
+    Expect(bn.UbSize256k,
+           _reject(A2, "src.capacity") + _reject(A3, "src.capacity") + _reject(P, "src.capacity"),
+           must={f"{API}/{A2}/reject/*.capacity": {"MISSED_REJECT"},
+                 f"{API}/{A3}/reject/*.capacity": {"MISSED_REJECT"}},
+           shrunk=_shrunk_l),
+    Expect(bn.SrcNStrideIn12Bits,
+           # 32-bit: a call with srcNStride = 4096 and two column blocks does not fit in UB
+           L16 + P16 + L32,
+           must={f"{API}/*/legal/int16": {"FAIL"}}, shrunk=_shrunk_m),
+    Expect(bn.NValueIn13Bits,
+           # ascend910b: 8192 rows of 16 half-words (256 KB) do not fit its 192 KB of UB; 32-bit: 512 KB
+           P16 + P32 + L16,
+           must={f"{API}/{P}/legal/int16": {"FAIL"}}, shrunk=_shrunk_n),
+]
+
+
+def _match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
+    for glob, verdicts in globs.items():
+        if fnmatch.fnmatchcase(cell_id, glob):
+            return verdicts
+    return None
+
+
+def _select(patterns: list[str]) -> list:
+    products = sorted({p.split("/")[1] for p in patterns})
+    return select(cells(products, [API]), patterns)
+
+
+def _run(backend: Any, patterns: list[str]) -> list[CellResult]:
+    chosen = _select(patterns)
+    assert chosen, f"no cell matches {patterns}"
+    return run_cells(chosen, backend, CI, RUN_SEED)
+
+
+def _replay(failure: dict[str, Any], backend: Any) -> str:
+    call = Call.from_dict(failure["call"])
+    recipe = MemoryRecipe.from_dict(failure["memory"])
+    return judge(call, recipe, backend).verdict.value
+
+
+# ---------------------------------------------------------------------------------------------------
+# the tests
+
+
+def test_every_bug_is_listed() -> None:
+    assert len(bn.BUGGY_NZ2ND_BACKENDS) >= 6
+    assert {e.backend for e in BUGS} == set(bn.BUGGY_NZ2ND_BACKENDS)
+    assert len({cls.name for cls in bn.BUGGY_NZ2ND_BACKENDS}) == len(bn.BUGGY_NZ2ND_BACKENDS)
+    assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bn.BUGGY_NZ2ND_BACKENDS)
+    for e in BUGS:                                       # every glob names cells that exist
+        for pattern in e.run:
+            assert _select([pattern]), (e.id, pattern)
+
+
+@pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
+def test_suite_catches_bug(expect: Expect) -> None:
+    backend = expect.backend()
+    results = _run(backend, expect.run)
+    ran = {r.id for r in results}
+    assert len(ran) == len(results) >= 3
+    for glob in expect.must:
+        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
+    seen: dict[str, str] = {}
+    for r in results:
+        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
+        must, may = _match(r.id, expect.must), _match(r.id, expect.may)
+        if r.failure is None:
+            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts}, tags {r.tags})"
+            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
+            continue
+        f = r.failure
+        seen[r.id] = f["verdict"]
+        allowed = must if must is not None else may
+        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
+        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
+        assert f["cell"] == r.id
+        # generation stops at the first non-conforming call
+        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
+        call = Call.from_dict(f["call"])
+        assert call.product == r.cell["product"] and call.api == API
+        if expect.shrunk:
+            expect.shrunk(f, call)
+        # the reproducer is plain data and replays to the same verdict; the reference passes it
+        assert _replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
+        assert _replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
+        assert _replay(f, bn.Nz2NdSim()) in ("PASS", "UNDEFINED"), "the correct simulator fails the reproducer"
+        if f["verdict"] == "MISSED_REJECT":
+            # ...which refuses it for the very rule the suite says was broken
+            broken = [v["rule"] for v in f["violations"] if v["severity"] == "reject"]
+            assert broken == [f["rule"]], (broken, f["rule"])
+            with pytest.raises(Rejected) as refused:
+                bn.Nz2NdSim().run(call, MemoryRecipe.from_dict(f["memory"]).build())
+            assert refused.value.rule == f["rule"]
+    assert seen, f"{backend.name} was not caught anywhere"
+
+
+def test_page_examples() -> None:
+    """The simulator and the reference on the page's own call (Nz2NdParamsFull{1, 32, 32, 1, 32, 32, 1}, half): input
+    1 .. 1024, output "[1 2 ... 15 16 513 514 ... 527 528 17 18 ... 31 32 529 530 ...]"; and on the
+    half figure's (ndNum 2, nValue 4, dValue 32, srcNStride 4, dstDStride 160, dstNdMatrixStride 48):
+    the reference and `Nz2NdSim` leave the same image."""
+    src = np.arange(1, 1025, dtype=np.uint16)
+    p = {"ndNum": 1, "nValue": 32, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 32,
+         "dstDStride": 32, "dstNdMatrixStride": 1}
+    call = Call(API, A2, {"dst": Tensor("GM", 0, "float16", 1024), "src": Tensor("UB", 0, "float16", 1024),
+                          "intriParams": p})
+    for backend in (bn.Nz2NdSim(), OracleBackend()):
+        memory = {"UB": np.zeros(192 << 10, dtype=np.uint8), "GM": np.zeros(2048 + 256, dtype=np.uint8)}
+        memory["UB"][:2048] = src.view(np.uint8)
+        backend.run(call, memory)
+        out = memory["GM"][:2048].view(np.uint16)
+        assert out[:16].tolist() == list(range(1, 17)) and out[16:32].tolist() == list(range(513, 529))
+        assert out[32:48].tolist() == list(range(17, 33)) and out[48:64].tolist() == list(range(529, 545))
+        assert out[-32:-16].tolist() == list(range(497, 513)) and out[-16:].tolist() == list(range(1009, 1025))
+        assert not memory["GM"][2048:].any()
+    figure = {"ndNum": 2, "nValue": 4, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 4,
+              "dstDStride": 160, "dstNdMatrixStride": 48}
+    dst, src_t = Tensor("GM", 64, "float16", 48 + 3 * 160 + 32), Tensor("UB", 32, "float16", 512)
+    call = Call(API, P, {"dst": dst, "src": src_t, "intriParams": figure})
+    recipe = MemoryRecipe(7, {"UB": 256 << 10, "GM": 4096})
+    for backend in (bn.Nz2NdSim(), OracleBackend()):
+        assert judge(call, recipe, backend).verdict.value == "PASS"
+    ours, theirs = recipe.build(), recipe.build()
+    bn.Nz2NdSim().run(call, ours)
+    OracleBackend().run(call, theirs)
+    assert np.array_equal(ours["GM"], theirs["GM"]) and not np.array_equal(ours["GM"], recipe.build()["GM"])
+
+
+class Disagreement(AssertionError):
+    """The correct simulator and the reference did different things with one call."""
+
+
+class CheckedSim:
+    """`Nz2NdSim`, with the reference run on a copy of the same memory for every call: what the
+    simulator does is what is judged, and any call on which the two part ways (one refuses, the other
+    runs, or they refuse a call breaking one reject rule for different rules; or, on a legal call, their
+    images differ) raises, which the runner reports as a CRASH. So one run of the cells shows both that
+    the simulator conforms and that the reference does on the same calls. (Overlapping destination
+    rows, undefined, may be written in any order: their images are not compared.)"""
+
+    name = "nz2nd-sim-checked-against-oracle"
+
+    def __init__(self) -> None:
+        self.sim, self.ref = bn.Nz2NdSim(), OracleBackend()
+        self.calls = {"refused": 0, "ran": 0, "moved": 0}
+
+    def supports(self, api: str, product: str) -> bool:
+        assert self.sim.supports(api, product) == self.ref.supports(api, product)
+        return self.sim.supports(api, product)
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        klass = verdict_class(check(call))
+        theirs = {scope: image.copy() for scope, image in memory.items()}
+        try:
+            self.ref.run(call, theirs)
+            ref_refused: Rejected | None = None
+        except Rejected as exc:
+            ref_refused = exc
+        try:
+            self.sim.run(call, memory)
+        except Rejected as exc:
+            if ref_refused is None:
+                raise Disagreement(f"the simulator refused ({exc.rule}: {exc}), the reference ran it") from None
+            if exc.rule != ref_refused.rule:
+                raise Disagreement(f"refused for {exc.rule}, the reference for {ref_refused.rule}") from None
+            self.calls["refused"] += 1
+            raise
+        if ref_refused is not None:
+            raise Disagreement(f"the reference refused ({ref_refused.rule}), the simulator ran it")
+        self.calls["ran"] += 1
+        self.calls["moved"] += call.args["intriParams"]["ndNum"] > 0
+        if klass == "legal":
+            for scope, image in theirs.items():
+                if not np.array_equal(image, memory[scope]):
+                    raise Disagreement(f"the images differ in {scope} from byte "
+                                       f"{int(np.flatnonzero(image != memory[scope])[0])}")
+
+
+# Where the correct simulator and the reference are run: every cell a bug is run on, under `ci` as the bugs
+# are (so each failure above is that bug's alone); and the rest of ascend910b and ascend310p-aicore under
+# `quick`: the whole of both products under `ci` would take about half a minute on its own.
+QUICK = profile("quick")
+BUG_CELLS = sorted({p for e in BUGS for p in e.run})
+PRODUCTS = [f"{API}/{A2}/*", f"{API}/{P}/*"]
+CONTROLS = {"bug-cells": BUG_CELLS, "products": PRODUCTS}
+
+
+def _control_cells(which: str) -> list:
+    chosen = _select(CONTROLS[which])
+    if which == "bug-cells":
+        return chosen
+    done = {c.id for c in _select(BUG_CELLS)}
+    return [c for c in chosen if c.id not in done]
+
+
+def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
+    controlled = [c.id for which in CONTROLS for c in _control_cells(which)]
+    assert len(controlled) == len(set(controlled))                   # no cell is run twice
+    for e in BUGS:
+        ids = {c.id for c in _select(e.run)}
+        assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
+    assert {c.id for c in _select(PRODUCTS)} <= set(controlled)
+    assert len(_select(PRODUCTS)) == 23 + 22                          # bfloat16 is not a 310P cell
+
+
+@pytest.mark.parametrize("which", sorted(CONTROLS))
+def test_correct_simulator_and_reference_conform(which: str) -> None:
+    """The control: without its one bug each backend is `Nz2NdSim`, which passes every cell the bugs
+    are looked for in (so each failure above is that bug's alone), and the reference agrees with it call
+    by call there and on every other data_copy_nz2nd cell of ascend910b and ascend310p-aicore."""
+    backend, prof = CheckedSim(), CI if which == "bug-cells" else QUICK
+    chosen = _control_cells(which)
+    results = run_cells(chosen, backend, prof, RUN_SEED)
+    assert len(results) == len(chosen) >= 15
+    for r in results:
+        assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
+        assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
+        assert sum(r.counts.values()) == prof.calls, (r.id, r.counts)
+        kind = r.cell["kind"]
+        assert set(r.counts) == ({"UNDEFINED"} if kind == "undefined" else {"PASS"}), (r.id, r.counts)
+    kinds = {r.cell["kind"] for r in results}
+    assert kinds == ({"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"})
+    assert backend.calls["refused"] > 0 and backend.calls["moved"] > 0
