@@ -11,25 +11,20 @@ Budget: about 100 s of CPU in all, two thirds of it the reference run over the 7
 """
 from __future__ import annotations
 
-import fnmatch
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
 
 import buggy_backends as bb
+from catching import CI, Expect, assert_caught, match, run
 from conformance import OracleBackend
 from conformance.cells import cells, select
-from conformance.memory import MemoryRecipe
-from conformance.profiles import profile
-from conformance.runner import CellResult, run_cells
-from conformance.verdicts import NONCONFORMING, judge
+from conformance.runner import run_cells
 from oracle import Call
 from oracle.spec import DEFAULT_SPEC_DIR
 
 RUN_SEED = 20240601
-CI = profile("ci")
 API = "data_move"
 
 # The legal cells of one element size each: enough to show a bug that depends on the dtype's width.
@@ -51,19 +46,6 @@ def _legal4(product: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------
 # what each bug must look like
-
-
-@dataclass
-class Expect:
-    backend: type[bb.DataMoveSim]
-    run: list[str]                                   # cell globs to run the backend on
-    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
-    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
-    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
-
-    @property
-    def id(self) -> str:
-        return self.backend.name
 
 
 def _diff(failure: dict[str, Any], scope: str) -> dict[str, Any]:
@@ -195,26 +177,6 @@ BUGS = [
 ]
 
 
-def _match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
-    for glob, verdicts in globs.items():
-        if fnmatch.fnmatchcase(cell_id, glob):
-            return verdicts
-    return None
-
-
-def _run(backend: Any, patterns: list[str]) -> list[CellResult]:
-    products = sorted({p.split("/")[1] for p in patterns})
-    chosen = select(cells(products, [API]), patterns)
-    assert chosen, f"no cell matches {patterns}"
-    return run_cells(chosen, backend, CI, RUN_SEED)
-
-
-def _replay(failure: dict[str, Any], backend: Any) -> str:
-    call = Call.from_dict(failure["call"])
-    recipe = MemoryRecipe.from_dict(failure["memory"])
-    return judge(call, recipe, backend).verdict.value
-
-
 # ---------------------------------------------------------------------------------------------------
 # the tests
 
@@ -227,43 +189,14 @@ def test_every_bug_is_listed() -> None:
 
 @pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
-    backend = expect.backend()
-    results = _run(backend, expect.run)
-    ran = {r.id for r in results}
-    for glob in expect.must:
-        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
-    seen: dict[str, str] = {}
-    for r in results:
-        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
-        must, may = _match(r.id, expect.must), _match(r.id, expect.may)
-        if r.failure is None:
-            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts})"
-            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
-            continue
-        f = r.failure
-        seen[r.id] = f["verdict"]
-        allowed = must if must is not None else may
-        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
-        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
-        assert f["cell"] == r.id
-        # generation stops at the first non-conforming call. (Its verdict may differ from the shrunk
-        # one: a CRASH can shrink into a FAIL, since the runner raises one exception type for both.)
-        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
-        call = Call.from_dict(f["call"])
-        assert call.product == r.cell["product"] and call.api == API
-        if expect.shrunk:
-            expect.shrunk(f, call)
-        # the reproducer is plain data and replays to the same verdict
-        assert _replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
-        assert _replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
-    assert seen, f"{backend.name} was not caught anywhere"
+    assert_caught(expect, RUN_SEED)
 
 
 def test_correct_simulator_conforms_where_the_bugs_are_looked_for() -> None:
     """The control: without its one bug each backend is this simulator, which passes every cell above.
     So each failure the suite reports for a buggy backend is caused by that bug alone."""
-    patterns = sorted({p for e in BUGS for p in e.run if _match(p, e.must) is not None})
-    results = _run(bb.DataMoveSim(), patterns)
+    patterns = sorted({p for e in BUGS for p in e.run if match(p, e.must) is not None})
+    results = run(bb.DataMoveSim(), patterns, RUN_SEED)
     assert len(results) >= 10
     bad = {r.id: (r.status, r.failure and r.failure["message"]) for r in results if not r.conforms}
     assert not bad

@@ -17,31 +17,23 @@ Several bugs share one helper between the mover and the bounds check (as a simul
 legal call they refuse (FALSE_REJECT, by the bounds check) is as much a catch as a wrong image (FAIL).
 
 Pages: 002_94c60850db7e14df.txt (Scatter), 003_5f0a5de14d724856.txt (asc_gather). Budget: about 50 s of
-CPU on one core, half of it the controls. (Not every cell is cheap to fail in: MaskBitsReversed in
-scatter/ascend310p-aicore/legal/mask_bits/uint32 costs ~90 s of Hypothesis shrinking at this run seed;
-see the cells chosen below.)
+CPU on one core, half of it the controls. (Shrinking is capped at 300 backend runs per failing
+cell since; it once cost MaskBitsReversed ~90 s in scatter/ascend310p-aicore/legal/mask_bits/uint32.)
 """
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pytest
 
 import buggy_offset_backends as bo
-from conformance import OracleBackend, Rejected
-from conformance.cells import cells, select
+from catching import CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, select_cells
 from conformance.memory import MemoryRecipe
-from conformance.profiles import profile
-from conformance.runner import CellResult, run_cells
-from conformance.verdicts import NONCONFORMING, judge
-from oracle import Call, check, verdict_class
+from conformance.runner import run_cells
+from oracle import Call
 
 RUN_SEED = 20240601
-CI = profile("ci")
 S, G = "scatter", "asc_gather"
 P = "ascend310p-aicore"      # Scatter: uint16 / uint32 / float32 / float16, 256 KB of UB, offsets to 2^32-1
 B = "ascend310b"             # Scatter: 8 dtypes, 248 KB of UB, offsets limited for 8- and 16-bit types
@@ -55,19 +47,6 @@ def _on(api: str, product: str, *tails: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------
 # what each bug must look like
-
-
-@dataclass
-class Expect:
-    backend: type[bo.OffsetSim]
-    run: list[str]                                   # cell globs to run the backend on
-    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
-    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
-    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
-
-    @property
-    def id(self) -> str:
-        return self.backend.name
 
 
 _SIM = bo.OffsetSim()
@@ -220,31 +199,6 @@ BUGS = [
 ]
 
 
-def _match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
-    for glob, verdicts in globs.items():
-        if fnmatch.fnmatchcase(cell_id, glob):
-            return verdicts
-    return None
-
-
-def _select(patterns: list[str]) -> list:
-    products = sorted({p.split("/")[1] for p in patterns})
-    apis = sorted({p.split("/")[0] for p in patterns})
-    return select(cells(products, apis), patterns)
-
-
-def _run(backend: Any, patterns: list[str]) -> list[CellResult]:
-    chosen = _select(patterns)
-    assert chosen, f"no cell matches {patterns}"
-    return run_cells(chosen, backend, CI, RUN_SEED)
-
-
-def _replay(failure: dict[str, Any], backend: Any) -> str:
-    call = Call.from_dict(failure["call"])
-    recipe = MemoryRecipe.from_dict(failure["memory"])
-    return judge(call, recipe, backend).verdict.value
-
-
 # ---------------------------------------------------------------------------------------------------
 # the tests
 
@@ -256,112 +210,29 @@ def test_every_bug_is_listed() -> None:
     assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bo.BUGGY_OFFSET_BACKENDS)
 
 
+def _offsets_travel(failure: dict[str, Any], call: Call) -> None:
+    assert failure["memory"].get("writes"), "the offsets travel with the reproducer"
+
+
 @pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
-    backend = expect.backend()
-    results = _run(backend, expect.run)
-    ran = {r.id for r in results}
-    assert len(ran) == len(results) >= 2
-    for glob in expect.must:
-        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
-    seen: dict[str, str] = {}
-    for r in results:
-        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
-        must, may = _match(r.id, expect.must), _match(r.id, expect.may)
-        if r.failure is None:
-            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts}, tags {r.tags})"
-            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
-            continue
-        f = r.failure
-        seen[r.id] = f["verdict"]
-        allowed = must if must is not None else may
-        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
-        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
-        assert f["cell"] == r.id
-        # generation stops at the first non-conforming call
-        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
-        call = Call.from_dict(f["call"])
-        assert call.product == r.cell["product"] and call.api == r.cell["api"]
-        assert f["memory"].get("writes"), "the offsets travel with the reproducer"
-        if expect.shrunk:
-            expect.shrunk(f, call)
-        # the reproducer is plain data and replays to the same verdict; the reference passes it
-        assert _replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
-        assert _replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
-        assert _replay(f, bo.OffsetSim()) in ("PASS", "UNDEFINED"), "the correct simulator fails the reproducer"
-        if f["verdict"] == "MISSED_REJECT":
-            # ...which refuses it for the very rule the suite says was broken
-            broken = [v["rule"] for v in f["violations"] if v["severity"] == "reject"]
-            assert broken == [f["rule"]], (broken, f["rule"])
-            with pytest.raises(Rejected) as refused:
-                bo.OffsetSim().run(call, MemoryRecipe.from_dict(f["memory"]).build())
-            assert refused.value.rule == f["rule"]
-    assert seen, f"{backend.name} was not caught anywhere"
-
-
-class Disagreement(AssertionError):
-    """The correct simulator and the reference did different things with one call."""
-
-
-class CheckedSim:
-    """`OffsetSim`, with the reference run on a copy of the same memory for every call: what the
-    simulator does is what is judged, and any call on which the two part ways (one refuses, the other
-    runs; or, on a legal call, their images differ) raises, which the runner reports as a CRASH. So one
-    run of the cells shows both that the simulator conforms and that the reference does on the same calls.
-    (Where Scatter elements collide both keep the last one sent: numpy's rule for repeated indices.)"""
-
-    name = "offset-sim-checked-against-oracle"
-
-    def __init__(self) -> None:
-        self.sim, self.ref = bo.OffsetSim(), OracleBackend()
-        self.calls = {"refused": 0, "ran": 0}
-
-    def supports(self, api: str, product: str) -> bool:
-        assert self.sim.supports(api, product) == self.ref.supports(api, product)
-        return self.sim.supports(api, product)
-
-    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        klass = verdict_class(check(call, memory))          # on the images as they come (offsets are data)
-        theirs = {scope: image.copy() for scope, image in memory.items()}
-        try:
-            self.ref.run(call, theirs)
-            ref_refused: Rejected | None = None
-        except Rejected as exc:
-            ref_refused = exc
-        try:
-            self.sim.run(call, memory)
-        except Rejected as exc:
-            if ref_refused is None:
-                raise Disagreement(f"the simulator refused ({exc.rule}: {exc}), the reference ran it") from None
-            if exc.rule != ref_refused.rule and klass == "reject":
-                raise Disagreement(f"refused for {exc.rule}, the reference for {ref_refused.rule}") from None
-            self.calls["refused"] += 1
-            raise
-        if ref_refused is not None:
-            raise Disagreement(f"the reference refused ({ref_refused.rule}), the simulator ran it")
-        self.calls["ran"] += 1
-        if klass == "legal":
-            for scope, image in theirs.items():
-                if not np.array_equal(image, memory[scope]):
-                    raise Disagreement(f"the images differ in {scope} from byte "
-                                       f"{int(np.flatnonzero(image != memory[scope])[0])}")
+    assert_caught(expect, RUN_SEED, correct=bo.OffsetSim, min_cells=2, check_failure=_offsets_travel)
 
 
 # Where the correct simulator and the reference are run: every cell a bug is run on, under `ci` as the bugs
 # are (so each failure above is that bug's alone); and the rest of one product per API (every Scatter
 # cell of ascend310p-aicore, every asc_gather cell of ascend910b) under `quick`: the whole of both
 # products under `ci` would take about a minute on its own.
-QUICK = profile("quick")
 BUG_CELLS = sorted({p for e in BUGS for p in e.run})
 PRODUCTS = {S: [f"{S}/{P}/*"], G: [f"{G}/{A2}/*"]}
 CONTROLS = {"bug-cells": BUG_CELLS, **PRODUCTS}
 
 
 def _control_cells(which: str) -> list:
-    chosen = _select(CONTROLS[which])
+    chosen = select_cells(CONTROLS[which])
     if which == "bug-cells":
         return chosen
-    done = {c.id for c in _select(BUG_CELLS)}
+    done = {c.id for c in select_cells(BUG_CELLS)}
     return [c for c in chosen if c.id not in done]
 
 
@@ -369,10 +240,10 @@ def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
     controlled = [c.id for which in CONTROLS for c in _control_cells(which)]
     assert len(controlled) == len(set(controlled))                   # no cell is run twice
     for e in BUGS:
-        ids = {c.id for c in _select(e.run)}
+        ids = {c.id for c in select_cells(e.run)}
         assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
     for patterns in PRODUCTS.values():
-        assert {c.id for c in _select(patterns)} <= set(controlled)
+        assert {c.id for c in select_cells(patterns)} <= set(controlled)
 
 
 @pytest.mark.parametrize("which", sorted(CONTROLS))
@@ -380,16 +251,10 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     """The control: without its one bug each backend is `OffsetSim`, which passes every cell the bugs
     are looked for in (so each failure above is that bug's alone), and the reference agrees with it call
     by call there and on every other cell of Scatter on ascend310p-aicore and of asc_gather on ascend910b."""
-    backend, prof = CheckedSim(), CI if which == "bug-cells" else QUICK
+    backend = CheckedSim(bo.OffsetSim(), "offset-sim-checked-against-oracle", same_rule=True)
+    prof = CI if which == "bug-cells" else QUICK
     chosen = _control_cells(which)
     results = run_cells(chosen, backend, prof, RUN_SEED)
     assert len(results) == len(chosen) >= 15
-    for r in results:
-        assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
-        assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
-        assert sum(r.counts.values()) == prof.calls, (r.id, r.counts)
-        kind = r.cell["kind"]
-        assert set(r.counts) == ({"UNDEFINED"} if kind == "undefined" else {"PASS"}), (r.id, r.counts)
-    kinds = {r.cell["kind"] for r in results}
-    assert kinds == ({"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"})
-    assert backend.calls["ran"] > 0 and backend.calls["refused"] > 0
+    kinds = {"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"}
+    assert_controls_conform(backend, results, prof, kinds)

@@ -16,25 +16,17 @@ Page: 000_4bcb8e5856d111e9.txt. Budget: about 40 s of CPU on one core, two third
 """
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pytest
 
 import buggy_vts_backends as bv
-from conformance import OracleBackend, Rejected
+from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, run
 from conformance.cells import cells, select
-from conformance.memory import MemoryRecipe
-from conformance.profiles import profile
-from conformance.runner import CellResult, run_cells
-from conformance.verdicts import NONCONFORMING, judge
-from oracle import Call, check, verdict_class
+from oracle import Call
 
 RUN_SEED = 20240601
-CI = profile("ci")
 API = "vec_trans_scatter"
 P = "ascend910b"
 B = "ascend310b"        # no float16 / float32 ("Atlas 200/500 A2推理产品"), 248 KB of UB
@@ -50,19 +42,6 @@ def _legal(product: str, *dtypes: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------------
 # what each bug must look like
-
-
-@dataclass
-class Expect:
-    backend: type[bv.VtsSim]
-    run: list[str]                                   # cell globs to run the backend on
-    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
-    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
-    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
-
-    @property
-    def id(self) -> str:
-        return self.backend.name
 
 
 def _addrs(call: Call, op: str) -> list[int]:
@@ -192,26 +171,6 @@ BUGS = [
 ]
 
 
-def _match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
-    for glob, verdicts in globs.items():
-        if fnmatch.fnmatchcase(cell_id, glob):
-            return verdicts
-    return None
-
-
-def _run(backend: Any, patterns: list[str]) -> list[CellResult]:
-    products = sorted({p.split("/")[1] for p in patterns})
-    chosen = select(cells(products, [API]), patterns)
-    assert chosen, f"no cell matches {patterns}"
-    return run_cells(chosen, backend, CI, RUN_SEED)
-
-
-def _replay(failure: dict[str, Any], backend: Any) -> str:
-    call = Call.from_dict(failure["call"])
-    recipe = MemoryRecipe.from_dict(failure["memory"])
-    return judge(call, recipe, backend).verdict.value
-
-
 # ---------------------------------------------------------------------------------------------------
 # the tests
 
@@ -223,91 +182,13 @@ def test_every_bug_is_listed() -> None:
     assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bv.BUGGY_VTS_BACKENDS)
 
 
+def _sixteen_entries(failure: dict[str, Any], call: Call) -> None:
+    assert [len(call.args[op]) for op in ("dst_list", "src_list")] == [16, 16]
+
+
 @pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
-    backend = expect.backend()
-    results = _run(backend, expect.run)
-    ran = {r.id for r in results}
-    assert len(ran) == len(results) >= 2
-    for glob in expect.must:
-        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
-    seen: dict[str, str] = {}
-    for r in results:
-        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
-        must, may = _match(r.id, expect.must), _match(r.id, expect.may)
-        if r.failure is None:
-            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts})"
-            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
-            continue
-        f = r.failure
-        seen[r.id] = f["verdict"]
-        allowed = must if must is not None else may
-        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
-        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
-        assert f["cell"] == r.id
-        # generation stops at the first non-conforming call
-        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
-        call = Call.from_dict(f["call"])
-        assert call.product == r.cell["product"] and call.api == API
-        assert [len(call.args[op]) for op in ("dst_list", "src_list")] == [16, 16]
-        if expect.shrunk:
-            expect.shrunk(f, call)
-        # the reproducer is plain data and replays to the same verdict; the reference passes it
-        assert _replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
-        assert _replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
-        assert _replay(f, bv.VtsSim()) in ("PASS", "UNDEFINED"), "the correct simulator fails the reproducer"
-        if f["verdict"] == "MISSED_REJECT":
-            # ...which refuses it for the very rule the suite says was broken
-            broken = [v["rule"] for v in f["violations"] if v["severity"] == "reject"]
-            assert broken == [f["rule"]], (broken, f["rule"])
-            with pytest.raises(Rejected) as refused:
-                bv.VtsSim().run(call, MemoryRecipe.from_dict(f["memory"]).build())
-            assert refused.value.rule == f["rule"]
-    assert seen, f"{backend.name} was not caught anywhere"
-
-
-class Disagreement(AssertionError):
-    """The correct simulator and the reference did different things with one call."""
-
-
-class CheckedSim:
-    """`VtsSim`, with the reference run on a copy of the same memory for every call: what the simulator
-    does is what is judged, and any call on which the two part ways (one refuses, the other runs; or, on a
-    legal call, their images differ) raises, which the runner reports as a CRASH. So one run of the
-    cells shows both that the simulator conforms and that the reference does on the same calls."""
-
-    name = "vts-sim-checked-against-oracle"
-
-    def __init__(self) -> None:
-        self.sim, self.ref = bv.VtsSim(), OracleBackend()
-        self.calls = {"refused": 0, "ran": 0}
-
-    def supports(self, api: str, product: str) -> bool:
-        assert self.sim.supports(api, product) == self.ref.supports(api, product)
-        return self.sim.supports(api, product)
-
-    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        theirs = {scope: image.copy() for scope, image in memory.items()}
-        try:
-            self.ref.run(call, theirs)
-            ref_refused: Rejected | None = None
-        except Rejected as exc:
-            ref_refused = exc
-        try:
-            self.sim.run(call, memory)
-        except Rejected as exc:
-            if ref_refused is None:
-                raise Disagreement(f"the simulator refused ({exc.rule}: {exc}), the reference ran it") from None
-            self.calls["refused"] += 1
-            raise
-        if ref_refused is not None:
-            raise Disagreement(f"the reference refused ({ref_refused.rule}), the simulator ran it")
-        self.calls["ran"] += 1
-        if verdict_class(check(call)) == "legal":
-            for scope, image in theirs.items():
-                if not np.array_equal(image, memory[scope]):
-                    raise Disagreement(f"the images differ in {scope} from byte "
-                                       f"{int(np.flatnonzero(image != memory[scope])[0])}")
+    assert_caught(expect, RUN_SEED, correct=bv.VtsSim, min_cells=2, check_failure=_sixteen_entries)
 
 
 CONTROLS = {
@@ -334,15 +215,7 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     looked for in (so each failure above is that bug's alone), and the reference agrees with it call by
     call: every vec_trans_scatter cell of ascend910b; ascend310b where it differs from ascend910b (its
     dtype list, its UB size); the capacity cells of a 256 KB UB; the A3 product the page does not list."""
-    backend = CheckedSim()
-    results = _run(backend, CONTROLS[which])
+    backend = CheckedSim(bv.VtsSim(), "vts-sim-checked-against-oracle")
+    results = run(backend, CONTROLS[which], RUN_SEED)
     assert len(results) == (27 if which == P else 13)
-    for r in results:
-        assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
-        assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
-        assert sum(r.counts.values()) == CI.calls, (r.id, r.counts)
-        kind = r.cell["kind"]
-        assert set(r.counts) == ({"UNDEFINED"} if kind == "undefined" else {"PASS"}), (r.id, r.counts)
-    kinds = {r.cell["kind"] for r in results}
-    assert kinds == ({"legal", "reject", "undefined"} if which == P else {"legal", "reject"})
-    assert backend.calls["refused"] > 0 and backend.calls["ran"] > 0
+    assert_controls_conform(backend, results, CI, {"legal", "reject", "undefined"} if which == P else {"legal", "reject"})

@@ -1,0 +1,176 @@
+"""What the tests that run known-buggy backends through the suite share (tests/test_catches_*.py).
+
+Each of them: runs a buggy backend on some cells with the real strategies and runner, checks every failure
+the suite records (its verdict and cell, that generation stopped at the first non-conforming call, that the
+reproducer is plain data that replays to the same verdict and that the reference passes), and runs a
+correct simulator checked call by call against the reference as the control.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from conformance import OracleBackend, Rejected
+from conformance.cells import Cell, cells, select
+from conformance.memory import MemoryRecipe
+from conformance.profiles import Profile, profile
+from conformance.runner import CellResult, run_cells
+from conformance.verdicts import NONCONFORMING, judge
+from oracle import Call, check, verdict_class
+from oracle.rules import context
+
+CI = profile("ci")
+QUICK = profile("quick")
+
+
+@dataclass
+class Expect:
+    backend: type
+    run: list[str]                                   # cell globs to run the backend on
+    must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
+    may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
+    shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
+
+    @property
+    def id(self) -> str:
+        return self.backend.name
+
+
+def match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
+    for glob, verdicts in globs.items():
+        if fnmatch.fnmatchcase(cell_id, glob):
+            return verdicts
+    return None
+
+
+def select_cells(patterns: list[str]) -> list[Cell]:
+    """The cells of the APIs and products the globs name (`api/product/...`) that they match."""
+    products = sorted({p.split("/")[1] for p in patterns})
+    apis = sorted({p.split("/")[0] for p in patterns})
+    return select(cells(products, apis), patterns)
+
+
+def run(backend: Any, patterns: list[str], seed: int, prof: Profile = CI) -> list[CellResult]:
+    chosen = select_cells(patterns)
+    assert chosen, f"no cell matches {patterns}"
+    return run_cells(chosen, backend, prof, seed)
+
+
+def replay(failure: dict[str, Any], backend: Any) -> str:
+    """The verdict `backend` gets on a recorded failure, from its plain-data form alone."""
+    call = Call.from_dict(failure["call"])
+    recipe = MemoryRecipe.from_dict(failure["memory"])
+    return judge(call, recipe, backend).verdict.value
+
+
+def assert_caught(expect: Expect, seed: int, correct: Callable[[], Any] | None = None, min_cells: int = 1,
+                  check_failure: Callable[[dict[str, Any], Call], None] | None = None) -> None:
+    """Run the bug where `expect` says and check every cell: caught where it must be, with an allowed
+    verdict, and each failure a replayable reproducer the reference (and `correct`, a correct simulator)
+    passes; a missed rejection is refused by `correct` for the very rule the suite named."""
+    backend = expect.backend()
+    results = run(backend, expect.run, seed)
+    ran = {r.id for r in results}
+    assert len(ran) == len(results) >= min_cells
+    for glob in expect.must:
+        assert any(fnmatch.fnmatchcase(c, glob) for c in ran), f"no cell run for {glob}"
+    seen: dict[str, str] = {}
+    for r in results:
+        assert r.status == "ran", f"{r.id}: status {r.status}: {r.error}"
+        must, may = match(r.id, expect.must), match(r.id, expect.may)
+        if r.failure is None:
+            assert must is None, f"{backend.name} not caught in {r.id} (counts {r.counts}, tags {r.tags})"
+            assert not set(r.counts) - {"PASS", "UNDEFINED"}, (r.id, r.counts)
+            continue
+        f = r.failure
+        seen[r.id] = f["verdict"]
+        allowed = must if must is not None else may
+        assert allowed is not None, f"{r.id}: unexpected {f['verdict']}: {f['message']}"
+        assert f["verdict"] in allowed, f"{r.id}: {f['verdict']} (want {sorted(allowed)}): {f['message']}"
+        assert f["cell"] == r.id
+        # generation stops at the first non-conforming call. (Its verdict may differ from the shrunk
+        # one: a CRASH can shrink into a FAIL, since the runner raises one exception type for both.)
+        assert sum(r.counts.get(v, 0) for v in NONCONFORMING) == 1, (r.id, r.counts)
+        call = Call.from_dict(f["call"])
+        assert call.product == r.cell["product"] and call.api == r.cell["api"]
+        if check_failure:
+            check_failure(f, call)
+        if expect.shrunk:
+            expect.shrunk(f, call)
+        # the reproducer is plain data and replays to the same verdict; the reference passes it
+        assert replay(f, backend) == f["verdict"], f"{r.id}: the recorded failure does not replay"
+        assert replay(f, OracleBackend()) in ("PASS", "UNDEFINED"), "the reference fails the reproducer"
+        if correct is None:
+            continue
+        assert replay(f, correct()) in ("PASS", "UNDEFINED"), "the correct simulator fails the reproducer"
+        if f["verdict"] == "MISSED_REJECT":
+            broken = [v["rule"] for v in f["violations"] if v["severity"] == "reject"]
+            assert broken == [f["rule"]], (broken, f["rule"])
+            with pytest.raises(Rejected) as refused:
+                correct().run(call, MemoryRecipe.from_dict(f["memory"]).build())
+            assert refused.value.rule == f["rule"]
+    assert seen, f"{backend.name} was not caught anywhere"
+
+
+class Disagreement(AssertionError):
+    """The correct simulator and the reference did different things with one call."""
+
+
+class CheckedSim:
+    """A correct simulator, with the reference run on a copy of the same memory for every call: what the
+    simulator does is what is judged, and any call on which the two part ways (one refuses, the other
+    runs; with `same_rule`, they refuse a call of one broken reject rule for different rules; or, on a
+    legal call, their images differ) raises, which the runner reports as a CRASH. So one run of the cells
+    shows both that the simulator conforms and that the reference does on the same calls."""
+
+    def __init__(self, sim: Any, name: str, same_rule: bool = False):
+        self.sim, self.ref, self.name, self.same_rule = sim, OracleBackend(), name, same_rule
+        self.calls = {"refused": 0, "ran": 0, "moved": 0}
+
+    def supports(self, api: str, product: str) -> bool:
+        assert self.sim.supports(api, product) == self.ref.supports(api, product)
+        return self.sim.supports(api, product)
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        klass = verdict_class(check(call, memory))          # on the images as they come (offsets are data)
+        theirs = {scope: image.copy() for scope, image in memory.items()}
+        try:
+            self.ref.run(call, theirs)
+            ref_refused: Rejected | None = None
+        except Rejected as exc:
+            ref_refused = exc
+        try:
+            self.sim.run(call, memory)
+        except Rejected as exc:
+            if ref_refused is None:
+                raise Disagreement(f"the simulator refused ({exc.rule}: {exc}), the reference ran it") from None
+            if self.same_rule and klass == "reject" and exc.rule != ref_refused.rule:
+                raise Disagreement(f"refused for {exc.rule}, the reference for {ref_refused.rule}") from None
+            self.calls["refused"] += 1
+            raise
+        if ref_refused is not None:
+            raise Disagreement(f"the reference refused ({ref_refused.rule}), the simulator ran it")
+        self.calls["ran"] += 1
+        self.calls["moved"] += any(r is not None and not r.empty for rs in context(call, memory).accesses.values()
+                                   for r in (rs if isinstance(rs, list) else [rs]))
+        if klass == "legal":
+            for scope, image in theirs.items():
+                if not np.array_equal(image, memory[scope]):
+                    raise Disagreement(f"the images differ in {scope} from byte "
+                                       f"{int(np.flatnonzero(image != memory[scope])[0])}")
+
+
+def assert_controls_conform(backend: CheckedSim, results: list[CellResult], prof: Profile,
+                            kinds: set[str]) -> None:
+    """Every control cell ran to the end with no failure: PASS everywhere, UNDEFINED in undefined cells."""
+    for r in results:
+        assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
+        assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
+        assert sum(r.counts.values()) == prof.calls, (r.id, r.counts)
+        assert set(r.counts) == ({"UNDEFINED"} if r.cell["kind"] == "undefined" else {"PASS"}), (r.id, r.counts)
+    assert {r.cell["kind"] for r in results} == kinds
+    assert backend.calls["refused"] > 0 and backend.calls["ran"] > 0 and backend.calls["moved"] > 0
