@@ -164,11 +164,11 @@ _KEEP_BYTES = 256 << 20
 STRAY_ZONE = 256      # bytes of GM image kept past the last byte a call may touch, so a stray write shows
 
 
-def image_sizes(call, rulebook) -> dict[str, int]:
+def image_sizes(call, rulebook, ctx=None) -> dict[str, int]:
     """The images a call runs on: its UB/L1 whole (product sizes), GM up to the furthest byte any
-    operand holds or touches, plus a stray zone."""
+    operand holds or touches, plus a stray zone. (`ctx`: the call's checked context, if at hand.)"""
     from oracle.rules import context
-    ctx = context(call, None, rulebook)
+    ctx = ctx if ctx is not None else context(call, None, rulebook)
     sizes: dict[str, int] = {}
     for name in ctx.spec.operands:
         for _, t, runs in ctx.entries(name):

@@ -19,10 +19,10 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle import Call, Tensor, check
+from oracle import Call, Tensor
 from oracle.apis import index_math
 from oracle.call import SCOPES, nest
-from oracle.rules import KINDS as RULE_KINDS, Context
+from oracle.rules import KINDS as RULE_KINDS, Context, context, violations as rule_violations
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
 from .memory import MemoryRecipe, Write, image_sizes
@@ -55,6 +55,11 @@ class Env:
 
     def __init__(self, spec: ApiSpec, product: Product, rulebook: Rulebook, gm_window: int):
         self.spec, self.product, self.rulebook, self.gm_window = spec, product, rulebook, gm_window
+
+    @functools.cached_property
+    def nested(self) -> bool:
+        """Does the API have parameters that are fields of a mapping argument (intriParams.nValue)?"""
+        return any("." in p for p in self.spec.params)
 
     @functools.cached_property
     def has_values(self) -> bool:
@@ -93,7 +98,7 @@ class Env:
         for op, d in self.spec.operands.items():
             tensor = Tensor(scopes[op], 0, dtypes[op], 0)
             args[op] = [tensor] * (counts or {}).get(op, d["entries"]) if "entries" in d else tensor
-        args.update(nest(params))
+        args.update(nest(params) if self.nested else params)
         return Call(self.spec.api, self.product.id, args, form)
 
     def dtype_ok(self, call: Call) -> bool:
@@ -297,6 +302,7 @@ class _Draft:
     units: Mapping[str, int] | None = None
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
+    capacities: dict[str, int] = field(default_factory=dict)     # bytes of each scope the call may use
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
@@ -307,18 +313,18 @@ def _accesses(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, A
         draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
         draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
     math_ = index_math(env.spec.api)
-    call = draft.template.replace(**nest(params))
+    call = draft.template.replace(**(nest(params) if env.nested else params))
     acc = math_.accesses(call, draft.units)
     if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
         acc.update(math_.nominal(call, draft.units))
     return acc
 
 
-def _ends(env: Env, draft: _Draft, params: Mapping[str, int]) -> dict[str, int]:
+def _ends(env: Env, draft: _Draft, params: Mapping[str, int], acc: Mapping[str, Any] | None = None) -> dict[str, int]:
     """Per operand: one past the last byte one of its tensors touches, from its address (a list
     operand: the furthest of its entries)."""
     out = {}
-    for op, runs in _accesses(env, draft, params).items():
+    for op, runs in (acc if acc is not None else _accesses(env, draft, params)).items():
         out[op] = max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
     return out
 
@@ -332,11 +338,14 @@ def _entry_unit(runs: Any, align: int) -> int:
 def _capacity(env: Env, draft: _Draft, scope: str) -> int:
     """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
     like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
+    if scope in draft.capacities:           # the draft's dtypes and scopes are fixed: once per scope
+        return draft.capacities[scope]
     cap = env.capacity(scope)
     for amb in env.spec.ambiguities:
         tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
         if tests and any(env.rulebook.matches(r, draft.template, env.spec) for r in amb.regions):
             cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
+    draft.capacities[scope] = cap
     return cap
 
 
@@ -346,11 +355,11 @@ def _room(env: Env, draft: _Draft, params: Mapping[str, int], aligns: Mapping[st
     misalign it); the entries of a list operand sit one entry's run apart at least."""
     need: dict[str, int] = {}
     acc = _accesses(env, draft, params)
-    moved = max((r.nbytes for rs in acc.values() for r in (rs if isinstance(rs, list) else [rs])
-                 if r is not None and not r.empty), default=0)
+    moved = max((r.nbytes for rs in acc.values() for r in (set(rs) if isinstance(rs, list) else (rs,))
+                 if r is not None), default=0)
     if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
         return MOVED_BYTES - moved
-    for op, end in _ends(env, draft, params).items():
+    for op, end in _ends(env, draft, params, acc).items():
         scope = draft.scopes[op]
         spread = (draft.count(op) - 1) * _entry_unit(acc[op], aligns[scope])
         need[scope] = need.get(scope, 0) + _round_up(end + spread, aligns[scope]) + aligns[scope] * draft.spare
@@ -840,8 +849,11 @@ def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | No
     writes = _draw_values(draw, env, draft, call, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
-    memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook), writes)
-    violations = {v.rule for v in check(call, memory.build() if env.has_values else None, rulebook=env.rulebook)}
+    ctx = context(call, None, env.rulebook)
+    memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook, ctx), writes)
+    if env.has_values:                  # the rules on the offsets need them in memory
+        ctx = context(call, memory.build(), env.rulebook)
+    violations = {v.rule for v in rule_violations(ctx)}
     _require(violations == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
 

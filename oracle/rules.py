@@ -70,10 +70,13 @@ class Context:
 
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
         """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
-        runs = self.accesses[name]
-        if not self.spec.is_list(name):
-            runs = [runs]
-        return [(label, t, r) for (label, t), r in zip(self.labelled[name], runs)]
+        cache = self.__dict__.setdefault("_entries", {})
+        if name not in cache:
+            runs = self.accesses[name]
+            if not self.spec.is_list(name):
+                runs = [runs]
+            cache[name] = [(label, t, r) for (label, t), r in zip(self.labelled[name], runs)]
+        return cache[name]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
@@ -154,8 +157,12 @@ def _list_length(rule: Rule, ctx: Context) -> str | None:
 
 @kind("range")
 def _range(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.param(rule["param"])
-    value = int(value) if isinstance(value, bool) else ctx.call.int_arg(rule["param"])    # bool: 0 / 1
+    name = rule["param"]
+    value = ctx.call.param(name) if "." in name else ctx.call.args[name]
+    if isinstance(value, bool):                            # a bool parameter: 0 / 1
+        value = int(value)
+    elif not isinstance(value, int):
+        value = ctx.call.int_arg(name)                     # raises the format error
     if not rule["min"] <= value <= rule["max"]:
         return f"{rule['param']}={value} is outside [{rule['min']}, {rule['max']}]"
     return None
@@ -348,16 +355,15 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
         for name in sorted(set(call.args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
-    params = [p for p, d in spec.params.items() if call.form in d.get("forms", [call.form])]
-    for head in {p.partition(".")[0] for p in params if "." in p}:          # mapping arguments: exact fields
-        fields = {p.partition(".")[2] for p in params if p.startswith(head + ".")}
+    params, mappings = spec.form_params(call.form)
+    for head, fields in mappings.items():                 # mapping arguments: exact fields
         value = call.args[head]
         if not isinstance(value, Mapping):
             raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
         for extra in sorted(set(value) - fields):
             raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
-    for name in params:                                    # the index math may then trust the types
-        value, kind = call.param(name), spec.param_type(name, call.form)
+    for name, kind in params:                              # the index math may then trust the types
+        value = call.param(name) if "." in name else call.args[name]
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     for name in spec.operands:

@@ -97,6 +97,20 @@ class ApiSpec:
     file: str
     named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
 
+    def form_params(self, form: str | None) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:
+        """(name, type) of the parameters a call of this form has, and the fields of each mapping
+        argument (intriParams -> {ndNum, ...}); computed once per form."""
+        cache = self.__dict__.setdefault("_form_params", {})
+        if form not in cache:
+            names = [p for p, d in self.params.items() if form in d.get("forms", [form])]
+            mappings: dict[str, set[str]] = {}
+            for name in names:
+                head, _, field_name = name.partition(".")
+                if field_name:
+                    mappings.setdefault(head, set()).add(field_name)
+            cache[form] = ([(n, self.param_type(n, form)) for n in names], mappings)
+        return cache[form]
+
     def param_type(self, name: str, form: str | None) -> str:
         """int | bool | words: a parameter's `type`, or its type in this form (`forms: {form: type}`)."""
         forms = self.params[name].get("forms")
