@@ -10,7 +10,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import footprint, offset_values, put, repeated, take
+from .offsets import offset_values, plain_side, put, repeated, take
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -26,12 +26,7 @@ def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarr
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
     """src's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
-    if call.form in ("count", "count_sync"):   # no arrays: count may be anything a uint32 holds
-        n = call.args["count"]
-        dst, offs, index = Runs(0, width, n, width), Runs(0, 4, n, 4), n
-    else:
-        index, at = elements(call, units)
-        dst, offs = footprint(at, width), footprint(index * 4, 4)
+    index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), elements)
     offsets = offset_values(call, memory, "src_offset", index)
     return {"dst": dst, "src": Spots(offsets, width) if offsets is not None else None, "src_offset": offs}
 

@@ -43,6 +43,18 @@ def repeated(repeat: int, per: int, stride: int, width: int,
     return index.reshape(-1), at.reshape(-1)
 
 
+def plain_side(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+    """(offset entries read: a count or an index array, footprint of the operand that is not addressed by
+    the offsets, footprint of the offsets tensor). A count form needs no arrays: count may be anything a
+    uint32 holds; a repeat form lists its elements (`elements(call, units)` -> (index, byte position))."""
+    width = units["element"]
+    if counted:
+        n = call.args["count"]
+        return n, Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
+    index, at = elements(call, units)
+    return index, footprint(at, width), footprint(index * OFFSET.itemsize, OFFSET.itemsize)
+
+
 def footprint(at: np.ndarray, width: int) -> Runs | Spots:
     """Elements side by side from byte 0 are Runs (cheap to check); anything else is Spots."""
     n = at.size

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import footprint, offset_values, picked, put, repeated, shared, take
+from .offsets import offset_values, picked, plain_side, put, repeated, shared, take
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -30,12 +30,7 @@ def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarr
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
     """dstLocal's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
-    if call.form == "count":                   # no arrays: count may be anything a uint32 holds
-        n = call.args["count"]
-        src, offs, index = Runs(0, width, n, width), Runs(0, 4, n, 4), n
-    else:
-        index, at = elements(call, units)
-        src, offs = footprint(at, width), footprint(index * 4, 4)
+    index, src, offs = plain_side(call, units, call.form == "count", elements)
     offsets = offset_values(call, memory, "dstOffsetLocal", index)
     dst = Spots(call.args["dstBaseAddr"] + offsets, width) if offsets is not None else None
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
