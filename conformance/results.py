@@ -13,6 +13,7 @@ import yaml
 
 from oracle.spec import Rulebook
 
+from .junit import write_junit
 from .runner import CellResult
 from .verdicts import NONCONFORMING, Verdict
 
@@ -61,7 +62,7 @@ class RunResult:
                 "ambiguities": self.ambiguities}
 
     def write(self, folder: Path) -> Path:
-        """results.json plus one reproducer YAML per failure (repro/<cell>.yaml)."""
+        """results.json, junit.xml, and one reproducer YAML per failure (repro/<cell>.yaml)."""
         folder.mkdir(parents=True, exist_ok=True)
         repro = folder / "repro"
         for failure in self.failures:
@@ -71,6 +72,7 @@ class RunResult:
             failure["reproducer"] = str(path)
         out = folder / "results.json"
         out.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+        write_junit(folder, self.meta, self.cells, self.errors)
         return out
 
 

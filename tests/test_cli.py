@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 import os
 import re
 import subprocess
@@ -70,6 +71,11 @@ def test_run_reference_conforms_and_writes_results(tmp_path):
     # the summary names api, product, dtype and rule
     assert re.search(r"data_move\s+ascend310b\s+legal\s+float16\s+PASS 25\n", done.stdout)
     assert re.search(r"data_move\s+ascend310b\s+reject\s+data_move.nburst.range\s+PASS 25\n", done.stdout)
+    suites = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    assert (suites.get("tests"), suites.get("failures"), suites.get("errors")) == ("2", "0", "0")
+    names = {c.get("name") for c in suites.iter("testcase")}
+    assert names == {"legal/float16", "reject/data_move.nburst.range"}
+    assert {p.get("name"): p.get("value") for p in suites.iter("property")}["seed"] == "5"
 
 
 def test_buggy_backend_fails_with_reproducers_that_replay(tmp_path, modules):
@@ -91,6 +97,13 @@ def test_buggy_backend_fails_with_reproducers_that_replay(tmp_path, modules):
     assert fixed.returncode == 0 and "FIXED" in fixed.stdout
     explained = cli("check", str(repro), cwd=tmp_path)
     assert explained.returncode == 0 and "legal" in explained.stdout and "after:" in explained.stdout
+    # junit.xml beside results.json: the failing cell is a <failure> carrying its replay command
+    suites = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    assert suites.get("tests") == "1" and suites.get("failures") == "1"
+    (case,) = suites.iter("testcase")
+    assert case.get("classname") == "data_move.ascend910b" and case.get("name") == "legal/int32"
+    (bad,) = case.iter("failure")
+    assert bad.get("type") == "FAIL" and "ascend-conformance replay" in bad.text and failure["reproducer"] in bad.text
 
 
 def test_same_seed_same_run(tmp_path):

@@ -1,0 +1,80 @@
+"""junit.xml for CI dashboards: one test suite per api/product, one test case per cell (a legal dtype and
+form, or a rule), written beside results.json by every run.
+
+A non-conforming cell is a <failure> whose text holds the verdict, the message and the command that
+replays its reproducer; a cell that could not run is an <error>; NOT_SUPPORTED and unreachable cells are
+<skipped> with the reason, so a dashboard shows them as such rather than as passes.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from .runner import CellResult
+
+
+def _case_name(cell: dict[str, Any]) -> str:
+    if cell["kind"] == "legal":
+        return "legal/" + "/".join(p for p in (cell.get("form"), cell.get("dtype")) if p)
+    return f"{cell['kind']}/{cell.get('rule') or ''}"
+
+
+def junit_tree(meta: dict[str, Any], cells: list[CellResult], errors: list[str]) -> ET.ElementTree:
+    root = ET.Element("testsuites", name=f"ascend-conformance {meta.get('backend', {}).get('name', '')}".strip())
+    groups: dict[tuple[str, str], list[CellResult]] = defaultdict(list)
+    for c in sorted(cells, key=lambda c: c.id):
+        groups[(c.cell["api"], c.cell["product"])].append(c)
+    totals = defaultdict(int)
+    for (api, product), members in sorted(groups.items()):
+        suite = ET.SubElement(root, "testsuite", name=f"{api}.{product}")
+        props = ET.SubElement(suite, "properties")
+        for key in ("seed", "profile", "spec_hash"):
+            if key in meta:
+                ET.SubElement(props, "property", name=key, value=str(meta[key]))
+        counts = defaultdict(int)
+        for c in members:
+            case = ET.SubElement(suite, "testcase", classname=f"{api}.{product}", name=_case_name(c.cell),
+                                 time=f"{c.seconds:.3f}")
+            calls = sum(n for v, n in c.counts.items() if v != "NOT_SUPPORTED")
+            counts["tests"] += 1
+            if c.failure:
+                f = c.failure
+                node = ET.SubElement(case, "failure", type=f["verdict"], message=f["message"][:500])
+                replay = f"ascend-conformance replay {f['reproducer']} --backend {meta.get('backend', {}).get('spec', 'B')}" \
+                    if f.get("reproducer") else ""
+                node.text = "\n".join(x for x in (f"{f['verdict']}: {f['message']}",
+                                                   f"rule: {f['rule']}" if f.get("rule") else "", replay) if x)
+                counts["failures"] += 1
+            elif c.status == "error":
+                ET.SubElement(case, "error", message=(c.error or "error")[:500]).text = c.error
+                counts["errors"] += 1
+            elif c.status in ("not_supported", "unreachable"):
+                reason = "NOT_SUPPORTED by the backend" if c.status == "not_supported" else (c.error or "unreachable")
+                ET.SubElement(case, "skipped", message=reason[:500])
+                counts["skipped"] += 1
+            ET.SubElement(case, "system-out").text = f"{calls} calls: " + ", ".join(
+                f"{v} {n}" for v, n in sorted(c.counts.items()))
+        for key in ("tests", "failures", "errors", "skipped"):
+            suite.set(key, str(counts[key]))
+            totals[key] += counts[key]
+        suite.set("time", f"{sum(c.seconds for c in members):.3f}")
+    if errors:                           # a cell that never reported (a worker that could not start)
+        suite = ET.SubElement(root, "testsuite", name="run", tests=str(len(errors)), errors=str(len(errors)),
+                              failures="0", skipped="0")
+        for i, message in enumerate(errors):
+            case = ET.SubElement(suite, "testcase", classname="run", name=f"error-{i}")
+            ET.SubElement(case, "error", message=message[:500]).text = message
+        totals["tests"] += len(errors)
+        totals["errors"] += len(errors)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(folder: Path, meta: dict[str, Any], cells: list[CellResult], errors: list[str]) -> Path:
+    out = folder / "junit.xml"
+    junit_tree(meta, cells, errors).write(out, encoding="utf-8", xml_declaration=True)
+    return out
