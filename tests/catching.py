@@ -174,3 +174,23 @@ def assert_controls_conform(backend: CheckedSim, results: list[CellResult], prof
         assert set(r.counts) == ({"UNDEFINED"} if r.cell["kind"] == "undefined" else {"PASS"}), (r.id, r.counts)
     assert {r.cell["kind"] for r in results} == kinds
     assert backend.calls["refused"] > 0 and backend.calls["ran"] > 0 and backend.calls["moved"] > 0
+
+
+def control_cells(controls: dict[str, list[str]], which: str) -> list[Cell]:
+    """The cells of control group `which`. The group "bug-cells" holds every cell a bug is run on (run
+    under `ci`, as the bugs are); the other groups leave those out (they are run under `quick`)."""
+    chosen = select_cells(controls[which])
+    if which == "bug-cells":
+        return chosen
+    done = {c.id for c in select_cells(controls["bug-cells"])}
+    return [c for c in chosen if c.id not in done]
+
+
+def assert_controls_cover(controls: dict[str, list[str]], bugs: list[Expect]) -> list[str]:
+    """No cell is run twice by the controls, and every cell a bug is run on is among them."""
+    controlled = [c.id for which in controls for c in control_cells(controls, which)]
+    assert len(controlled) == len(set(controlled))
+    for e in bugs:
+        ids = {c.id for c in select_cells(e.run)}
+        assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
+    return controlled

@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 
 import buggy_nz2nd_backends as bn
-from catching import CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, select_cells
+from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform,
+                      assert_controls_cover, control_cells, select_cells)
 from conformance import OracleBackend
 from conformance.memory import MemoryRecipe
 from conformance.runner import run_cells
@@ -312,20 +313,8 @@ PRODUCTS = [f"{API}/{A2}/*", f"{API}/{P}/*"]
 CONTROLS = {"bug-cells": BUG_CELLS, "products": PRODUCTS}
 
 
-def _control_cells(which: str) -> list:
-    chosen = select_cells(CONTROLS[which])
-    if which == "bug-cells":
-        return chosen
-    done = {c.id for c in select_cells(BUG_CELLS)}
-    return [c for c in chosen if c.id not in done]
-
-
 def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
-    controlled = [c.id for which in CONTROLS for c in _control_cells(which)]
-    assert len(controlled) == len(set(controlled))                   # no cell is run twice
-    for e in BUGS:
-        ids = {c.id for c in select_cells(e.run)}
-        assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
+    controlled = assert_controls_cover(CONTROLS, BUGS)
     assert {c.id for c in select_cells(PRODUCTS)} <= set(controlled)
     assert len(select_cells(PRODUCTS)) == 23 + 22                          # bfloat16 is not a 310P cell
 
@@ -337,7 +326,7 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     by call there and on every other data_copy_nz2nd cell of ascend910b and ascend310p-aicore."""
     backend = CheckedSim(bn.Nz2NdSim(), "nz2nd-sim-checked-against-oracle", same_rule=True)
     prof = CI if which == "bug-cells" else QUICK
-    chosen = _control_cells(which)
+    chosen = control_cells(CONTROLS, which)
     results = run_cells(chosen, backend, prof, RUN_SEED)
     assert len(results) == len(chosen) >= 15
     kinds = {"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"}

@@ -28,7 +28,8 @@ import numpy as np
 import pytest
 
 import buggy_offset_backends as bo
-from catching import CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, select_cells
+from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform,
+                      assert_controls_cover, control_cells, select_cells)
 from conformance.memory import MemoryRecipe
 from conformance.runner import run_cells
 from oracle import Call
@@ -228,20 +229,8 @@ PRODUCTS = {S: [f"{S}/{P}/*"], G: [f"{G}/{A2}/*"]}
 CONTROLS = {"bug-cells": BUG_CELLS, **PRODUCTS}
 
 
-def _control_cells(which: str) -> list:
-    chosen = select_cells(CONTROLS[which])
-    if which == "bug-cells":
-        return chosen
-    done = {c.id for c in select_cells(BUG_CELLS)}
-    return [c for c in chosen if c.id not in done]
-
-
 def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
-    controlled = [c.id for which in CONTROLS for c in _control_cells(which)]
-    assert len(controlled) == len(set(controlled))                   # no cell is run twice
-    for e in BUGS:
-        ids = {c.id for c in select_cells(e.run)}
-        assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
+    controlled = assert_controls_cover(CONTROLS, BUGS)
     for patterns in PRODUCTS.values():
         assert {c.id for c in select_cells(patterns)} <= set(controlled)
 
@@ -253,7 +242,7 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     by call there and on every other cell of Scatter on ascend310p-aicore and of asc_gather on ascend910b."""
     backend = CheckedSim(bo.OffsetSim(), "offset-sim-checked-against-oracle", same_rule=True)
     prof = CI if which == "bug-cells" else QUICK
-    chosen = _control_cells(which)
+    chosen = control_cells(CONTROLS, which)
     results = run_cells(chosen, backend, prof, RUN_SEED)
     assert len(results) == len(chosen) >= 15
     kinds = {"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"}
