@@ -194,3 +194,13 @@ def assert_controls_cover(controls: dict[str, list[str]], bugs: list[Expect]) ->
         ids = {c.id for c in select_cells(e.run)}
         assert ids <= set(controlled), (e.id, sorted(ids - set(controlled)))
     return controlled
+
+
+def assert_listed(backends: list[type], bugs: list[Expect], least: int, documented: bool = True) -> None:
+    """At least `least` buggy backends, each expected exactly once, with distinct names; `documented`:
+    each says its bug and, in its docstring, the verdict the suite must give ("Expected:")."""
+    assert len(backends) >= least
+    assert {e.backend for e in bugs} == set(backends)
+    assert len({cls.name for cls in backends}) == len(backends)
+    if documented:
+        assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in backends)

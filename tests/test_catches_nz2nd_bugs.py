@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import buggy_nz2nd_backends as bn
-from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform,
+from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed,
                       assert_controls_cover, control_cells, select_cells)
 from conformance import OracleBackend
 from conformance.memory import MemoryRecipe
@@ -259,10 +259,7 @@ BUGS = [
 
 
 def test_every_bug_is_listed() -> None:
-    assert len(bn.BUGGY_NZ2ND_BACKENDS) >= 6
-    assert {e.backend for e in BUGS} == set(bn.BUGGY_NZ2ND_BACKENDS)
-    assert len({cls.name for cls in bn.BUGGY_NZ2ND_BACKENDS}) == len(bn.BUGGY_NZ2ND_BACKENDS)
-    assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bn.BUGGY_NZ2ND_BACKENDS)
+    assert_listed(bn.BUGGY_NZ2ND_BACKENDS, BUGS, 6)
     for e in BUGS:                                       # every glob names cells that exist
         for pattern in e.run:
             assert select_cells([pattern]), (e.id, pattern)

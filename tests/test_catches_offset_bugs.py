@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 import buggy_offset_backends as bo
-from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform,
+from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed,
                       assert_controls_cover, control_cells, select_cells)
 from conformance.memory import MemoryRecipe
 from conformance.runner import run_cells
@@ -205,10 +205,7 @@ BUGS = [
 
 
 def test_every_bug_is_listed() -> None:
-    assert len(bo.BUGGY_OFFSET_BACKENDS) >= 6
-    assert {e.backend for e in BUGS} == set(bo.BUGGY_OFFSET_BACKENDS)
-    assert len({cls.name for cls in bo.BUGGY_OFFSET_BACKENDS}) == len(bo.BUGGY_OFFSET_BACKENDS)
-    assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bo.BUGGY_OFFSET_BACKENDS)
+    assert_listed(bo.BUGGY_OFFSET_BACKENDS, BUGS, 6)
 
 
 def _offsets_travel(failure: dict[str, Any], call: Call) -> None:

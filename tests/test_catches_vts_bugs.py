@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import buggy_vts_backends as bv
-from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, run
+from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed, run
 from conformance.cells import cells, select
 from oracle import Call
 
@@ -176,10 +176,7 @@ BUGS = [
 
 
 def test_every_bug_is_listed() -> None:
-    assert len(bv.BUGGY_VTS_BACKENDS) >= 6
-    assert {e.backend for e in BUGS} == set(bv.BUGGY_VTS_BACKENDS)
-    assert len({cls.name for cls in bv.BUGGY_VTS_BACKENDS}) == len(bv.BUGGY_VTS_BACKENDS)
-    assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in bv.BUGGY_VTS_BACKENDS)
+    assert_listed(bv.BUGGY_VTS_BACKENDS, BUGS, 6)
 
 
 def _sixteen_entries(failure: dict[str, Any], call: Call) -> None:
