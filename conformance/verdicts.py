@@ -78,13 +78,13 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     if refused is not None:
         said = f" ({refused.rule})" if refused.rule else ""
         return Outcome(Verdict.FALSE_REJECT, f"refused a legal call{said}: {refused}", violations)
-    diff = compare(call, recipe, memory, want)
+    diff = compare(memory, want)
     if diff:
         return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
     return Outcome(Verdict.PASS, "memory image matches", violations)
 
 
-def compare(call: Call, recipe: MemoryRecipe, actual: dict[str, np.ndarray], want) -> dict[str, Any] | None:
+def compare(actual: dict[str, np.ndarray], want) -> dict[str, Any] | None:
     """None when every defined byte matches; else a description of the first differences."""
     problems: dict[str, Any] = {}
     for scope, exp in want.memory.items():
