@@ -14,6 +14,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Any, Sequence
@@ -25,6 +26,7 @@ from oracle import Call, CallFormatError, SpecError, check, expected, verdict_cl
 from oracle.spec import default_rulebook
 
 from .backends import BackendLoadError, load_backend
+from .bytemap import decoded_text
 from .memory import MemoryRecipe, image_sizes
 from .profiles import PROFILES
 
@@ -107,7 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               "products": products, "apis": apis, "profile": args.profile, "seed": seed,
               "workers": args.workers, "select": args.select or [], "started": when,
               "duration_s": round(time.monotonic() - started, 2), "interrupted": interrupted,
-              "cells_planned": len(chosen)},
+              "cells_planned": len(chosen), "planned": dict(Counter(c.product for c in chosen))},
         cells=collector.results, errors=collector.errors,
         ambiguities=ambiguity_list(rulebook, [a for a in apis if any(c.api == a for c in chosen)]))
     out = result.write(report)
@@ -182,18 +184,6 @@ def _recipe(call: Call, memory: MemoryRecipe | None) -> MemoryRecipe:
     return memory or MemoryRecipe(0, image_sizes(call, default_rulebook()))
 
 
-def _decode(raw: np.ndarray, dtype: str, limit: int = 16) -> str:
-    """Bytes as elements of `dtype`; a dtype numpy lacks (bfloat16) is shown as raw unsigned words."""
-    size = default_rulebook().itemsize(dtype)
-    usable = raw[: (raw.size // size) * size]
-    try:
-        view = usable.view(np.dtype(dtype))
-    except TypeError:
-        view = usable.view(f"<u{size}")
-    text = np.array2string(view[:limit], max_line_width=100, threshold=limit)
-    return text + (f" ... ({view.size} elements)" if view.size > limit else "")
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     from oracle.rules import context
     call, memory, meta = load_call_file(args.file)
@@ -227,8 +217,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             if op["role"] == "output":
                 before = images[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
                 after = want.memory[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
-                print(f"    before: {_decode(before, t.dtype)}")
-                print(f"    after:  {_decode(after, t.dtype)}")
+                print(f"    before: {decoded_text(before, t.dtype)}")
+                print(f"    after:  {decoded_text(after, t.dtype)}")
                 undefined = int(np.count_nonzero(~want.defined[t.scope]))
                 if undefined:
                     print(f"    {undefined} byte(s) of {t.scope} are left open by the documentation")

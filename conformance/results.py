@@ -18,6 +18,23 @@ from .runner import CellResult
 from .verdicts import NONCONFORMING, Verdict
 
 VERDICT_ORDER = [v.value for v in Verdict]
+CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"
+_NONCONFORMING = {v.value for v in NONCONFORMING}
+
+
+def overall(results: dict[str, Any], product: str | None = None) -> str:
+    """The verdict of a results.json (of one product, or of all): NOT CONFORMANT when some cell failed
+    and no waiver covers it; INCOMPLETE when nothing failed but cells errored, are missing or the run
+    was interrupted; CONFORMANT otherwise."""
+    cells = [c for c in results["cells"] if product is None or c["cell"]["product"] == product]
+    if any((c.get("failure") or _NONCONFORMING & set(c["counts"])) and not c.get("waived") for c in cells):
+        return NOT_CONFORMANT
+    planned = results.get("planned") or {}
+    wanted = planned.get(product, 0) if product else sum(planned.values())
+    if (results.get("errors") or results.get("interrupted") or len(cells) < wanted
+            or any(c["status"] == "error" for c in cells)):
+        return INCOMPLETE
+    return CONFORMANT
 
 
 def spec_hash(rulebook: Rulebook) -> str:

@@ -12,6 +12,7 @@ from oracle import Call, IllegalCall, expected, verdict_class
 from oracle.rules import Violation
 
 from .backends import Backend, Rejected
+from .bytemap import byte_map, element_diffs
 from .memory import MemoryRecipe
 
 
@@ -78,14 +79,15 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     if refused is not None:
         said = f" ({refused.rule})" if refused.rule else ""
         return Outcome(Verdict.FALSE_REJECT, f"refused a legal call{said}: {refused}", violations)
-    diff = compare(memory, want)
+    diff = compare(memory, want, call)
     if diff:
         return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
     return Outcome(Verdict.PASS, "memory image matches", violations)
 
 
-def compare(actual: dict[str, np.ndarray], want) -> dict[str, Any] | None:
-    """None when every defined byte matches; else a description of the first differences."""
+def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:
+    """None when every defined byte matches; else a description of the first differences (given the
+    call, also the first differing elements decoded in its dtypes and a map of the region it writes)."""
     problems: dict[str, Any] = {}
     for scope, exp in want.memory.items():
         got = actual.get(scope)
@@ -134,6 +136,9 @@ def compare(actual: dict[str, np.ndarray], want) -> dict[str, Any] | None:
             "first": [{"addr": int(a), "expected": int(want.memory[scope][a]), "actual": int(actual[scope][a]),
                        "in_footprint": bool(inside[a])} for a in addrs[:FIRST_DIFFS]],
         }
+        if call is not None:
+            out[scope]["elements"] = element_diffs(call, scope, addrs, actual[scope], want.memory[scope])
+            out[scope]["map"] = byte_map(wrong, written.get(scope), want.defined[scope])
         what = f"{addrs.size} wrong byte(s) in {scope} from byte {int(addrs[0])}"
         if "collision" in info:
             addr, candidates = info["collision"]

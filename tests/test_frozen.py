@@ -1,0 +1,145 @@
+"""The frozen case list (conformance/frozen/cases.jsonl.gz) that `certify` runs.
+
+Checked: it loads and names only existing cells; every reachable cell has cases; every case still has
+the verdict the spec gives it (a spec change that outdates the file fails here, telling how to
+regenerate it); it reaches the boundaries (largest fits, both sides of a range); freeze() gives the
+same bytes twice; the reference backend conforms on a product's cases; a damaged file is reported
+with its name and line.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from functools import lru_cache
+
+import pytest
+
+from conformance import load_backend
+from conformance.cells import Cell, cells
+from conformance.frozen import (FROZEN_PATH, FrozenDataError, draw_cases, freeze, frozen_hash,
+                                load_frozen)
+from conformance.verdicts import judge
+from oracle import check, verdict_class
+from oracle.spec import default_rulebook
+
+REGENERATE = "the spec changed since the case list was frozen: regenerate with `python -m conformance.frozen`"
+PRODUCTS = list(default_rulebook().products)
+
+
+@lru_cache(maxsize=None)
+def _cells() -> dict[str, Cell]:
+    return {c.id: c for c in cells(PRODUCTS)}
+
+
+def _tags(cell_id: str) -> set[str]:
+    return {t for case in load_frozen().get(cell_id, []) for t in case.tags}
+
+
+def test_file_loads_and_names_only_existing_cells():
+    frozen = load_frozen()
+    assert frozen and load_frozen() is frozen                  # read once per process
+    unknown = sorted(set(frozen) - set(_cells()))
+    assert not unknown, f"frozen cases for cells that no longer exist ({unknown[:5]}); {REGENERATE}"
+    for cell_id, cases in frozen.items():
+        cell = _cells()[cell_id]
+        for case in cases:
+            assert (case.call.api, case.call.product, case.expect, case.rule) == (
+                cell.api, cell.product, cell.kind, cell.rule), f"{cell_id}: case labelled for another cell"
+
+
+def test_every_reachable_cell_has_frozen_cases():
+    """A cell without cases is fine only if its strategy still cannot make a call (unreachable)."""
+    missing = [c for cid, c in _cells().items() if cid not in load_frozen()]
+    reachable = [c.id for c in missing if draw_cases(c, 20)]
+    assert not reachable, f"{len(reachable)} cells have no frozen cases ({reachable[:5]}); {REGENERATE}"
+
+
+def test_every_case_still_gets_its_verdict():
+    """The oracle's verdict class of every frozen case is the one recorded, and a reject / undefined
+    case still breaks its cell's rule. Memory is built only where the rules read it (offsets)."""
+    wrong = []
+    for cell_id, cases in load_frozen().items():
+        for case in cases:
+            memory = case.memory.build() if case.memory.writes else None
+            violations = check(case.call, memory)
+            broken = {v.rule for v in violations}
+            if verdict_class(violations) != case.expect or (case.rule is not None and case.rule not in broken):
+                wrong.append(f"{cell_id}: expected {case.expect}, oracle says {verdict_class(violations)} "
+                             f"({', '.join(sorted(broken)) or 'no violation'})")
+    assert not wrong, f"{len(wrong)} frozen cases disagree with the spec, e.g. {wrong[:3]}; {REGENERATE}"
+
+
+def test_cases_round_trip():
+    """What load_frozen rebuilds serialises back to the stored call and memory."""
+    with gzip.open(FROZEN_PATH, "rt", encoding="ascii") as f:
+        first = json.loads(f.readline())
+    case = next(c for c in load_frozen()[first["cell"]]
+                if c.call.to_dict() == first["call"] and c.memory.to_dict() == first["memory"])
+    assert list(case.tags) == first["tags"]
+
+
+def test_largest_fits_are_reached():
+    tags = _tags("data_move/ascend910b/legal/float16")
+    assert tags & {"nburst=max", "nburst=largest-fit"}, tags
+    assert tags & {"burst=max", "burst=largest-fit"}, tags
+    gather = {t for cid in _cells() if cid.startswith("asc_gather/ascend910b/legal/") for t in _tags(cid)}
+    assert "count=largest-fit" in gather        # a big case: covered once per api and product
+
+
+def test_both_sides_of_a_range_are_reached():
+    tags = _tags("data_move/ascend910b/reject/data_move.nburst.range")
+    assert {"nburst=below-min", "nburst=above-max"} <= tags, tags
+    both = [cid for cid in load_frozen() if "/reject/" in cid
+            and any(t.endswith("=below-min") for t in _tags(cid))
+            and any(t.endswith("=above-max") for t in _tags(cid))]
+    assert len(both) >= 10, both
+
+
+def test_freeze_is_deterministic(tmp_path):
+    """Same cells, same bytes: in one process, and whether or not the cells are drawn in a pool."""
+    one, two = tmp_path / "one.jsonl.gz", tmp_path / "two.jsonl.gz"
+    stats = freeze(["ascend910b"], examples=4, path=one, apis=["data_move", "data_copy_nz2nd"], workers=1)
+    freeze(["ascend910b"], examples=4, path=two, apis=["data_move", "data_copy_nz2nd"], workers=2)
+    assert one.read_bytes() == two.read_bytes()
+    assert stats["bytes"] == one.stat().st_size and stats["cases"] >= stats["cells"] > 40
+    assert set(load_frozen(one)) == {c.id for c in cells(["ascend910b"], ["data_move", "data_copy_nz2nd"])}
+    assert frozen_hash(one) == hashlib.sha256(one.read_bytes()).hexdigest()[:16]
+
+
+def test_oracle_backend_conforms_on_frozen_cases():
+    backend = load_backend("oracle")
+    cases = [(cid, case) for cid, cs in load_frozen().items() if _cells()[cid].product == "ascend910b"
+             for case in cs]
+    assert len(cases) > 100
+    failed = []
+    for cell_id, case in cases:
+        outcome = judge(case.call, case.memory, backend)
+        if not outcome.conforms:
+            failed.append(f"{cell_id}: {outcome.verdict} {outcome.message}")
+    assert not failed, failed[:3]
+
+
+def test_malformed_file_names_file_and_line(tmp_path):
+    good = gzip.decompress(FROZEN_PATH.read_bytes()).decode("ascii").splitlines()[0]
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(gzip.compress(f"{good}\n{good[:-5]}\n".encode()))
+    with pytest.raises(FrozenDataError, match=r"bad\.jsonl\.gz, line 2"):
+        load_frozen(bad)
+    data = json.loads(good)
+    data["call"]["args"] = 7
+    wrong = tmp_path / "wrong.jsonl.gz"
+    wrong.write_bytes(gzip.compress((json.dumps(data) + "\n").encode()))
+    with pytest.raises(FrozenDataError, match=r"wrong\.jsonl\.gz, line 1: .*call\.args"):
+        load_frozen(wrong)
+    plain = tmp_path / "plain.jsonl.gz"
+    plain.write_text(good)
+    with pytest.raises(FrozenDataError, match=r"plain\.jsonl\.gz"):
+        load_frozen(plain)
+    with pytest.raises(FrozenDataError, match="regenerate"):
+        load_frozen(tmp_path / "absent.jsonl.gz")
+
+
+def test_hash_names_the_file():
+    digest = frozen_hash()
+    assert len(digest) == 16 and digest == hashlib.sha256(FROZEN_PATH.read_bytes()).hexdigest()[:16]
