@@ -8,6 +8,9 @@
       filling half of UB against numpy's reshape + transpose of the same fractals
   (b) verified calls per second end to end (generation, backend, verdict) with the reference backend,
       one worker and -n 2; data_move                                               target: >= 500 calls/s
+  (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
+      the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
+      figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
 """
@@ -212,6 +215,23 @@ def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
     return rate
 
 
+def report_figures(product: str) -> None:
+    from conformance.outputs import write_outputs
+    from conformance.results import load_results
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        start = time.perf_counter()
+        code = cli_main(["certify", "--backend", "oracle", "--product", product, "--bundle", tmp, "-n", "2"])
+        wall = time.perf_counter() - start
+        results = load_results(Path(tmp) / "results.json")
+        again = best_of(lambda: write_outputs(load_results(Path(tmp) / "results.json"), Path(tmp) / "again"),
+                        repeat=3, number=1)
+        page = (Path(tmp) / f"report-{product}.html").stat().st_size
+    assert code == 0, f"the reference backend did not conform (exit {code})"
+    print(f"(c) certify {product}, reference backend, -n 2: {results['calls']} calls in {len(results['cells'])} "
+          f"cells ({results['certify']['frozen_cases']} frozen) in {wall:.1f}s wall")
+    print(f"    the report folder again from results.json: {again * 1e3:.0f} ms; the HTML page {page / 1024:.0f} KB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
@@ -227,6 +247,7 @@ def main() -> None:
         one = end_to_end(product, api, args.profile, "1")
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+    report_figures(args.product)
 
 
 BIGGEST = {"data_move": largest_move, "vec_trans_scatter": largest_transpose,

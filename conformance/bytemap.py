@@ -35,7 +35,8 @@ def elements(raw: np.ndarray, dtype: str) -> list[str]:
             values = words.view(np.dtype(dtype))
         except TypeError:
             values = words
-    return [f"{v.item()!r} (0x{int(w):0{2 * size}x})" if values.dtype.kind == "f" else str(v.item())
+    # str() of a numpy float is the shortest text that reads back to the same value of its own width.
+    return [f"{v} (0x{int(w):0{2 * size}x})" if values.dtype.kind == "f" else str(v.item())
             for v, w in zip(values, words)]
 
 
@@ -47,40 +48,42 @@ def decoded_text(raw: np.ndarray, dtype: str, limit: int = 16) -> str:
     return "[" + ", ".join(shown) + "]" + (f" ... ({total} elements)" if total > limit else "")
 
 
-def _destinations(call: Call) -> list[tuple[str, Any]]:
-    """(label, tensor) of every tensor the call writes."""
+def _operands(call: Call) -> list[tuple[str, str, Any]]:
+    """(label, role, tensor) of every tensor the call names, destinations first."""
     ctx = context(call)
-    return [pair for name, op in ctx.spec.operands.items() if op["role"] == "output"
-            for pair in ctx.labelled[name]]
+    named = [(label, op["role"], t) for name, op in ctx.spec.operands.items() for label, t in ctx.labelled[name]]
+    return sorted(named, key=lambda entry: entry[1] != "output")
 
 
 def element_diffs(call: Call, scope: str, addrs: np.ndarray, actual: np.ndarray, want: np.ndarray,
                   limit: int = FIRST_ELEMENTS) -> list[dict[str, Any]]:
-    """The first differing elements of `scope`: which destination, which element, expected vs actual.
-    A byte outside every destination (a stray write) is shown as a byte."""
+    """The first differing elements of `scope`: which operand, which element, expected vs actual. A byte
+    of a source operand (which must not change) says so; a byte outside every operand is shown as a
+    byte."""
     rulebook = default_rulebook()
-    tensors = [(label, t) for label, t in _destinations(call) if t.scope == scope]
+    tensors = [(label, role, t) for label, role, t in _operands(call) if t.scope == scope]
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
     for addr in addrs:
         addr = int(addr)
-        home = next(((label, t) for label, t in tensors
+        home = next(((label, role, t) for label, role, t in tensors
                      if t.addr <= addr < t.addr + t.numel * rulebook.itemsize(t.dtype)), None)
         if home is None:
             if (scope, addr) not in seen:
                 seen.add((scope, addr))
-                out.append({"addr": addr, "where": f"{scope} byte {addr} (outside every destination)",
+                out.append({"addr": addr, "where": f"{scope} byte {addr} (outside every operand)",
                             "dtype": "uint8", "expected": str(int(want[addr])), "actual": str(int(actual[addr]))})
         else:
-            label, t = home
+            label, role, t = home
             size = rulebook.itemsize(t.dtype)
             index = (addr - t.addr) // size
             if (label, index) in seen:
                 continue
             seen.add((label, index))
             start = t.addr + index * size
-            out.append({"addr": start, "where": f"{label}[{index}]", "dtype": t.dtype,
-                        "expected": elements(want[start:start + size], t.dtype)[0],
+            out.append({"addr": start, "where": f"{label}[{index}]" + ("" if role == "output" else
+                                                                      " (a source: must not change)"),
+                        "dtype": t.dtype, "expected": elements(want[start:start + size], t.dtype)[0],
                         "actual": elements(actual[start:start + size], t.dtype)[0]})
         if len(out) >= limit:
             break

@@ -14,8 +14,6 @@ import os
 import random
 import sys
 import time
-from collections import Counter
-from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -29,6 +27,7 @@ from .backends import BackendLoadError, load_backend
 from .bytemap import decoded_text
 from .memory import MemoryRecipe, image_sizes
 from .profiles import PROFILES
+from .results import kit_version
 
 EXIT_OK, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
 SUITE = Path(__file__).resolve().parent / "suite"
@@ -36,13 +35,6 @@ SUITE = Path(__file__).resolve().parent / "suite"
 
 class UsageError(Exception):
     """Input the user can fix; printed as one line."""
-
-
-def kit_version() -> str:
-    try:
-        return dist_version("ascend-conformance")
-    except PackageNotFoundError:
-        return "0.1.0+source"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,22 +46,117 @@ def _workers(value: str) -> str:
     raise argparse.ArgumentTypeError(f"-n expects a number of workers or 'auto', got {value!r}")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    import pytest
-
-    from .cells import cells, select
-    from .plugin import Collector
-    from .results import RunResult, ambiguity_list, spec_hash, summary
-
+def _products_and_apis(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     rulebook = default_rulebook()
-    products = args.product
-    for p in products:
+    for p in args.product:
         if p not in rulebook.products:
             raise UsageError(f"unknown product {p!r} (known: {', '.join(rulebook.products)})")
     apis = args.api or sorted(rulebook.apis)
     for a in apis:
         if a not in rulebook.apis:
             raise UsageError(f"unknown api {a!r} (known: {', '.join(sorted(rulebook.apis))})")
+    return list(args.product), apis
+
+
+def _waivers(args: argparse.Namespace):
+    """The waiver file's entries (None when no --waivers); a bad file is a one-line usage error."""
+    from .waivers import WaiverError, load_waivers
+    if not getattr(args, "waivers", None):
+        return None
+    try:
+        return load_waivers(args.waivers)
+    except WaiverError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _waive(results: dict[str, Any], waivers) -> None:
+    """Apply the waivers (if any) as of today and refresh the verdicts."""
+    from .results import finish
+    from .waivers import apply_waivers
+    if waivers is not None:
+        apply_waivers(results, waivers, dt.date.today())
+        finish(results)
+
+
+def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[str], chosen: list, *,
+              profile: str, seed: int, workers: str, select: list[str], frozen: bool = False) -> dict[str, Any]:
+    """Run the chosen cells through pytest (and pytest-xdist) and return the results document; an
+    interrupted run returns what it gathered, marked `interrupted`."""
+    import pytest
+
+    from .plugin import Collector
+    from .results import results_document
+
+    pytest_args = [str(SUITE / "test_cells.py"), "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
+                   "-p", "conformance.plugin", "-p", "no:cacheprovider",
+                   "--ac-backend", backend_spec, "--ac-profile", profile, "--ac-seed", str(seed),
+                   "-q", "--no-header", "--tb=no", "-p", "no:warnings"]
+    for p in products:
+        pytest_args += ["--ac-product", p]
+    for a in apis:
+        pytest_args += ["--ac-api", a]
+    for s in select:
+        pytest_args += ["--ac-select", s]
+    if frozen:
+        pytest_args.append("--ac-frozen")
+    if workers not in ("0", "1"):
+        pytest_args += ["-p", "xdist.plugin", "-n", workers]
+    collector = Collector(sys.stdout, total=len(chosen))
+    started = time.monotonic()
+    when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    # Only the plugins the run needs: a user's pytest plugins (randomly, benchmark...) stay out of it.
+    # pytest's own output is kept aside; the collector prints one line per cell instead.
+    with _environ(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"), contextlib.redirect_stdout(io.StringIO()) as pytest_out:
+        code = pytest.main(pytest_args, plugins=[collector])
+    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        said = pytest_out.getvalue().strip().splitlines()
+        collector.errors.append("pytest: " + said[-1] if said else f"pytest exited with {int(code)}")
+    described = {"name": backend.name, "spec": backend_spec, "version": str(getattr(backend, "version", "") or "")}
+    return results_document(default_rulebook(), described,
+                            chosen, collector.results, collector.errors, profile=profile, seed=seed,
+                            workers=workers, select=select, started=when,
+                            duration_s=round(time.monotonic() - started, 2),
+                            interrupted=code == pytest.ExitCode.INTERRUPTED)
+
+
+def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
+    """The summary, ambiguities, failures with their replay commands and the verdict line; the exit code."""
+    from .results import CONFORMANT, NOT_CONFORMANT, summary
+    print()
+    print(summary(results))
+    print()
+    for amb in results["ambiguities"]:
+        print(f"ambiguity {amb['id']} (no call generated there): {amb['question']}")
+    for failure in results["failures"]:
+        waived = " (WAIVED)" if failure.get("waived") else ""
+        print(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}")
+        print(f"              reproduce: ascend-conformance replay {folder / failure['reproducer']} "
+              f"--backend {backend_spec}")
+    for err in results["errors"]:
+        print(f"ERROR         {err}")
+    for w in results.get("waivers") or []:
+        if w["status"] != "applied":
+            print(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, expires {w['expires']})"
+                  + (f"; its failures count: {', '.join(w['cells'])}" if w["status"] == "expired" and w["cells"] else ""))
+    verdict = results["verdict"]
+    words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
+    print(f"\n{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
+          + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
+          + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}"
+          + "".join(f"\n  {folder / f}" for f in ("results.json", "junit.xml"))
+          + "".join(f"\n  {folder / ('report-' + p + '.html')}" for p in results["products"]))
+    if results.get("interrupted"):
+        print("interrupted: the results above are those gathered before the interruption")
+        return 130
+    return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .cells import cells, select
+    from .outputs import write_outputs
+
+    products, apis = _products_and_apis(args)
+    waivers = _waivers(args)
     backend = load_backend(args.backend)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     chosen = select(cells(products, apis), args.select)
@@ -78,62 +165,65 @@ def cmd_run(args: argparse.Namespace) -> int:
     report = Path(args.report)
     print(f"ascend-conformance {kit_version()}: backend {backend.name!r} on {', '.join(products)}, "
           f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells", flush=True)
+    results = run_suite(args.backend, backend, products, apis,
+                        chosen, profile=args.profile, seed=seed, workers=args.workers, select=args.select or [])
+    _waive(results, waivers)
+    write_outputs(results, report)
+    return _print_end(results, report, args.backend)
 
-    pytest_args = [str(SUITE / "test_cells.py"), "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
-                   "-p", "conformance.plugin", "-p", "no:cacheprovider",
-                   "--ac-backend", args.backend, "--ac-profile", args.profile, "--ac-seed", str(seed),
-                   "-q", "--no-header", "--tb=no", "-p", "no:warnings"]
-    for p in products:
-        pytest_args += ["--ac-product", p]
-    for a in args.api or []:
-        pytest_args += ["--ac-api", a]
-    for s in args.select or []:
-        pytest_args += ["--ac-select", s]
-    if args.workers not in ("0", "1"):
-        pytest_args += ["-p", "xdist.plugin", "-n", args.workers]
-    collector = Collector(sys.stdout, total=len(chosen))
-    started = time.monotonic()
-    when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    # Only the plugins the run needs: a user's pytest plugins (randomly, benchmark...) stay out of it.
-    # pytest's own output is kept aside; the collector prints one line per cell instead.
-    with _environ(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"), contextlib.redirect_stdout(io.StringIO()) as pytest_out:
-        code = pytest.main(pytest_args, plugins=[collector])
-    interrupted = code == pytest.ExitCode.INTERRUPTED
-    if code == pytest.ExitCode.INTERNAL_ERROR or (code == pytest.ExitCode.USAGE_ERROR):
-        collector.errors.append("pytest: " + pytest_out.getvalue().strip().splitlines()[-1:][0]
-                                if pytest_out.getvalue().strip() else f"pytest exited with {int(code)}")
-    result = RunResult(
-        meta={"kit": {"name": "ascend-conformance", "version": kit_version()}, "spec_hash": spec_hash(rulebook),
-              "backend": {"name": backend.name, "spec": args.backend,
-                          "version": str(getattr(backend, "version", "") or "")},
-              "products": products, "apis": apis, "profile": args.profile, "seed": seed,
-              "workers": args.workers, "select": args.select or [], "started": when,
-              "duration_s": round(time.monotonic() - started, 2), "interrupted": interrupted,
-              "cells_planned": len(chosen), "planned": dict(Counter(c.product for c in chosen))},
-        cells=collector.results, errors=collector.errors,
-        ambiguities=ambiguity_list(rulebook, [a for a in apis if any(c.api == a for c in chosen)]))
-    out = result.write(report)
-    print()
-    print(summary(result))
-    print()
-    for amb in result.ambiguities:
-        print(f"ambiguity {amb['id']} (no call generated there): {amb['question']}")
-    for failure in result.failures:
-        print(f"{failure['verdict']:<13} {failure['cell']}: {failure['message']}")
-        print(f"              reproduce: ascend-conformance replay {failure['reproducer']} --backend {args.backend}")
-    for err in result.errors:
-        print(f"ERROR         {err}")
-    missing = len(chosen) - len(result.cells)
-    verdict = "CONFORMS" if result.conforms and not missing else "DOES NOT CONFORM" if not result.conforms else "INCOMPLETE"
-    print(f"\n{verdict}: {result.calls} calls in {len(result.cells)}/{len(chosen)} cells, "
-          + ", ".join(f"{k} {v}" for k, v in result.totals.items())
-          + f"; {result.meta['duration_s']}s; seed {seed}; results in {out}")
-    if interrupted:
-        print("interrupted: the results above are those gathered before the interruption")
-        return 130
-    if result.conforms and missing == 0:
-        return EXIT_OK
-    return EXIT_NONCONFORMING
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    from .bundle import CERTIFY_SEED, write_bundle
+    from .cells import cells
+    from .frozen import FrozenDataError, frozen_hash, load_frozen
+    from .outputs import write_outputs
+
+    products, apis = _products_and_apis(args)
+    waivers = _waivers(args)
+    backend = load_backend(args.backend)
+    chosen = cells(products, apis)
+    try:
+        frozen = load_frozen()
+        digest = frozen_hash()
+    except FrozenDataError as exc:
+        raise UsageError(str(exc)) from None
+    cases = sum(len(frozen.get(c.id, ())) for c in chosen)
+    bundle = Path(args.bundle)
+    print(f"ascend-conformance {kit_version()} certify: backend {backend.name!r} on {', '.join(products)}, "
+          f"{len(chosen)} cells: {cases} frozen cases (list {digest}), then profile {args.profile} "
+          f"with seed {CERTIFY_SEED}", flush=True)
+    results = run_suite(args.backend, backend, products, apis,
+                        chosen, profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
+                        frozen=True)
+    results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
+    _waive(results, waivers)
+    write_outputs(results, bundle)
+    write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
+    return _print_end(results, bundle, args.backend)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .outputs import write_outputs
+    from .results import CONFORMANT, ResultsError, load_results, merge, overall
+
+    if len(args.files) > 1 and not args.out:
+        raise UsageError("several results files are merged into one report: name its folder with --out DIR")
+    waivers = _waivers(args)
+    try:
+        sources = [(path, load_results(path)) for path in args.files]
+    except ResultsError as exc:
+        raise UsageError(str(exc)) from None
+    results = merge(sources)
+    _waive(results, waivers)
+    folder = Path(args.out) if args.out else Path(args.files[0]).parent
+    written = write_outputs(results, folder)
+    for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
+        print(f"{overall(results, product):<15} {product}")
+    print(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
+          f"{len(sources)} results file(s); report in {folder}")
+    for path in [written["results"], written["junit"], *written["html"]]:
+        print(f"  {path}")
+    return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
 
 
 @contextlib.contextmanager
@@ -284,7 +374,25 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--report", default="reports", help="report folder (default reports/)")
     run.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
     run.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
+    run.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
     run.set_defaults(func=cmd_run)
+
+    cert = sub.add_parser("certify", help="frozen case list + fixed-seed pass; writes a certification bundle")
+    cert.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name")
+    cert.add_argument("--product", action="append", required=True, help="product id (repeatable)")
+    cert.add_argument("--api", action="append", help="api to certify (repeatable; default: all)")
+    cert.add_argument("--profile", default="ci", choices=sorted(PROFILES),
+                      help="budget of the property-based pass after the frozen cases (default ci)")
+    cert.add_argument("--bundle", default="certification", help="bundle folder (default certification/)")
+    cert.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
+    cert.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
+    cert.set_defaults(func=cmd_certify)
+
+    rpt = sub.add_parser("report", help="re-render the reports of one results.json, or merge several")
+    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON")
+    rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
+    rpt.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
+    rpt.set_defaults(func=cmd_report)
 
     chk = sub.add_parser("check", help="legality and expected memory image of one call (YAML/JSON file)")
     chk.add_argument("file")

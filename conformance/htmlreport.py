@@ -13,12 +13,12 @@ import yaml
 from oracle.spec import Rulebook, default_rulebook
 
 from .bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
-from .results import VERDICT_ORDER, overall, spec_hash
+from .results import calls, missing_cells, overall, spec_hash, totals
 from .traceability import rule_rows
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAP_COLUMNS = 64                # cells per row of a byte map
-MAP_CELL_PX = 9
+MAP_CELL_PX = 12
 
 # What a cell of the matrix shows, worst first: the state of a group of cells is its worst member's.
 STATES = ("fail", "error", "waived", "unreachable", "pass", "not_supported")
@@ -33,17 +33,11 @@ def cell_state(cell: dict[str, Any]) -> str:
     return {"ran": "pass"}.get(cell["status"], cell["status"])
 
 
-def _calls(counts: dict[str, int]) -> int:
-    return sum(n for v, n in counts.items() if v != "NOT_SUPPORTED")
-
-
 def _group(members: list[dict[str, Any]]) -> dict[str, Any]:
-    counts: Counter[str] = Counter()
-    for c in members:
-        counts.update(c["counts"])
+    counts = totals(members)
     state = min((cell_state(c) for c in members), key=STATES.index)
-    return {"state": state, "label": STATE_LABEL[state], "calls": _calls(counts),
-            "counts": {v: counts[v] for v in VERDICT_ORDER if counts.get(v) and v != "NOT_SUPPORTED"},
+    return {"state": state, "label": STATE_LABEL[state], "calls": calls(counts),
+            "counts": {v: n for v, n in counts.items() if v != "NOT_SUPPORTED"},
             "cells": [c["id"] for c in members]}
 
 
@@ -109,29 +103,29 @@ def failure_view(failure: dict[str, Any], backend_spec: str) -> dict[str, Any]:
 def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> dict[str, Any]:
     cells = sorted((c for c in results["cells"] if c["cell"]["product"] == product), key=lambda c: c["id"])
     apis = sorted({c["cell"]["api"] for c in cells})
-    totals: Counter[str] = Counter()
-    for c in cells:
-        totals.update(c["counts"])
+    counted = totals(cells)
     backend = results.get("backend", {})
     traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
-               "rules": rule_rows(rulebook.api(api), cells)} for api in apis]
+               "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
+               "rules": rule_rows(rulebook.api(api), cells, product)} for api in apis]
     return {
         "product": rulebook.product(product) if product in rulebook.products else None,
         "product_id": product,
         "verdict": overall(results, product),
         "meta": results, "backend": backend,
         "current_spec_hash": spec_hash(rulebook),
-        "calls": _calls(totals),
-        "totals": [(v, totals[v]) for v in VERDICT_ORDER if totals.get(v)],
+        "calls": calls(counted),
+        "totals": list(counted.items()),
         "states": Counter(cell_state(c) for c in cells),
-        "ncells": len(cells), "planned": (results.get("planned") or {}).get(product, len(cells)),
+        "ncells": len(cells), "missing": missing_cells(results, product),
         "matrix": matrices(cells, rulebook),
         "failures": [failure_view(c["failure"], backend.get("spec", "B")) | {"waived": c.get("waived")}
                      for c in cells if c.get("failure")],
-        "errors": [c for c in cells if c["status"] == "error"] + [{"id": "run", "error": e}
-                                                                   for e in results.get("errors", [])],
+        "errors": [c for c in cells if c["status"] == "error"]
+                  + [{"id": "run", "error": e} for e in results.get("errors", [])]
+                  + [{"id": cid, "error": "planned, but no result came back"} for cid in missing_cells(results, product)],
         "traced": traced,
-        "unexercised": sum(not r["exercised"] for t in traced for r in t["rules"]),
+        "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
         "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],
         "waivers": results.get("waivers") or [],
         "legend": STATE_LABEL,
@@ -142,6 +136,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
+    env.filters["when"] = lambda iso: (iso or "").replace("T", " ").replace("+00:00", " UTC")
     return env
 
 

@@ -24,6 +24,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ac-select", action="append", default=[])
     group.addoption("--ac-profile", default="ci")
     group.addoption("--ac-seed", type=int, default=0)
+    group.addoption("--ac-frozen", action="store_true", help="judge each cell's frozen cases first (certify)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,6 +55,15 @@ def ac_profile(pytestconfig: pytest.Config):
 @pytest.fixture(scope="session")
 def ac_seed(pytestconfig: pytest.Config) -> int:
     return pytestconfig.getoption("ac_seed")
+
+
+@pytest.fixture(scope="session")
+def ac_frozen(pytestconfig: pytest.Config) -> dict[str, list]:
+    """Cell id -> frozen cases when certifying, else nothing."""
+    if not pytestconfig.getoption("ac_frozen"):
+        return {}
+    from .frozen import load_frozen
+    return load_frozen()
 
 
 class Collector:

@@ -1,40 +1,33 @@
-"""A run's results: what `results.json` holds, the reproducer files, and the printed summary."""
+"""A run's results as plain data: what `results.json` holds, its overall verdict, merging several of
+them (shards, nightly runs), reading one back with errors that name the file and field, and the summary
+printed at the end of a run.
+
+Everything after the run (reports, JUnit, waivers, `ascend-conformance report`) works on this data
+alone, never on the backend.
+"""
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import Counter
-from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
-from typing import Any, Iterable
-
-import yaml
+from typing import Any, Iterable, Sequence
 
 from oracle.spec import Rulebook
 
-from .junit import write_junit
 from .runner import CellResult
 from .verdicts import NONCONFORMING, Verdict
 
 VERDICT_ORDER = [v.value for v in Verdict]
 CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"
 _NONCONFORMING = {v.value for v in NONCONFORMING}
+# Where several runs of one cell are merged, the status shown is the most telling one.
+_STATUS_ORDER = ("error", "ran", "unreachable", "not_supported")
 
 
-def overall(results: dict[str, Any], product: str | None = None) -> str:
-    """The verdict of a results.json (of one product, or of all): NOT CONFORMANT when some cell failed
-    and no waiver covers it; INCOMPLETE when nothing failed but cells errored, are missing or the run
-    was interrupted; CONFORMANT otherwise."""
-    cells = [c for c in results["cells"] if product is None or c["cell"]["product"] == product]
-    if any((c.get("failure") or _NONCONFORMING & set(c["counts"])) and not c.get("waived") for c in cells):
-        return NOT_CONFORMANT
-    planned = results.get("planned") or {}
-    wanted = planned.get(product, 0) if product else sum(planned.values())
-    if (results.get("errors") or results.get("interrupted") or len(cells) < wanted
-            or any(c["status"] == "error" for c in cells)):
-        return INCOMPLETE
-    return CONFORMANT
+class ResultsError(ValueError):
+    """A results.json that cannot be read back; the message names the file and the field."""
 
 
 def spec_hash(rulebook: Rulebook) -> str:
@@ -44,61 +37,74 @@ def spec_hash(rulebook: Rulebook) -> str:
     return digest.hexdigest()[:16]
 
 
-@dataclass
-class RunResult:
-    meta: dict[str, Any]
-    cells: list[CellResult] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    ambiguities: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def failures(self) -> list[dict[str, Any]]:
-        return [c.failure for c in self.cells if c.failure]
-
-    @property
-    def totals(self) -> dict[str, int]:
-        total: Counter[str] = Counter()
-        for c in self.cells:
-            total.update(c.counts)
-        return {v: total[v] for v in VERDICT_ORDER if total[v]}
-
-    @property
-    def calls(self) -> int:
-        return sum(n for v, n in self.totals.items() if v != Verdict.NOT_SUPPORTED.value)
-
-    @property
-    def conforms(self) -> bool:
-        return not self.errors and all(c.conforms for c in self.cells) and not any(
-            self.totals.get(v.value) for v in NONCONFORMING)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.meta, "conforms": self.conforms, "calls": self.calls, "totals": self.totals,
-                "cells": [c.to_dict() for c in sorted(self.cells, key=lambda c: c.id)],
-                "failures": self.failures, "errors": self.errors,
-                "unreachable": [c.id for c in self.cells if c.status == "unreachable"],
-                "ambiguities": self.ambiguities}
-
-    def write(self, folder: Path) -> Path:
-        """results.json, junit.xml, and one reproducer YAML per failure (repro/<cell>.yaml)."""
-        folder.mkdir(parents=True, exist_ok=True)
-        repro = folder / "repro"
-        for failure in self.failures:
-            path = repro / (re.sub(r"[^A-Za-z0-9_.-]+", "__", failure["cell"]) + ".yaml")
-            repro.mkdir(exist_ok=True)
-            path.write_text(reproducer_text(failure), encoding="utf-8")
-            failure["reproducer"] = str(path)
-        out = folder / "results.json"
-        out.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-        write_junit(folder, self.meta, self.cells, self.errors)
-        return out
+def failed(cell: dict[str, Any]) -> bool:
+    """The cell holds a non-conforming call (waived or not)."""
+    return bool(cell.get("failure") or _NONCONFORMING & set(cell["counts"]))
 
 
-def reproducer_text(failure: dict[str, Any]) -> str:
-    body = {k: failure[k] for k in ("cell", "verdict", "message", "expect", "rule", "call", "memory")}
-    head = ("# ascend-conformance reproducer: one call and the memory it ran on.\n"
-            "#   ascend-conformance check THIS_FILE                 legality and expected image\n"
-            "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
-    return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=110)
+def missing_cells(results: dict[str, Any], product: str | None = None) -> list[str]:
+    """Cells the run planned (for one product, or all) that left no result."""
+    ran = {c["id"] for c in results["cells"]}
+    return sorted(c for c in results.get("planned") or []
+                  if c not in ran and (product is None or c.split("/")[1] == product))
+
+
+def overall(results: dict[str, Any], product: str | None = None) -> str:
+    """The verdict of a results.json (of one product, or of all): NOT CONFORMANT when some cell failed
+    and no waiver covers it; INCOMPLETE when nothing failed but cells errored, are missing or the run
+    was interrupted; CONFORMANT otherwise."""
+    cells = [c for c in results["cells"] if product is None or c["cell"]["product"] == product]
+    if any(failed(c) and not c.get("waived") for c in cells):
+        return NOT_CONFORMANT
+    if (results.get("errors") or results.get("interrupted") or missing_cells(results, product)
+            or any(c["status"] == "error" for c in cells)):
+        return INCOMPLETE
+    return CONFORMANT
+
+
+def totals(cells: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Calls per verdict, in verdict order."""
+    total: Counter[str] = Counter()
+    for c in cells:
+        total.update(c["counts"])
+    return {v: total[v] for v in VERDICT_ORDER if total[v]}
+
+
+def calls(counts: dict[str, int]) -> int:
+    """Calls the backend ran (a NOT_SUPPORTED cell counts one 'call' that never ran)."""
+    return sum(n for v, n in counts.items() if v != Verdict.NOT_SUPPORTED.value)
+
+
+def finish(results: dict[str, Any]) -> dict[str, Any]:
+    """Fill in what follows from the cells (totals, calls, failures, unreachable, verdict, conforms), in
+    place; returns `results`. Called whenever cells change (a run, a merge, waivers)."""
+    results["cells"] = sorted(results["cells"], key=lambda c: c["id"])
+    results["totals"] = totals(results["cells"])
+    results["calls"] = calls(results["totals"])
+    results["failures"] = [c["failure"] for c in results["cells"] if c.get("failure")]
+    results["unreachable"] = [c["id"] for c in results["cells"] if c["status"] == "unreachable"]
+    results["verdict"] = overall(results)
+    results["conforms"] = results["verdict"] == CONFORMANT
+    return results
+
+
+def results_document(rulebook: Rulebook, backend: dict[str, str], chosen: Sequence[Any],
+                     cells: Sequence[CellResult], errors: Sequence[str] = (), **settings: Any) -> dict[str, Any]:
+    """The results.json of one run of the `chosen` cells: `backend` is {name, spec, version}; `settings`
+    are the run's own (profile, seed, workers, select, started, duration_s, interrupted...)."""
+    apis = sorted({c.api for c in chosen})
+    meta = {"kit": {"name": "ascend-conformance", "version": kit_version()}, "spec_hash": spec_hash(rulebook),
+            "backend": backend, "products": list(dict.fromkeys(c.product for c in chosen)), "apis": apis,
+            **settings, "planned": [c.id for c in chosen]}
+    return finish({**meta, "cells": [c.to_dict() for c in cells], "errors": list(errors),
+                   "ambiguities": ambiguity_list(rulebook, apis)})
+
+
+def kit_version() -> str:
+    try:
+        return dist_version("ascend-conformance")
+    except PackageNotFoundError:
+        return "0.1.0+source"
 
 
 def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, Any]]:
@@ -107,23 +113,153 @@ def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, An
             for api in apis for a in rulebook.api(api).ambiguities]
 
 
-def summary(result: RunResult) -> str:
+# ---------------------------------------------------------------------------------------------- reading
+
+_CELL_FIELDS = {"id": str, "cell": dict, "status": str, "counts": dict}
+_CELL_INFO = ("api", "product", "kind")
+
+
+def load_results(path: str | Path) -> dict[str, Any]:
+    """A results.json, checked for what reports read; ResultsError names the file and the field."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ResultsError(f"{path}: not a results.json (invalid JSON: {exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise ResultsError(f"{path}: not a results.json (no 'cells' list at the top)")
+    for i, cell in enumerate(data["cells"]):
+        where = f"{path}: cells[{i}]"
+        if not isinstance(cell, dict):
+            raise ResultsError(f"{where}: expected an object")
+        for key, kind in _CELL_FIELDS.items():
+            if not isinstance(cell.get(key), kind):
+                raise ResultsError(f"{where}.{key}: expected {kind.__name__}, got {cell.get(key)!r}")
+        for key in _CELL_INFO:
+            if not isinstance(cell["cell"].get(key), str):
+                raise ResultsError(f"{where}.cell.{key}: expected a string, got {cell['cell'].get(key)!r}")
+        if not all(isinstance(n, int) for n in cell["counts"].values()):
+            raise ResultsError(f"{where}.counts: expected verdict -> number of calls")
+        if cell.get("failure") is not None and not isinstance(cell["failure"], dict):
+            raise ResultsError(f"{where}.failure: expected an object or null")
+    for key in ("errors", "ambiguities"):
+        if not isinstance(data.setdefault(key, []), list):
+            raise ResultsError(f"{path}: {key}: expected a list")
+    return data
+
+
+# ---------------------------------------------------------------------------------------------- merging
+
+def _distinct(values: Iterable[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        for item in (v if isinstance(v, list) else [v]):
+            if item is not None and item not in out:
+                out.append(item)
+    return out
+
+
+def _one_or_all(values: Iterable[Any]) -> Any:
+    """A field several runs share: the value if they agree, else the list of their values."""
+    found = _distinct(values)
+    return found[0] if len(found) == 1 else found
+
+
+def _merge_cells(same: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs of one cell: counts, tags and times add up; the first failure found is kept."""
+    if len(same) == 1:
+        return same[0]
+    out = dict(same[0])
+    for key in ("counts", "tags"):
+        total: Counter[str] = Counter()
+        for c in same:
+            total.update(c.get(key) or {})
+        out[key] = dict(total)
+    by_dtype: dict[str, Counter[str]] = {}
+    for c in same:
+        for dtype, counts in (c.get("by_dtype") or {}).items():
+            by_dtype.setdefault(dtype, Counter()).update(counts)
+    out["by_dtype"] = {d: dict(c) for d, c in by_dtype.items()}
+    out["status"] = min((c["status"] for c in same), key=lambda s: _STATUS_ORDER.index(s)
+                        if s in _STATUS_ORDER else len(_STATUS_ORDER))
+    if out["status"] == "not_supported" or out["counts"].get("NOT_SUPPORTED"):
+        out["counts"]["NOT_SUPPORTED"] = 1 if out["status"] == "not_supported" else 0
+        out["counts"] = {v: n for v, n in out["counts"].items() if n}
+    out["error"] = next((c.get("error") for c in same if c.get("error")), None)
+    out["failure"] = next((c["failure"] for c in same if c.get("failure")), None)
+    out["waived"] = next((c["waived"] for c in same if c.get("waived") and c.get("failure") is out["failure"]),
+                         None)
+    if out["waived"] is None:
+        out.pop("waived")
+    out["seconds"] = round(sum(c.get("seconds") or 0 for c in same), 3)
+    for key in ("shrink_calls", "frozen_calls"):
+        out[key] = sum(c.get(key) or 0 for c in same)
+    return out
+
+
+def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """One results document from several (name, results): cells of shards side by side, cells run
+    several times added up; seeds, profiles and spec hashes listed where they differ."""
+    if len(sources) == 1:
+        return finish(dict(sources[0][1]))
+    docs = [d for _, d in sources]
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for d in docs:
+        for c in d["cells"]:
+            by_id.setdefault(c["id"], []).append(c)
+    backends = _distinct(d.get("backend") for d in docs)
+    ambiguities = {a["id"]: a for d in docs for a in d.get("ambiguities", [])}
+    merged = {
+        "kit": _one_or_all(d.get("kit") for d in docs),
+        "spec_hash": _one_or_all(d.get("spec_hash") for d in docs),
+        "backend": backends[0] if len(backends) == 1 else {
+            "name": " + ".join(_distinct(b.get("name") for b in backends)),
+            "spec": " | ".join(_distinct(b.get("spec") for b in backends)),
+            "version": ", ".join(_distinct(b.get("version") or None for b in backends))},
+        "products": _distinct(d.get("products") for d in docs),
+        "apis": _distinct(d.get("apis") for d in docs),
+        "profile": _one_or_all(d.get("profile") for d in docs),
+        "seed": _one_or_all(d.get("seed") for d in docs),
+        "started": min((d["started"] for d in docs if d.get("started")), default=None),
+        "duration_s": round(sum(d.get("duration_s") or 0 for d in docs), 2),
+        "interrupted": any(d.get("interrupted") for d in docs),
+        "planned": sorted(set(_distinct(d.get("planned") for d in docs))),
+        "sources": [name for name, _ in sources],
+        "cells": [_merge_cells(same) for same in by_id.values()],
+        "errors": [f"{name}: {e}" for name, d in sources for e in d.get("errors", [])],
+        "ambiguities": list(ambiguities.values()),
+        "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],
+    }
+    certified = [d["certify"] for d in docs if d.get("certify")]
+    if certified:
+        merged["certify"] = {"frozen_hash": _one_or_all(c["frozen_hash"] for c in certified),
+                             "frozen_cases": sum(c["frozen_cases"] for c in certified)}
+    return finish(merged)
+
+
+# ---------------------------------------------------------------------------------------------- printing
+
+def summary(results: dict[str, Any]) -> str:
     """Per api/product/dtype (legal cells) and per api/product/rule (the others): calls and verdicts."""
     rows: dict[tuple[str, ...], Counter[str]] = {}
     status: dict[tuple[str, ...], str] = {}          # cells that did not run to the end say why
-    for c in result.cells:
-        cell = c.cell
+    for c in results["cells"]:
+        cell = c["cell"]
         if cell["kind"] == "legal":
-            for dtype, counts in (c.by_dtype or {cell["dtype"] or "-": c.counts}).items():
+            for dtype, counts in (c.get("by_dtype") or {cell["dtype"] or "-": c["counts"]}).items():
                 key = (cell["api"], cell["product"], "legal", "/".join(p for p in (cell["form"], dtype) if p))
                 rows.setdefault(key, Counter()).update(counts)
         else:
             key = (cell["api"], cell["product"], cell["kind"], cell["rule"])
-            rows.setdefault(key, Counter()).update(c.counts)
-        if c.status in ("unreachable", "error"):
-            status[key] = c.status.upper()
-    widths = [max([len(h)] + [len(k[i]) for k in rows]) for i, h in enumerate(("api", "product", "kind", "dtype / rule"))]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(("api", "product", "kind", "dtype / rule"), widths)) + "  verdicts"]
+            rows.setdefault(key, Counter()).update(c["counts"])
+        if c["status"] in ("unreachable", "error"):
+            status[key] = c["status"].upper()
+        elif c.get("waived"):
+            status[key] = "WAIVED"
+    heads = ("api", "product", "kind", "dtype / rule")
+    widths = [max([len(h)] + [len(k[i]) for k in rows]) for i, h in enumerate(heads)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)) + "  verdicts"]
     for key in sorted(rows):
         counts = rows[key]
         verdicts = ", ".join([f"{v} {counts[v]}" for v in VERDICT_ORDER if counts.get(v)]

@@ -10,7 +10,7 @@ import time
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
 from hypothesis.control import current_build_context
@@ -48,6 +48,7 @@ class CellResult:
     counts: dict[str, int] = field(default_factory=dict)          # verdict -> calls
     by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
     tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
+    frozen_calls: int = 0               # of the counted calls, those from the frozen case list (certify)
     shrink_calls: int = 0
     failure: dict[str, Any] | None = None
     error: str | None = None
@@ -83,7 +84,10 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
     }
 
 
-def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> CellResult:
+def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
+             frozen: Sequence[Case] = ()) -> CellResult:
+    """Judge the `frozen` cases (certify's fixed list) in order, then let Hypothesis search the cell with
+    the profile's budget; stop at the first non-conforming call and shrink it."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
@@ -101,6 +105,20 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
     spec = default_rulebook().api(cell.api)
 
+    def tally(case: Case, outcome: Outcome) -> None:
+        counts[outcome.verdict.value] += 1
+        tags.update(case.tags)
+        by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
+
+    for case in frozen:
+        outcome = judge(case.call, case.memory, backend)
+        tally(case, outcome)
+        result.frozen_calls += 1
+        if not outcome.conforms:
+            state["first"] = outcome.verdict
+            state["last"][outcome.verdict] = (case, outcome)
+            break
+
     @settings(max_examples=profile.calls, database=None, deadline=None, derandomize=False,
               print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
               phases=(Phase.explicit, Phase.generate, Phase.shrink),
@@ -115,10 +133,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
         if state["failed"]:
             result.shrink_calls += 1
         else:
-            counts[outcome.verdict.value] += 1
-            tags.update(case.tags)
-            dtype = spec.dtype_of_call(case.call)
-            by_dtype.setdefault(dtype, Counter())[outcome.verdict.value] += 1
+            tally(case, outcome)
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.verdict):
@@ -130,7 +145,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int) -> C
             raise _RAISE[outcome.verdict](outcome.message)
 
     try:
-        prop()
+        if state["first"] is None:
+            prop()
     except _NonConforming:
         pass
     except (Unsatisfiable, FailedHealthCheck) as exc:

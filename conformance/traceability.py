@@ -11,7 +11,9 @@ import fnmatch
 from collections import Counter
 from typing import Any, Iterable
 
-from oracle.spec import ApiSpec, Rule
+from oracle.spec import ApiSpec, Rule, default_rulebook
+
+from .strategies import DEFAULT_GM_WINDOW, environment, reachable
 
 # The tags (globs) that put a legal call on the edge of a rule, per rule kind; {param} / {operand} /
 # {operands} are the rule's own fields. Kinds absent here (product, dtype, path, align...) have no edge a
@@ -41,16 +43,21 @@ def edge_tags(rule: Rule) -> list[str]:
     return out
 
 
-def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per rule of `spec`: the calls that broke it (with their verdicts), the legal calls on its
-    edge (with the edges reached), and whether the run exercised it at all."""
-    cells = [c for c in cells if c["cell"]["api"] == spec.api]
+def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str) -> list[dict[str, Any]]:
+    """One row per rule of `spec` that applies on `product` (only the product rule where the api is not
+    on it): the calls that broke it (with their verdicts), the legal calls on its edge (with the edges
+    reached), whether a call can break it alone on this product (`breakable`: else it has no cell, e.g.
+    an L1 rule where there is no L1) and whether the run exercised it at all."""
+    env = environment(spec.api, product, default_rulebook(), DEFAULT_GM_WINDOW)
+    cells = [c for c in cells if c["cell"]["api"] == spec.api and c["cell"]["product"] == product]
     legal_tags: Counter[str] = Counter()
     for c in cells:
         if c["cell"]["kind"] == "legal":
             legal_tags.update(c.get("tags") or {})
     rows = []
     for rule in spec.rules:
+        if not env.supported and rule.kind != "product":
+            continue
         own = [c for c in cells if c["cell"]["rule"] == rule.id]
         verdicts: Counter[str] = Counter()
         for c in own:
@@ -64,6 +71,6 @@ def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]]) -> list[dict[str, 
             "edge_calls": sum(edges.values()), "edges": edges, "has_edge": bool(globs),
             "failed": any(c.get("failure") and not c.get("waived") for c in own),
             "waived": any(c.get("waived") for c in own),
-            "exercised": broke > 0 or sum(edges.values()) > 0,
+            "exercised": broke > 0 or sum(edges.values()) > 0, "breakable": reachable(env, rule),
         })
     return rows

@@ -22,7 +22,7 @@ def test_outcomes(tmp_path):
     failed = CellResult(cell("scatter", "ascend310b", "legal", dtype="float16", form="count"),
                         counts={"PASS": 3, "FAIL": 1}, seconds=0.5,
                         failure={"verdict": "FAIL", "message": "2 wrong byte(s) in UB from byte 64", "rule": None,
-                                 "reproducer": "reports/repro/x.yaml"})
+                                 "reproducer": "repro/x.yaml"})
     missed = CellResult(cell("scatter", "ascend310b", "reject", rule="scatter.dstLocal.align"),
                         counts={"MISSED_REJECT": 1},
                         failure={"verdict": "MISSED_REJECT", "message": "ran a call it must refuse",
@@ -31,7 +31,8 @@ def test_outcomes(tmp_path):
                          status="not_supported", counts={"NOT_SUPPORTED": 1})
     broken = CellResult(cell("data_move", "ascend910b", "reject", rule="data_move.nburst.range"),
                         status="error", error="ValueError: boom")
-    root = junit_tree(META, [passed, failed, missed, skipped, broken], ["worker 2: could not load backend"]).getroot()
+    root = junit_tree(META, [c.to_dict() for c in (passed, failed, missed, skipped, broken)],
+                      ["worker 2: could not load backend"], "reports/").getroot()
     assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == \
         {"tests": "6", "failures": "2", "errors": "2", "skipped": "1"}
     suites = {s.get("name"): s for s in root.iter("testsuite")}
@@ -50,5 +51,5 @@ def test_outcomes(tmp_path):
     assert len(errors) == 1 and "boom" in errors[0].get("message")
     assert "120 calls: PASS 120" in [c for c in suites["data_move.ascend910b"].iter("system-out")][0].text
     # written as a file that parses back
-    path = write_junit(tmp_path, META, [passed], [])
+    path = write_junit(tmp_path, {**META, "cells": [passed.to_dict()], "errors": []})
     assert ET.parse(path).getroot().get("tests") == "1"

@@ -4,8 +4,8 @@ import pytest
 from conformance.runner import run_cell
 
 
-def test_cell(cell, ac_backend, ac_profile, ac_seed, request):
-    result = run_cell(cell, ac_backend, ac_profile, ac_seed)
+def test_cell(cell, ac_backend, ac_profile, ac_seed, ac_frozen, request):
+    result = run_cell(cell, ac_backend, ac_profile, ac_seed, ac_frozen.get(cell.id, ()))
     request.node.user_properties.append(("ac_result", result.to_dict()))
     if result.failure is not None:
         pytest.fail(f"{result.failure['verdict']}: {result.failure['message']}", pytrace=False)
