@@ -209,13 +209,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(args.files) > 1 and not args.out:
         raise UsageError("several results files are merged into one report: name its folder with --out DIR")
     waivers = _waivers(args)
-    try:
-        sources = [(path, load_results(path)) for path in args.files]
+    try:   # a report folder stands for the results.json in it
+        sources = [(path, load_results(Path(path) / "results.json" if Path(path).is_dir() else path))
+                   for path in args.files]
     except ResultsError as exc:
         raise UsageError(str(exc)) from None
     results = merge(sources)
     _waive(results, waivers)
-    folder = Path(args.out) if args.out else Path(args.files[0]).parent
+    given = Path(args.files[0])
+    folder = Path(args.out) if args.out else given if given.is_dir() else given.parent
     written = write_outputs(results, folder)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
@@ -327,10 +329,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
             print(f"MALFORMED      {exc}")
             status = EXIT_USAGE
             continue
+        recorded = meta.get("verdict")
         if outcome.conforms:
             print(f"FIXED          {path}: {outcome.verdict} ({outcome.message})")
         else:
-            print(f"STILL FAILING  {path}: {outcome.verdict}: {outcome.message}")
+            same = "" if not recorded else " (as recorded)" if recorded == outcome.verdict.value \
+                else f" (recorded: {recorded})"
+            print(f"STILL FAILING  {path}: {outcome.verdict}{same}: {outcome.message}")
             status = max(status, EXIT_NONCONFORMING) if status != EXIT_USAGE else status
     return status
 
@@ -389,7 +394,7 @@ def parser() -> argparse.ArgumentParser:
     cert.set_defaults(func=cmd_certify)
 
     rpt = sub.add_parser("report", help="re-render the reports of one results.json, or merge several")
-    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON")
+    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
     rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
     rpt.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
     rpt.set_defaults(func=cmd_report)
