@@ -2,6 +2,6 @@
 
 Public contract (DESIGN.md): Backend, Rejected, load_backend.
 """
-from .backends import Backend, BackendLoadError, OracleBackend, Rejected, load_backend
+from .backends import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected, load_backend
 
-__all__ = ["Backend", "BackendLoadError", "OracleBackend", "Rejected", "load_backend"]
+__all__ = ["Backend", "BackendCrash", "BackendLoadError", "OracleBackend", "Rejected", "load_backend"]

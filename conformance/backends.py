@@ -1,8 +1,11 @@
 """The backend under test: the contract (DESIGN.md), the built-in reference, and `load_backend`."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import signal
+import threading
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -28,6 +31,12 @@ class Rejected(Exception):
 
 class BackendLoadError(Exception):
     """`load_backend` could not produce a backend; the message says which part of the name failed."""
+
+
+class BackendCrash(Exception):
+    """The backend failed in a way that is not a verdict on the call: an out-of-process program that
+    died, hung or broke the protocol, or an in-process backend past its time limit. Judged CRASH, with
+    this message alone."""
 
 
 @runtime_checkable
@@ -79,16 +88,25 @@ def _instantiate(target: Any, name: str) -> Backend:
     return _validate(target, name)
 
 
-def load_backend(name: str) -> Backend:
-    """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'."""
+def load_backend(name: str, timeout: float | None = None) -> Backend:
+    """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'.
+
+    `timeout`: seconds one call may take. An `exec:` program past it is killed and restarted; an
+    in-process backend is interrupted where Python can interrupt it (a loop in Python code, not a call
+    stuck inside C: isolate such a backend with `exec:ascend-conformance serve NAME`)."""
     if not isinstance(name, str) or not name.strip():
         raise BackendLoadError("no backend named; use --backend oracle, --backend package.module:attr, or an entry point")
     name = name.strip()
+    if name.startswith("exec:"):
+        from .exec_backend import ExecBackend
+        return ExecBackend(name[len("exec:"):].strip(), timeout)
+    backend = _load_in_process(name)
+    return TimeLimited(backend, timeout) if timeout else backend
+
+
+def _load_in_process(name: str) -> Backend:
     if name == "oracle":
         return OracleBackend()
-    if name.startswith("exec:"):
-        raise BackendLoadError(f"backend {name!r}: out-of-process 'exec:' backends are not available in this "
-                               "version of the kit; wrap the program in a Python backend meanwhile")
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:
@@ -113,3 +131,39 @@ def load_backend(name: str) -> Backend:
         raise BackendLoadError(f"backend {name!r}: loading entry point {found[0].value!r} raised "
                                f"{type(exc).__name__}: {exc}") from None
     return _instantiate(target, name)
+
+
+class TimeLimited:
+    """An in-process backend whose calls are stopped after `timeout` seconds (SIGALRM: main thread only,
+    and only where Python code runs). Everything else is the wrapped backend's."""
+
+    def __init__(self, backend: Backend, timeout: float):
+        self.backend, self.timeout = backend, float(timeout)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.backend, attr)
+
+    def supports(self, api: str, product: str) -> bool:
+        return self.backend.supports(api, product)
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        with _time_limit(self.timeout):
+            self.backend.run(call, memory)
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise BackendCrash(f"no answer within {seconds:g} s (interrupted)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -78,8 +78,25 @@ def _waive(results: dict[str, Any], waivers) -> None:
         finish(results)
 
 
+class _Described:
+    """What the controlling process keeps of a backend: its name and version (the calls run in the
+    workers, each with its own instance; an exec: program started here only to say hello is closed)."""
+
+    def __init__(self, backend: Any):
+        self.name, self.version = backend.name, str(getattr(backend, "version", "") or "")
+
+
+def _described(args: argparse.Namespace) -> _Described:
+    backend = load_backend(args.backend, args.timeout)
+    described = _Described(backend)
+    if callable(getattr(backend, "close", None)):
+        backend.close()
+    return described
+
+
 def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[str], chosen: list, *,
-              profile: str, seed: int, workers: str, select: list[str], frozen: bool = False) -> dict[str, Any]:
+              profile: str, seed: int, workers: str, select: list[str], frozen: bool = False,
+              timeout: float | None = None) -> dict[str, Any]:
     """Run the chosen cells through pytest (and pytest-xdist) and return the results document; an
     interrupted run returns what it gathered, marked `interrupted`."""
     import pytest
@@ -99,6 +116,8 @@ def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[s
         pytest_args += ["--ac-select", s]
     if frozen:
         pytest_args.append("--ac-frozen")
+    if timeout:
+        pytest_args += ["--ac-timeout", str(timeout)]
     if workers not in ("0", "1"):
         pytest_args += ["-p", "xdist.plugin", "-n", workers]
     collector = Collector(sys.stdout, total=len(chosen))
@@ -116,7 +135,7 @@ def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[s
                             chosen, collector.results, collector.errors, profile=profile, seed=seed,
                             workers=workers, select=select, started=when,
                             duration_s=round(time.monotonic() - started, 2),
-                            interrupted=code == pytest.ExitCode.INTERRUPTED)
+                            interrupted=code == pytest.ExitCode.INTERRUPTED, timeout=timeout)
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -151,13 +170,23 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
     return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
 
 
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if seconds > 0:
+        return seconds
+    raise argparse.ArgumentTypeError(f"--timeout expects a number of seconds > 0, got {value!r}")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .cells import cells, select
     from .outputs import write_outputs
 
     products, apis = _products_and_apis(args)
     waivers = _waivers(args)
-    backend = load_backend(args.backend)
+    backend = _described(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     chosen = select(cells(products, apis), args.select)
     if not chosen:
@@ -166,7 +195,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"ascend-conformance {kit_version()}: backend {backend.name!r} on {', '.join(products)}, "
           f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells", flush=True)
     results = run_suite(args.backend, backend, products, apis,
-                        chosen, profile=args.profile, seed=seed, workers=args.workers, select=args.select or [])
+                        chosen, profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
+                        timeout=args.timeout)
     _waive(results, waivers)
     write_outputs(results, report)
     return _print_end(results, report, args.backend)
@@ -180,7 +210,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
 
     products, apis = _products_and_apis(args)
     waivers = _waivers(args)
-    backend = load_backend(args.backend)
+    backend = _described(args)
     chosen = cells(products, apis)
     try:
         frozen = load_frozen()
@@ -194,12 +224,17 @@ def cmd_certify(args: argparse.Namespace) -> int:
           f"with seed {CERTIFY_SEED}", flush=True)
     results = run_suite(args.backend, backend, products, apis,
                         chosen, profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
-                        frozen=True)
+                        frozen=True, timeout=args.timeout)
     results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
     _waive(results, waivers)
     write_outputs(results, bundle)
     write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
     return _print_end(results, bundle, args.backend)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .serve import main as serve_main
+    return serve_main(load_backend(args.backend))
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -319,9 +354,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from .verdicts import judge
-    backend = load_backend(args.backend)
+    backend = load_backend(args.backend, args.timeout)
+    try:
+        return _replay(args.files, backend, judge)
+    finally:
+        if callable(getattr(backend, "close", None)):
+            backend.close()
+
+
+def _replay(files: list[str], backend: Any, judge: Any) -> int:
     status = EXIT_OK
-    for path in args.files:
+    for path in files:
         try:
             call, memory, meta = load_call_file(path)
             outcome = judge(call, _recipe(call, memory), backend)
@@ -380,6 +423,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
     run.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
     run.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
+    run.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                     help="a call taking longer is a CRASH (exec: backends: default 10)")
     run.set_defaults(func=cmd_run)
 
     cert = sub.add_parser("certify", help="frozen case list + fixed-seed pass; writes a certification bundle")
@@ -391,7 +436,14 @@ def parser() -> argparse.ArgumentParser:
     cert.add_argument("--bundle", default="certification", help="bundle folder (default certification/)")
     cert.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
     cert.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
+    cert.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                      help="a call taking longer is a CRASH (exec: backends: default 10)")
     cert.set_defaults(func=cmd_certify)
+
+    srv = sub.add_parser("serve", help="speak the exec protocol on stdin/stdout for a Python backend "
+                                       "(docs/exec-protocol.md)")
+    srv.add_argument("backend", help="oracle | package.module:attr | entry-point name")
+    srv.set_defaults(func=cmd_serve)
 
     rpt = sub.add_parser("report", help="re-render the reports of one results.json, or merge several")
     rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
@@ -406,6 +458,7 @@ def parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="re-run reproducer files on a backend: FIXED / STILL FAILING")
     rep.add_argument("files", nargs="+")
     rep.add_argument("--backend", required=True)
+    rep.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="a call taking longer is a CRASH")
     rep.set_defaults(func=cmd_replay)
 
     spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")

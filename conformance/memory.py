@@ -9,7 +9,7 @@ import ctypes
 import ctypes.util
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -58,13 +58,16 @@ class MemoryRecipe:
     sizes: Mapping[str, int] = field(default_factory=dict)     # scope -> bytes
     writes: tuple[Write, ...] = ()
 
-    def build(self) -> dict[str, np.ndarray]:
+    def build(self, into: Callable[[Mapping[str, int]], dict[str, np.ndarray]] | None = None
+              ) -> dict[str, np.ndarray]:
         """Fresh, writable images of random bytes.
 
         Each scope is a copy of a window of a fixed random pool, at an offset drawn from (seed, scope):
         as random as fresh bytes for telling a wrong source or a stray write, at the cost of a memcpy.
-        Images larger than the pool are drawn from a generator seeded the same way."""
-        out = {}
+        Images larger than the pool are drawn from a generator seeded the same way. `into(sizes)`, where
+        given, supplies the arrays to fill (an out-of-process backend's shared memory), so that the
+        images are made where the backend reads them instead of being copied there."""
+        out = into(self.sizes) if into is not None else {}
         pool = _pool()
         for i, scope in enumerate(SCOPES):
             if scope not in self.sizes:
@@ -72,10 +75,17 @@ class MemoryRecipe:
             size = self.sizes[scope]
             if size <= POOL_BYTES // 2:
                 offset = _mix(self.seed, i) % (POOL_BYTES - size + 1)
-                out[scope] = pool[offset:offset + size].copy()
+                if into is None:
+                    out[scope] = pool[offset:offset + size].copy()
+                else:
+                    np.copyto(out[scope], pool[offset:offset + size])
             else:
                 rng = np.random.Generator(np.random.SFC64([self.seed, i]))
-                out[scope] = rng.integers(0, 256, size, dtype=np.uint8)
+                image = rng.integers(0, 256, size, dtype=np.uint8)
+                if into is None:
+                    out[scope] = image
+                else:
+                    np.copyto(out[scope], image)
         for w in self.writes:
             data = np.array(w.values, dtype=np.dtype(w.dtype).newbyteorder("<")).view(np.uint8)
             image = out.get(w.scope)

@@ -9,6 +9,7 @@ same non-conforming verdict and the oracle the same violations. Every step is a 
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from oracle import Call, Tensor, check
@@ -24,8 +25,10 @@ MAX_RUNS = 200
 ADDR_STEP = 32          # where an operand is moved down to, next to the others: a 32-byte boundary (UB/L1 blocks)
 
 
-def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outcome, int]:
-    """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent."""
+def minimize(case: Case, outcome: Outcome, backend: Backend, deadline: float | None = None
+             ) -> tuple[Case, Outcome, int]:
+    """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent.
+    Stops after MAX_RUNS backend runs or at `deadline` (time.monotonic()), whichever comes first."""
     rulebook = default_rulebook()
     spec = rulebook.api(case.call.api)
     target = ({v.rule for v in outcome.violations}, outcome.verdict)
@@ -51,7 +54,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
 
     def attempt(call: Call) -> bool:
         nonlocal runs, best, best_outcome
-        if runs >= MAX_RUNS:
+        if runs >= MAX_RUNS or (deadline is not None and time.monotonic() > deadline):
             return False
         try:
             memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
@@ -77,7 +80,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend) -> tuple[Case, Outc
         if current <= floor or attempt(put(best.call, floor)):
             return
         lo, hi = floor, current          # lo passes (or is illegal), hi fails
-        while hi - lo > 1 and runs < MAX_RUNS:
+        while hi - lo > 1 and runs < MAX_RUNS and (deadline is None or time.monotonic() <= deadline):
             mid = (lo + hi) // 2
             if attempt(put(best.call, mid)):
                 hi = mid

@@ -25,6 +25,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ac-profile", default="ci")
     group.addoption("--ac-seed", type=int, default=0)
     group.addoption("--ac-frozen", action="store_true", help="judge each cell's frozen cases first (certify)")
+    group.addoption("--ac-timeout", type=float, default=None, help="seconds one call may take")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,7 +45,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def ac_backend(pytestconfig: pytest.Config):
-    return load_backend(pytestconfig.getoption("ac_backend"))
+    backend = load_backend(pytestconfig.getoption("ac_backend"), pytestconfig.getoption("ac_timeout"))
+    yield backend
+    close = getattr(backend, "close", None)
+    if callable(close):
+        close()
 
 
 @pytest.fixture(scope="session")

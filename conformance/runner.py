@@ -30,6 +30,9 @@ from .verdicts import Outcome, Verdict, judge
 # its shrinker stops; conformance.minimize then finishes on the call itself. (Without a cap, a failure
 # found at repeatTimes=201 took 4,800 runs and 100 s, walking dstBaseAddr down a step at a time.)
 SHRINK_CALLS = 300
+# Seconds of shrinking per failure (Hypothesis and minimize() together): a backend that hangs costs its
+# time limit on every shrinking run, so the number of runs alone does not bound the time.
+SHRINK_SECONDS = 60.0
 
 
 class _NonConforming(Exception):
@@ -102,7 +105,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     counts: Counter[str] = Counter()
     tags: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
-    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
+    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}, "deadline": 0.0}
     spec = default_rulebook().api(cell.api)
 
     def tally(case: Case, outcome: Outcome) -> None:
@@ -116,6 +119,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         result.frozen_calls += 1
         if not outcome.conforms:
             state["first"] = outcome.verdict
+            state["deadline"] = time.monotonic() + SHRINK_SECONDS
             state["last"][outcome.verdict] = (case, outcome)
             break
 
@@ -126,7 +130,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     @hseed(cell_seed(run_seed, cell))
     @given(cell.strategy(gm_window=profile.gm_window))
     def prop(case: Case) -> None:
-        if (state["failed"] and result.shrink_calls >= SHRINK_CALLS
+        if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or time.monotonic() > state["deadline"])
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         outcome = judge(case.call, case.memory, backend)
@@ -137,6 +141,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.verdict):
+            if not state["failed"]:
+                state["deadline"] = time.monotonic() + SHRINK_SECONDS
             state["failed"] = True
             state["first"] = outcome.verdict
             state["last"][outcome.verdict] = (case, outcome)
@@ -158,7 +164,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     found = state["final"].get(first) or state["last"].get(first)
     if found is not None:
         case, outcome = found
-        case, outcome, runs = minimize(case, outcome, backend)
+        case, outcome, runs = minimize(case, outcome, backend, max(state["deadline"], time.monotonic() + 1))
         result.shrink_calls += runs
         result.failure = failure_record(cell, case, outcome)
     result.counts = dict(counts)

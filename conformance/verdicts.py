@@ -11,7 +11,7 @@ import numpy as np
 from oracle import Call, IllegalCall, expected, verdict_class
 from oracle.rules import Violation
 
-from .backends import Backend, Rejected
+from .backends import Backend, BackendCrash, Rejected
 from .bytemap import byte_map, element_diffs
 from .memory import MemoryRecipe
 
@@ -53,7 +53,7 @@ def _crash(exc: BaseException) -> Outcome:
 
 def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict."""
-    memory = recipe.build()
+    memory = recipe.build(getattr(backend, "images", None))
     try:
         want = expected(call, memory)
         violations = want.violations
@@ -65,7 +65,9 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
         backend.run(call, memory)
     except Rejected as exc:
         refused = exc
-    except Exception as exc:            # noqa: BLE001 - any other exception is the backend crashing
+    except BackendCrash as exc:         # died, hung or broke the protocol: its own message says how
+        return Outcome(Verdict.CRASH, str(exc), violations)
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - anything else is the backend crashing
         return Outcome(Verdict.CRASH, _crash(exc).message, violations)
     if klass == "reject":
         broken = ", ".join(v.rule for v in violations if v.severity == "reject")

@@ -1,0 +1,138 @@
+"""Out-of-process backends (conformance/exec_backend.py, docs/exec-protocol.md): the reference served
+over the protocol conforms; a program that reports errors, exits, segfaults, prints garbage, answers
+the wrong request or hangs gets CRASH for that call, is restarted, and the run goes on; handshake
+problems are one clear load error; in-process backends that exit or hang are caught too."""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import BackendLoadError, OracleBackend, load_backend
+from conformance.exec_backend import ExecBackend
+from conformance import runner
+from conformance.runner import run_cells
+
+from catching import QUICK, select_cells
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
+PY = shlex.quote(sys.executable)
+SERVE = f"{PY} -m conformance.cli serve"
+INT32, FLOAT16 = "data_move/ascend910b/legal/int32", "data_move/ascend910b/legal/float16"
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch):
+    """The programs import the kit from this checkout."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(PROGRAMS)]))
+
+
+def test_served_reference_conforms_on_every_api():
+    backend = load_backend(f"exec:{SERVE} oracle")
+    try:
+        assert backend.name == "oracle" and backend.supports("scatter", "ascend310b")
+        patterns = ["data_move/ascend910b/legal/float16", "data_move/ascend910b/reject/data_move.nburst.range",
+                    "vec_trans_scatter/ascend910b/legal/int16", "asc_gather/ascend910b/legal/count/float32",
+                    "data_copy_nz2nd/ascend910b/legal/float16", "scatter/ascend310b/legal/mask_bits/int16",
+                    "data_move/ascend910b/undefined/data_move.overlap"]
+        results = run_cells(select_cells(patterns), backend, QUICK, 5)
+        assert len(results) == len(patterns)
+        for r in results:
+            assert r.failure is None and r.status == "ran", (r.id, r.failure, r.error)
+            assert set(r.counts) <= {"PASS", "UNDEFINED"} and sum(r.counts.values()) == QUICK.calls, r.counts
+        assert backend.restarts == 0
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("mode, message, restarts", [
+    ("error", "the backend reported an error: RuntimeError: simulated device error", False),
+    ("exit", "the backend program exited with status 3; its stderr ended with: giving up on this one", True),
+    ("segfault", "the backend program killed by SIGSEGV", True),
+    ("garbage", "protocol error: the program printed b'Segmentation fault (core dumped)'", True),
+    ("wrong-id", "protocol error: a reply with id -1", True),
+    ("hang", "no answer to run request", True),
+])
+def test_misbehaviour_is_a_crash_and_the_run_goes_on(monkeypatch, mode, message, restarts):
+    monkeypatch.setattr(runner, "SHRINK_SECONDS", 4.0)
+    backend = ExecBackend(f"{PY} {PROGRAMS / 'misbehave.py'} {mode} int32", timeout=0.5)
+    try:
+        crashed, clean = sorted(run_cells(select_cells([INT32, FLOAT16]), backend, QUICK, 2),
+                                key=lambda r: r.id != INT32)
+    finally:
+        backend.close()
+    assert crashed.id == INT32 and crashed.failure is not None, crashed.counts
+    assert crashed.failure["verdict"] == "CRASH" and message in crashed.failure["message"], crashed.failure["message"]
+    assert crashed.counts["CRASH"] == 1 and crashed.status == "ran"
+    assert crashed.failure["call"]["args"]["nburst"] > 1             # a call that misbehaves: it replays
+    # the next cell runs to the end on the same backend: restarted where the process was lost
+    assert clean.id == FLOAT16 and clean.failure is None and clean.counts == {"PASS": QUICK.calls}
+    assert (backend.restarts > 0) == restarts
+
+
+def test_prints_of_a_served_backend_stay_off_the_protocol():
+    backend = ExecBackend(f"{PY} {PROGRAMS / 'misbehave.py'} noise int32")
+    try:
+        (result,) = run_cells(select_cells([INT32]), backend, QUICK, 2)
+    finally:
+        backend.close()
+    assert result.failure is None and result.counts == {"PASS": QUICK.calls}
+
+
+@pytest.mark.parametrize("program, message", [
+    ("/nonexistent/sim", "cannot start '/nonexistent/sim'"),
+    (f"{PY} -c pass", "the backend program exited with status 0"),
+    (f"{PY} -c \"print('ready')\"", "protocol error: the program printed b'ready' instead of a reply to hello"),
+    (f"{PY} -c \"print('{{\\\"op\\\": \\\"hello\\\", \\\"protocol\\\": 2}}')\"", "expected a hello of protocol 1"),
+    (f"{PY} -c \"print('{{\\\"op\\\": \\\"error\\\", \\\"message\\\": \\\"no licence\\\"}}')\"",
+     "refused the handshake: no licence"),
+])
+def test_handshake_problems_are_load_errors(program, message):
+    with pytest.raises(BackendLoadError, match="backend 'exec:") as err:
+        load_backend(f"exec:{program}")
+    assert message in str(err.value)
+
+
+def test_trace_records_both_directions(tmp_path, monkeypatch):
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("ASCEND_CONFORMANCE_TRACE", str(trace))
+    backend = load_backend(f"exec:{SERVE} oracle")
+    run_cells(select_cells([FLOAT16]), backend, QUICK, 1)
+    backend.close()
+    lines = trace.read_text().splitlines()
+    assert lines[0].startswith('> {"op":"hello","protocol":1') and lines[1].startswith('< {"op":"hello"')
+    assert sum(line.startswith('> {"op":"run"') for line in lines) == QUICK.calls
+    assert json.loads(lines[3][2:]) == {"op": "ok", "id": 1}
+
+
+class _Exits(OracleBackend):
+    name = "exits"
+
+    def run(self, call, memory):
+        sys.exit(1)
+
+
+class _Spins(OracleBackend):
+    name = "spins"
+
+    def run(self, call, memory):
+        while True:
+            pass
+
+
+def test_in_process_exit_and_hang_are_crashes(monkeypatch):
+    monkeypatch.setattr(runner, "SHRINK_SECONDS", 2.0)
+    (exited,) = run_cells(select_cells([FLOAT16]), _Exits(), QUICK, 1)
+    assert exited.failure["verdict"] == "CRASH" and "SystemExit" in exited.failure["message"]
+    started = time.monotonic()
+    spins = load_backend("test_exec_backend:_Spins", timeout=0.2)
+    (hung,) = run_cells(select_cells([FLOAT16]), spins, QUICK, 1)
+    assert hung.failure["verdict"] == "CRASH" and "no answer within 0.2 s" in hung.failure["message"]
+    assert time.monotonic() - started < 30                     # shrinking stopped by its time budget
