@@ -8,11 +8,14 @@
       filling half of UB against numpy's reshape + transpose of the same fractals
   (b) verified calls per second end to end (generation, backend, verdict) with the reference backend,
       one worker and -n 2; data_move                                               target: >= 500 calls/s
+  (d) the exec path: the same generated data_move calls judged with the reference in process and with
+      the reference served out of process (`exec:ascend-conformance serve oracle`): the difference per
+      call is what the protocol, the pipe and the other process cost                  target: <= 300 us
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
-Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
+Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...] [--only exec|reports]
 """
 from __future__ import annotations
 
@@ -232,12 +235,42 @@ def report_figures(product: str) -> None:
     print(f"    the report folder again from results.json: {again * 1e3:.0f} ms; the HTML page {page / 1024:.0f} KB")
 
 
+def exec_overhead(product: str) -> None:
+    from conformance import OracleBackend, load_backend
+    from conformance.verdicts import judge
+    mix = generated_mix(product, "data_move", 40)
+    served = load_backend(f"exec:{sys.executable} -m conformance.cli serve oracle")
+    try:
+        for backend in (OracleBackend(), served):               # warm both (page cache, first mapping)
+            for case in mix[:50]:
+                judge(case.call, case.memory, backend)
+        times = {}
+        for label, backend in (("in process", OracleBackend()), ("exec", served)):
+            best = float("inf")
+            for _ in range(3):
+                start = time.perf_counter()
+                for case in mix:
+                    judge(case.call, case.memory, backend)
+                best = min(best, (time.perf_counter() - start) / len(mix))
+            times[label] = best
+    finally:
+        served.close()
+    extra = times["exec"] - times["in process"]
+    print(f"(d) data_move on {product}, {len(mix)} generated calls judged: in process {times['in process'] * 1e6:.0f} "
+          f"us per call, exec {times['exec'] * 1e6:.0f} us per call: the exec path adds {extra * 1e6:.0f} us "
+          f"(target <= 300 us)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
+    ap.add_argument("--only", choices=["exec", "reports"], help="just figure (d) or (c)")
     args = ap.parse_args()
+    if args.only:
+        {"exec": exec_overhead, "reports": report_figures}[args.only](args.product)
+        return
     for api in args.api or sorted(BIGGEST):
         product = args.product
         if not default_rulebook().api(api).rules_of("product")[0]["products"].count(product):
@@ -247,6 +280,7 @@ def main() -> None:
         one = end_to_end(product, api, args.profile, "1")
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+    exec_overhead(args.product)
     report_figures(args.product)
 
 

@@ -12,7 +12,8 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook, default_rulebook
 
@@ -38,6 +39,24 @@ class Cell:
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
                                rulebook=rulebook, gm_window=gm_window)
         return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
+
+    def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
+        """The cases a seeded search of the cell generates (generate phase only: nothing is run, nothing
+        shrinks); empty when no call can be made for the cell."""
+        out: list[Case] = []
+
+        @settings(max_examples=examples, database=None, derandomize=False, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck), deadline=None)
+        @hseed(seed)
+        @given(self.strategy(gm_window=gm_window))
+        def collect(case: Case) -> None:
+            out.append(case)
+
+        try:
+            collect()
+        except (Unsatisfiable, FailedHealthCheck):
+            pass
+        return out
 
     def to_dict(self) -> dict[str, str | None]:
         return {"id": self.id, "api": self.api, "product": self.product, "kind": self.kind,

@@ -234,7 +234,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from .serve import main as serve_main
-    return serve_main(load_backend(args.backend))
+    return serve_main(load_backend(args.backend), batch=args.batch)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -443,6 +443,7 @@ def parser() -> argparse.ArgumentParser:
     srv = sub.add_parser("serve", help="speak the exec protocol on stdin/stdout for a Python backend "
                                        "(docs/exec-protocol.md)")
     srv.add_argument("backend", help="oracle | package.module:attr | entry-point name")
+    srv.add_argument("--batch", action="store_true", help="offer batch requests (the kit then sends calls in batches)")
     srv.set_defaults(func=cmd_serve)
 
     rpt = sub.add_parser("report", help="re-render the reports of one results.json, or merge several")

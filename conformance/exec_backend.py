@@ -146,23 +146,15 @@ class ExecBackend:
         reply = self._ask({"op": "run", "call": call.to_dict(), "memory": self.shm.describe(places)})
         self._settle(reply, memory, places)
 
-    def run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
-        """One `batch` request for all the calls where the program offered batches; else one `run` each."""
-        if not self.batch:
-            out: list[BaseException | None] = []
-            for call, memory in zip(calls, memories):
-                try:
-                    self.run(call, memory)
-                    out.append(None)
-                except Exception as exc:            # noqa: BLE001 - each call gets its own verdict
-                    out.append(exc)
-            return out
+    def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
+        """One `batch` request for all the calls (the backend's `run_batch` where the program's hello
+        offered batches: the runner then hands it calls in batches)."""
         all_places = self.shm.layout([{s: m.shape[0] for s, m in memory.items()} for memory in memories])
         for places, memory in zip(all_places, memories):
             for scope, view in self.shm.views(places).items():
                 np.copyto(view, memory[scope])
         reply = self._ask({"op": "batch", "runs": [{"call": c.to_dict(), "memory": self.shm.describe(p)}
-                                                    for c, p in zip(calls, all_places)]})
+                                                    for c, p in zip(calls, all_places)]}, len(calls))
         results = reply.get("results")
         if reply.get("op") != "batch" or not isinstance(results, list) or len(results) != len(calls):
             self._kill()
@@ -218,6 +210,8 @@ class ExecBackend:
                                f"got {_short(reply)}")
         self.name, self.version = reply["name"], str(reply.get("version") or "")
         self.batch = reply.get("batch") is True
+        if self.batch:
+            self.run_batch = self._run_batch
         self._supports = {api: set(products) for api, products in supports.items()}
 
     def _ensure(self) -> None:
@@ -302,7 +296,8 @@ class ExecBackend:
             raise BackendCrash(f"protocol error: the program printed {line[:200]!r} instead of a reply to {what}")
         return reply
 
-    def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _ask(self, request: dict[str, Any], calls: int = 1) -> dict[str, Any]:
+        """Send a request and wait for its reply: `calls` times the time limit (a batch of n calls gets n)."""
         self._ensure()
         self._id += 1
         request = {"op": request["op"], "id": self._id, **request}
@@ -310,7 +305,7 @@ class ExecBackend:
             self._send(request)
         except (BrokenPipeError, OSError):
             raise self._died() from None
-        reply = self._receive(self.timeout, what=f"{request['op']} request {self._id}")
+        reply = self._receive(self.timeout * calls, what=f"{request['op']} request {self._id}")
         if reply.get("id") != self._id:
             self._kill()
             raise BackendCrash(f"protocol error: a reply with id {reply.get('id')!r} to request {self._id}: "

@@ -31,9 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
-from hypothesis.errors import FailedHealthCheck, Unsatisfiable
-
 from oracle import Call, CallFormatError
 from oracle.spec import default_rulebook
 
@@ -54,22 +51,9 @@ class FrozenDataError(ValueError):
 
 
 def draw_cases(cell: Cell, examples: int) -> list[Case]:
-    """The cases a seeded search of `cell` generates (generate phase only: nothing fails or shrinks).
-    The seed is the cell id's crc32, so a cell's cases do not depend on which other cells are frozen."""
-    out: list[Case] = []
-
-    @settings(max_examples=examples, database=None, derandomize=False, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), deadline=None)
-    @hseed(zlib.crc32(cell.id.encode()))
-    @given(cell.strategy())
-    def collect(case: Case) -> None:
-        out.append(case)
-
-    try:
-        collect()
-    except (Unsatisfiable, FailedHealthCheck):
-        pass                    # no call can be made for this cell: it is reported unreachable
-    return out
+    """The cases a seeded search of `cell` generates. The seed is the cell id's crc32, so a cell's cases
+    do not depend on which other cells are frozen."""
+    return cell.draw(examples, zlib.crc32(cell.id.encode()))
 
 
 def case_line(cell_id: str, case: Case) -> str:

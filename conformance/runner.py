@@ -10,7 +10,7 @@ import time
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
 from hypothesis.control import current_build_context
@@ -23,7 +23,7 @@ from .cells import Cell
 from .minimize import minimize
 from .profiles import Profile
 from .strategies import Case
-from .verdicts import Outcome, Verdict, judge
+from .verdicts import Outcome, Verdict, judge, judge_batch
 
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
@@ -151,7 +151,12 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             raise _RAISE[outcome.verdict](outcome.message)
 
     try:
-        if state["first"] is None:
+        if state["first"] is not None:
+            pass
+        elif callable(getattr(backend, "run_batch", None)):
+            if not run_batches(cell, backend, profile, run_seed, tally, state):
+                result.status, result.error = "unreachable", "no call could be generated for this cell"
+        else:
             prop()
     except _NonConforming:
         pass
@@ -172,6 +177,27 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
     result.seconds = round(time.perf_counter() - started, 3)
     return result
+
+
+BATCH = 32         # calls handed to a backend's run_batch at once
+
+
+def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
+                state: dict[str, Any]) -> bool:
+    """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
+    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which is left in
+    `state` for minimize() (it shrinks with single runs). False when no call could be drawn."""
+    cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
+    for start in range(0, len(cases), BATCH):
+        chunk = cases[start:start + BATCH]
+        for case, outcome in zip(chunk, judge_batch([(c.call, c.memory) for c in chunk], backend)):
+            tally(case, outcome)
+            if not outcome.conforms:
+                state["first"] = outcome.verdict
+                state["last"][outcome.verdict] = (case, outcome)
+                state["deadline"] = time.monotonic() + SHRINK_SECONDS
+                return True
+    return bool(cases)
 
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:

@@ -63,15 +63,15 @@ def _result(backend: Backend, mapping: _Mapping, run: dict[str, Any]) -> dict[st
     return {"op": "ok"}
 
 
-def hello(backend: Backend, apis: list[str], products: list[str]) -> dict[str, Any]:
+def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -> dict[str, Any]:
     supports = {api: [p for p in products if backend.supports(api, p)] for api in apis}
     return {"op": "hello", "protocol": PROTOCOL, "name": backend.name,
             "version": str(getattr(backend, "version", "") or ""),
-            "supports": {api: ps for api, ps in supports.items() if ps}, "batch": True}
+            "supports": {api: ps for api, ps in supports.items() if ps}, "batch": batch}
 
 
-def serve(backend: Backend, requests: IO[str], replies: IO[str]) -> int:
-    """Answer requests until `bye` or end of input."""
+def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = False) -> int:
+    """Answer requests until `bye` or end of input; `batch`: offer batch requests in the hello."""
     from oracle.spec import default_rulebook
     rulebook = default_rulebook()
     mapping = _Mapping()
@@ -91,7 +91,7 @@ def serve(backend: Backend, requests: IO[str], replies: IO[str]) -> int:
             if request.get("protocol") != PROTOCOL:
                 say({"op": "error", "message": f"this server speaks protocol {PROTOCOL}"})
                 return 1
-            say(hello(backend, sorted(rulebook.apis), list(rulebook.products)))
+            say(hello(backend, sorted(rulebook.apis), list(rulebook.products), batch))
         elif op == "run":
             say({**_result(backend, mapping, request), "id": request.get("id")})
         elif op == "batch":
@@ -104,8 +104,8 @@ def serve(backend: Backend, requests: IO[str], replies: IO[str]) -> int:
     return 0
 
 
-def main(backend: Backend) -> int:
+def main(backend: Backend, batch: bool = False) -> int:
     """Serve on the real stdin/stdout; the backend's own prints go to stderr."""
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    return serve(backend, sys.stdin, replies)
+    return serve(backend, sys.stdin, replies, batch)

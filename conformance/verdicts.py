@@ -4,7 +4,7 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -51,40 +51,76 @@ def _crash(exc: BaseException) -> Outcome:
     return Outcome(Verdict.CRASH, f"backend raised {type(exc).__name__}: {exc}{where}")
 
 
-def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
-    """Run `call` on `backend` over the images of `recipe` and give the verdict."""
-    memory = recipe.build(getattr(backend, "images", None))
+@dataclass
+class Prepared:
+    """A call ready to run: its images, what the documentation asks of it, and its verdict class."""
+
+    call: Call
+    memory: dict[str, np.ndarray]
+    want: Any
+    violations: list[Violation]
+    klass: str
+
+
+def prepare(call: Call, recipe: MemoryRecipe, images=None) -> Prepared:
+    """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result."""
+    memory = recipe.build(images)
     try:
         want = expected(call, memory)
         violations = want.violations
     except IllegalCall as exc:
         want, violations = None, exc.violations
-    klass = verdict_class(violations)
-    refused: Rejected | None = None
-    try:
-        backend.run(call, memory)
-    except Rejected as exc:
-        refused = exc
-    except BackendCrash as exc:         # died, hung or broke the protocol: its own message says how
-        return Outcome(Verdict.CRASH, str(exc), violations)
-    except (Exception, SystemExit) as exc:      # noqa: BLE001 - anything else is the backend crashing
-        return Outcome(Verdict.CRASH, _crash(exc).message, violations)
-    if klass == "reject":
+    return Prepared(call, memory, want, violations, verdict_class(violations))
+
+
+def conclude(p: Prepared, raised: BaseException | None) -> Outcome:
+    """The verdict, given what running the call raised (None: it ran)."""
+    violations = p.violations
+    refused = raised if isinstance(raised, Rejected) else None
+    if isinstance(raised, BackendCrash):        # died, hung or broke the protocol: its own message says how
+        return Outcome(Verdict.CRASH, str(raised), violations)
+    if raised is not None and refused is None:  # anything else is the backend crashing
+        return Outcome(Verdict.CRASH, _crash(raised).message, violations)
+    if p.klass == "reject":
         broken = ", ".join(v.rule for v in violations if v.severity == "reject")
         if refused is not None:
             return Outcome(Verdict.PASS, f"refused as it must ({broken})", violations)
         return Outcome(Verdict.MISSED_REJECT, f"ran a call it must refuse: {violations[0].message} ({broken})",
                        violations)
-    if klass == "undefined":
+    if p.klass == "undefined":
         return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
                        violations)
     if refused is not None:
         said = f" ({refused.rule})" if refused.rule else ""
         return Outcome(Verdict.FALSE_REJECT, f"refused a legal call{said}: {refused}", violations)
-    diff = compare(memory, want, call)
+    diff = compare(p.memory, p.want, p.call)
     if diff:
         return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
     return Outcome(Verdict.PASS, "memory image matches", violations)
+
+
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
+    """Run `call` on `backend` over the images of `recipe` and give the verdict."""
+    p = prepare(call, recipe, getattr(backend, "images", None))
+    try:
+        backend.run(call, p.memory)
+    except (Exception, SystemExit) as exc:      # noqa: BLE001 - Rejected or a crash: conclude() tells
+        return conclude(p, exc)
+    return conclude(p, None)
+
+
+def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> list[Outcome]:
+    """The verdicts of several calls run by one `backend.run_batch(calls, memories)`, which returns, per
+    call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
+    every call of the batch gets that crash."""
+    prepared = [prepare(call, recipe) for call, recipe in cases]
+    try:
+        raised = list(backend.run_batch([p.call for p in prepared], [p.memory for p in prepared]))
+        if len(raised) != len(prepared):
+            raise BackendCrash(f"run_batch returned {len(raised)} results for {len(prepared)} calls")
+    except (Exception, SystemExit) as exc:      # noqa: BLE001
+        raised = [exc] * len(prepared)
+    return [conclude(p, r) for p, r in zip(prepared, raised)]
 
 
 def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ problems are one clear load error; in-process backends that exit or hang are cau
 from __future__ import annotations
 
 import os
+import signal
 import shlex
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from conformance.exec_backend import ExecBackend
 from conformance import runner
 from conformance.runner import run_cells
 
-from catching import QUICK, select_cells
+from catching import CI, QUICK, select_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
@@ -136,3 +137,73 @@ def test_in_process_exit_and_hang_are_crashes(monkeypatch):
     (hung,) = run_cells(select_cells([FLOAT16]), spins, QUICK, 1)
     assert hung.failure["verdict"] == "CRASH" and "no answer within 0.2 s" in hung.failure["message"]
     assert time.monotonic() - started < 30                     # shrinking stopped by its time budget
+
+
+def test_ctrl_c_keeps_the_results_gathered(tmp_path):
+    """SIGINT in the middle of a run: exit 130, and results.json / the HTML say INCOMPLETE with the cells
+    that finished."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "run", "--backend", "oracle", "--product",
+                             "ascend910b", "--api", "data_move", "--profile", "ci", "--seed", "1",
+                             "--report", "out"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    finished = 0
+    for line in proc.stdout:
+        finished += line.startswith("  ok ")
+        if finished == 2:
+            break
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out
+    assert "interrupted: the results above are those gathered before the interruption" in out
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["interrupted"] is True and results["verdict"] == "INCOMPLETE"
+    assert len(results["cells"]) >= 2 and len(results["planned"]) > len(results["cells"])
+    assert ">INCOMPLETE<" in (tmp_path / "out" / "report-ascend910b.html").read_text(encoding="utf-8")
+
+
+class _Batched(OracleBackend):
+    """The reference with a run_batch: records the batch sizes it was handed."""
+
+    name = "batched"
+
+    def __init__(self, bug: bool = False):
+        self.sizes: list[int] = []
+        self.bug = bug
+
+    def run_batch(self, calls, memories):
+        self.sizes.append(len(calls))
+        out = []
+        for call, memory in zip(calls, memories):
+            try:
+                self.run(call, memory)
+                out.append(None)
+            except Exception as exc:                # noqa: BLE001
+                out.append(exc)
+        return out
+
+    def run(self, call, memory):
+        if self.bug and call.args["nburst"] > 1:        # one burst too few
+            call = call.replace(nburst=call.args["nburst"] - 1)
+        super().run(call, memory)
+
+
+def test_run_batch_is_used_when_present():
+    backend = _Batched()
+    results = run_cells(select_cells([FLOAT16, "data_move/ascend910b/reject/data_move.nburst.range"]), backend,
+                        CI, 3)
+    assert all(r.failure is None and sum(r.counts.values()) == 120 for r in results)
+    assert backend.sizes == [32, 32, 32, 24] * 2
+    buggy = _Batched(bug=True)
+    (caught,) = run_cells(select_cells([FLOAT16]), buggy, CI, 3)
+    assert caught.failure["verdict"] == "FAIL" and caught.failure["call"]["args"]["nburst"] == 2   # minimised
+    assert buggy.sizes[0] == 32 and sum(caught.counts.values()) <= 32 * len(buggy.sizes)
+
+
+def test_batches_over_the_protocol():
+    backend = load_backend(f"exec:{SERVE} oracle --batch")
+    try:
+        assert backend.batch
+        results = run_cells(select_cells([FLOAT16, "scatter/ascend310b/legal/count/int32"]), backend, QUICK, 4)
+    finally:
+        backend.close()
+    assert all(r.failure is None and r.counts == {"PASS": QUICK.calls} for r in results), [r.counts for r in results]

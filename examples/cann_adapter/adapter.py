@@ -1,0 +1,134 @@
+"""Template of a hardware adapter: running the kit's calls on a real Ascend NPU through CANN.
+
+THIS CANNOT RUN HERE. It was written without an NPU, without CANN and without torch_npu, and has never
+been executed against hardware: it shows the shape an adapter takes, where each piece of a `Call` goes,
+and which parts are the adapter author's to fill in (marked TODO). It imports without the vendor stack,
+so the kit's tests check its shape; constructing it without torch_npu raises a clear error.
+
+How a call becomes a kernel launch
+----------------------------------
+A call moves data between GM, UB and L1 of one AI Core. The host only sees GM, so every call runs as a
+small kernel with three phases:
+
+  1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
+     (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
+  2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
+     DataCopy(dst, src, Nz2NdParamsFull{...}), Scatter(...), asc_gather(...), vec_trans_scatter(...));
+  3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
+
+A toolchain that refuses the call (a compile-time check, an assert in the kernel) is a refusal: raise
+`Rejected` with its message. Anything else going wrong is a crash: let the exception out.
+
+`run_batch` is the reason adapters exist: compiling and launching one kernel per call costs
+milliseconds; one kernel holding many calls (each on its own staging buffers, launched on its own core
+or one after another) amortises it. The kit hands an adapter with `run_batch` 32 calls at a time.
+
+Use it as `--backend examples.cann_adapter.adapter:CannAdapter` (or register an entry point).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from conformance import BackendLoadError, Rejected
+from oracle import Call, Tensor
+
+# Product id -> the SoC names torch_npu.npu.get_device_name() reports for it.
+# TODO(adapter author): complete from your CANN release notes; these are examples, not checked.
+SOCS: dict[str, tuple[str, ...]] = {
+    "ascend910b": ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4"),
+    "ascend910_93": ("Ascend910_9391", "Ascend910_9392"),
+    "ascend310p-aicore": ("Ascend310P3",),
+}
+
+
+class CannAdapter:
+    """A backend that runs calls on the NPU in this machine (see the module docstring)."""
+
+    name = "cann-adapter"
+    version = "template"
+
+    def __init__(self, device: int = 0):
+        try:
+            import torch            # noqa: F401  - the vendor stack, only needed to run
+            import torch_npu        # noqa: F401
+        except ImportError as exc:
+            raise BackendLoadError(f"the CANN adapter needs torch and torch_npu on a machine with an Ascend "
+                                   f"NPU ({exc}); this template has never been run against hardware") from None
+        import torch
+        self.torch = torch
+        self.device = torch.device(f"npu:{device}")
+        self.soc = torch.npu.get_device_name(device)
+
+    # ------------------------------------------------------------------------------------ the contract
+
+    def supports(self, api: str, product: str) -> bool:
+        """Only the product this machine's NPU is, and only the apis a kernel generator exists for."""
+        return self.soc in SOCS.get(product, ()) and api in KERNELS
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        (raised,) = self.run_batch([call], [memory])
+        if raised is not None:
+            raise raised
+
+    def run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
+        """One kernel for all the calls: stage every image in GM, launch, copy every image back."""
+        staged = [{scope: self.torch.from_numpy(image).to(self.device) for scope, image in memory.items()}
+                  for memory in memories]
+        try:
+            source = "\n".join(KERNELS[c.api](i, c) for i, c in enumerate(calls))
+            kernel = self.compile(source, len(calls))
+        except ToolchainRefused as exc:
+            # TODO(adapter author): tell which call the toolchain refused (compile them one by one on a
+            # refusal) instead of refusing the whole batch.
+            return [Rejected(str(exc)) for _ in calls]
+        kernel.launch([buffers for buffers in staged])
+        for memory, buffers in zip(memories, staged):
+            for scope, image in memory.items():
+                np.copyto(image, buffers[scope].cpu().numpy())
+        return [None] * len(calls)
+
+    def compile(self, body: str, calls: int) -> Any:
+        """TODO(adapter author): wrap `body` in a kernel with the prologue / epilogue above and build it
+        with the Ascend C toolchain of your CANN release (e.g. through torch_npu's custom-op flow or the
+        ACL runtime: aclrtMalloc / aclrtMemcpy and a <<<blocks, nullptr, stream>>> launch), raising
+        ToolchainRefused with the compiler's message when it rejects the parameters."""
+        raise NotImplementedError("kernel compilation is the adapter author's to write")
+
+
+class ToolchainRefused(Exception):
+    """The Ascend C toolchain refused to build a call (its parameters are out of range...)."""
+
+
+# ------------------------------------------------------------------------------------ call -> source
+
+def _tensor(t: Tensor, name: str) -> str:
+    """An operand as a kernel expression over the staged images; the kit's dtype names map to C++'s."""
+    ctype = {"float16": "half", "bfloat16": "bfloat16_t", "float32": "float", "int8": "int8_t", "uint8": "uint8_t",
+             "int16": "int16_t", "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
+             "int64": "int64_t", "uint64": "uint64_t"}[t.dtype]
+    kind = {"GM": "GlobalTensor", "UB": "LocalTensor", "L1": "LocalTensor"}[t.scope]
+    return f"{kind}<{ctype}> {name} = images.{t.scope.lower()}<{ctype}>({t.addr}, {t.numel});"
+
+
+def data_move_source(index: int, call: Call) -> str:
+    """TIK data_move's arguments, in the order of its page's signature."""
+    a = call.args
+    return "\n".join([f"// call {index}: data_move", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}"),
+                      f"data_move(dst{index}, src{index}, {a['sid']}, {a['nburst']}, {a['burst']}, "
+                      f"{a['src_stride']}, {a['dst_stride']});"])
+
+
+def data_copy_nz2nd_source(index: int, call: Call) -> str:
+    """Ascend C DataCopy with Nz2NdParamsFull: the mapping's seven fields, in the struct's order."""
+    p = call.args["intriParams"]
+    fields = ", ".join(str(p[f]) for f in ("ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride",
+                                           "dstDStride", "dstNdMatrixStride"))
+    return "\n".join([f"// call {index}: DataCopy NZ->ND", _tensor(call.args["dst"], f"dst{index}"),
+                      _tensor(call.args["src"], f"src{index}"),
+                      f"DataCopy(dst{index}, src{index}, Nz2NdParamsFull{{{fields}}});"])
+
+
+# TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
+KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source}
