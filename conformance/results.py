@@ -143,9 +143,11 @@ def load_results(path: str | Path) -> dict[str, Any]:
             raise ResultsError(f"{where}.counts: expected verdict -> number of calls")
         if cell.get("failure") is not None and not isinstance(cell["failure"], dict):
             raise ResultsError(f"{where}.failure: expected an object or null")
-    for key in ("errors", "ambiguities"):
+    for key in ("errors", "ambiguities", "planned"):
         if not isinstance(data.setdefault(key, []), list):
             raise ResultsError(f"{path}: {key}: expected a list")
+    if not all(isinstance(c, str) and c.count("/") >= 2 for c in data["planned"]):
+        raise ResultsError(f"{path}: planned: expected a list of cell ids")
     return data
 
 

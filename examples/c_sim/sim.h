@@ -1,0 +1,92 @@
+/* c-sim: shared types of the simulator (the per-product tables, tensors, outcomes, rule checks). */
+#ifndef CSIM_SIM_H
+#define CSIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+
+/* ---- scopes and dtypes (specs/dtypes.yaml) -------------------------------------------------------- */
+typedef enum { SCOPE_GM, SCOPE_UB, SCOPE_L1, SCOPE_COUNT } scope_id;
+extern const char *const SCOPE_NAMES[SCOPE_COUNT];   /* "GM", "UB", "L1" (GM is TIK's OUT) */
+
+typedef struct {
+    const char *name;
+    int bytes;
+} dtype_info;
+
+const dtype_info *dtype_find(const char *name, size_t len);
+
+/* ---- products (specs/products.yaml) --------------------------------------------------------------- */
+typedef struct {
+    const char *id;
+    int64_t block_bytes;
+    int64_t ub_bytes;        /* 0: the product has no UB */
+    int64_t l1_bytes;        /* 0: the product has no L1 */
+} product_info;
+
+const product_info *product_find(const char *name, size_t len);
+/* Size of a UB / L1 buffer on the product; -1 for GM (outside the core, no size); 0 for none. */
+int64_t product_capacity(const product_info *p, scope_id scope);
+
+/* ---- a call ---------------------------------------------------------------------------------------- */
+typedef struct {
+    scope_id scope;
+    int64_t addr;            /* byte offset inside the scope's image */
+    const dtype_info *dtype;
+    int64_t numel;
+} tensor;
+
+typedef enum { OUT_OK, OUT_REJECTED, OUT_ERROR } outcome_kind;
+
+typedef struct {
+    outcome_kind kind;
+    const char *rule;        /* OUT_REJECTED: the spec rule id */
+    char message[320];
+} outcome;
+
+void set_rejected(outcome *o, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void set_error(outcome *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Reading arguments (each returns 0 and sets an error outcome when the argument is malformed). */
+int arg_tensor(outcome *o, const jvalue *args, const char *name, tensor *t);
+int arg_int(outcome *o, const jvalue *obj, const char *where, const char *name, int64_t *out);
+
+/* ---- memory images --------------------------------------------------------------------------------- */
+typedef struct {
+    uint8_t *base[SCOPE_COUNT];   /* NULL: the request gave no image for that scope */
+    int64_t size[SCOPE_COUNT];
+} images;
+
+/* Byte range [lo, hi) of a scope image that a legal call touches: 0 and an error outcome when it falls
+ * outside the image the kit gave (or the image is missing). */
+int image_span(outcome *o, const images *m, const char *label, const tensor *t, int64_t lo, int64_t hi);
+
+/* ---- rule checks shared by the APIs (rule kinds of specs/README.md) ------------------------------- */
+/* Each returns 1 when the call breaks the rule (and fills the outcome as a rejection). */
+int rule_range(outcome *o, const char *rule, const char *param, int64_t value, int64_t min, int64_t max);
+int rule_align(outcome *o, const char *rule, const char *label, const tensor *t, scope_id scope, int64_t bytes);
+/* bounds: bytes [begin, end) (relative to the tensor's addr) the call accesses must lie in the tensor. */
+int rule_bounds(outcome *o, const char *rule, const char *label, const tensor *t, int64_t begin, int64_t end);
+/* capacity: a tensor in UB / L1 lies inside that buffer of the product, which must have one. */
+int rule_capacity(outcome *o, const char *rule, const char *label, const tensor *t, const product_info *p);
+
+int64_t sat_add(int64_t a, int64_t b);   /* a + b, saturating (a, b >= 0) */
+int64_t sat_mul(int64_t a, int64_t b);   /* a * b, saturating (a, b >= 0) */
+int64_t tensor_bytes(const tensor *t);   /* numel * width, saturating */
+
+/* `count` runs of `length` bytes, run k at src + k * src_step, copied to dst + k * dst_step, in order
+ * (memmove: a run that overlaps its own source is still copied whole). Shared by both APIs. */
+void copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src, int64_t src_step, int64_t count, int64_t length);
+
+/* ---- the APIs ------------------------------------------------------------------------------------- */
+/* Check the call against every `reject` rule of the spec, then (legal or undefined) run it on the
+ * images. `mem` is resolved only once the checks pass: a refused call never touches memory. */
+typedef int (*resolve_images)(void *ctx, outcome *o, images *m);
+
+void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+
+#endif
