@@ -106,6 +106,8 @@ def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = F
 
 def main(backend: Backend, batch: bool = False) -> int:
     """Serve on the real stdin/stdout; the backend's own prints go to stderr."""
+    from .memory import keep_freed_images
+    keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return serve(backend, sys.stdin, replies, batch)
