@@ -12,6 +12,8 @@
       and as an exec program (the difference is what the path costs: request, pipe, the other process,
       images in the shared file), and by the reference in process and served (`serve oracle`)
                                                                                        target: <= 300 us
+  (e) `fuzz` on the reference, data_move cells of the product, 30 s with -n 1 and with -n 2: calls/s
+      and the ratio                                                               target: >= 1.7x
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
@@ -301,15 +303,27 @@ def exec_overhead(product: str) -> None:
           f"and running it on cold caches")
 
 
+def fuzz_figures(product: str, seconds: int = 30) -> None:
+    rates = {}
+    for workers in ("1", "2"):
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+            cli_main(["fuzz", "--backend", "oracle", "--product", product, "--api", "data_move", "--duration",
+                      f"{seconds}s", "--db", "none", "--seed", "1", "--report", tmp, "-n", workers])
+            results = json.loads((Path(tmp) / "results.json").read_text())
+        rates[workers] = results["calls"] / results["duration_s"]
+    print(f"(e) fuzz data_move on {product}, reference backend, {seconds} s: -n 1 {rates['1']:.0f} calls/s, "
+          f"-n 2 {rates['2']:.0f} calls/s = {rates['2'] / rates['1']:.2f}x (target >= 1.7x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports"], help="just figure (d) or (c)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz"], help="just figure (d), (c) or (e)")
     args = ap.parse_args()
     if args.only:
-        {"exec": exec_overhead, "reports": report_figures}[args.only](args.product)
+        {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -321,6 +335,7 @@ def main() -> None:
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
     exec_overhead(args.product)
+    fuzz_figures(args.product)
     report_figures(args.product)
 
 

@@ -79,6 +79,14 @@ def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: 
     return out
 
 
+def shard(all_cells: Sequence[Cell], index: int, count: int) -> list[Cell]:
+    """Shard `index` of `count` (1-based): every count-th cell from the index-th, as the Vulkan CTS's
+    fractions do. The shards of one cell list are disjoint, cover it, and differ in size by one at most."""
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: expected 1 <= I <= N")
+    return list(all_cells)[index - 1::count]
+
+
 def select(all_cells: Iterable[Cell], patterns: Sequence[str] | None) -> list[Cell]:
     """Cells whose id matches any glob (e.g. 'data_move/*/reject/*'); all of them when none is given."""
     all_cells = list(all_cells)

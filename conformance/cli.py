@@ -96,7 +96,7 @@ def _described(args: argparse.Namespace) -> _Described:
 
 def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[str], chosen: list, *,
               profile: str, seed: int, workers: str, select: list[str], frozen: bool = False,
-              timeout: float | None = None) -> dict[str, Any]:
+              timeout: float | None = None, shard: tuple[int, int] | None = None) -> dict[str, Any]:
     """Run the chosen cells through pytest (and pytest-xdist) and return the results document; an
     interrupted run returns what it gathered, marked `interrupted`."""
     import pytest
@@ -118,6 +118,8 @@ def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[s
         pytest_args.append("--ac-frozen")
     if timeout:
         pytest_args += ["--ac-timeout", str(timeout)]
+    if shard:
+        pytest_args += ["--ac-shard", f"{shard[0]}/{shard[1]}"]
     if workers not in ("0", "1"):
         pytest_args += ["-p", "xdist.plugin", "-n", workers]
     collector = Collector(sys.stdout, total=len(chosen))
@@ -135,7 +137,8 @@ def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[s
                             chosen, collector.results, collector.errors, profile=profile, seed=seed,
                             workers=workers, select=select, started=when,
                             duration_s=round(time.monotonic() - started, 2),
-                            interrupted=code == pytest.ExitCode.INTERRUPTED, timeout=timeout)
+                            interrupted=code == pytest.ExitCode.INTERRUPTED, timeout=timeout,
+                            shard=f"{shard[0]}/{shard[1]}" if shard else None)
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -170,6 +173,25 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
     return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
 
 
+def _shard(value: str) -> tuple[int, int]:
+    import re
+    match = re.fullmatch(r"(\d+)/(\d+)", value.strip())
+    if match and 1 <= int(match[1]) <= int(match[2]):
+        return int(match[1]), int(match[2])
+    raise argparse.ArgumentTypeError(f"--shard expects I/N with 1 <= I <= N, e.g. 2/4; got {value!r}")
+
+
+def _chosen(args: argparse.Namespace, products: list[str], apis: list[str]) -> list:
+    """The cells of the products and apis, narrowed by --select globs and --shard."""
+    from .cells import cells, select, shard
+    chosen = select(cells(products, apis), getattr(args, "select", None))
+    if getattr(args, "select", None) and not chosen:
+        raise UsageError(f"no cell matches --select {' '.join(args.select)}")
+    if getattr(args, "shard", None):
+        chosen = shard(chosen, *args.shard)
+    return chosen
+
+
 def _seconds(value: str) -> float:
     try:
         seconds = float(value)
@@ -181,22 +203,20 @@ def _seconds(value: str) -> float:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .cells import cells, select
     from .outputs import write_outputs
 
     products, apis = _products_and_apis(args)
     waivers = _waivers(args)
     backend = _described(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    chosen = select(cells(products, apis), args.select)
-    if not chosen:
-        raise UsageError(f"no cell matches --select {' '.join(args.select)}")
+    chosen = _chosen(args, products, apis)
     report = Path(args.report)
     print(f"ascend-conformance {kit_version()}: backend {backend.name!r} on {', '.join(products)}, "
-          f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells", flush=True)
+          f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
+          + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
     results = run_suite(args.backend, backend, products, apis,
                         chosen, profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
-                        timeout=args.timeout)
+                        timeout=args.timeout, shard=args.shard)
     _waive(results, waivers)
     write_outputs(results, report)
     return _print_end(results, report, args.backend)
@@ -230,6 +250,87 @@ def cmd_certify(args: argparse.Namespace) -> int:
     write_outputs(results, bundle)
     write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
     return _print_end(results, bundle, args.backend)
+
+
+def _database(spec: str | None):
+    from .failuredb import DatabaseError, open_database
+    try:
+        return open_database(spec)
+    except DatabaseError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from .failuredb import stored
+    from .fuzz import Fuzzer, parse_duration
+    from .outputs import write_outputs
+    from .results import results_document
+
+    try:
+        duration = parse_duration(args.duration)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    products, apis = _products_and_apis(args)
+    backend = _described(args)
+    chosen = _chosen(args, products, apis)
+    db = _database(args.db)
+    kept = stored(db, [c.id for c in chosen]) if db is not None else {}
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    workers = int(args.workers) if args.workers != "auto" else (os.cpu_count() or 1)
+    report = Path(args.report)
+    print(f"ascend-conformance {kit_version()} fuzz: backend {backend.name!r}, {len(chosen)} cells"
+          + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
+          + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
+          f"{sum(map(len, kept.values()))} kept failure(s) replayed first", flush=True)
+    described = {"name": backend.name, "spec": args.backend, "version": backend.version}
+    when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    started = time.monotonic()
+
+    def document(cells: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:
+        return results_document(default_rulebook(), described, chosen, cells, profile="fuzz", seed=seed,
+                                workers=str(workers), select=args.select or [], started=when,
+                                duration_s=round(time.monotonic() - started, 2), interrupted=interrupted,
+                                timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None,
+                                fuzz={"duration": args.duration, "db": args.db or "default"})
+
+    fuzzer = Fuzzer(chosen, args.backend, duration=duration, workers=workers, seed=seed, db_spec=args.db,
+                    timeout=args.timeout, kept=kept,
+                    write=lambda cells, interrupted: write_outputs(document(cells, interrupted), report))
+    interrupted = fuzzer.run()
+    results = document(list(fuzzer.results.values()), interrupted)
+    # a fuzz run is over when its time is: cells it never reached are not missing, they were not drawn
+    results["planned"] = [c["id"] for c in results["cells"]]
+    from .results import finish
+    finish(results)
+    write_outputs(results, report)
+    return _print_end(results, report, args.backend)
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from .cells import cells
+    from .failuredb import reproducer_file_name, stored
+    from .outputs import reproducer_text
+
+    products = args.product or list(default_rulebook().products)
+    args.product = products
+    products, apis = _products_and_apis(args)
+    db = _database(args.db)
+    if db is None:
+        raise UsageError("--db none: there is no database to promote failures from")
+    kept = stored(db, [c.id for c in cells(products, apis)])
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    new = 0
+    for failures in kept.values():
+        for failure in failures:
+            path = folder / reproducer_file_name(failure)
+            new += not path.exists()
+            path.write_text(reproducer_text(failure), encoding="utf-8")
+            print(f"{failure['verdict']:<13} {failure['cell']} -> {path}")
+    total = sum(map(len, kept.values()))
+    print(f"{total} kept failure(s) written to {folder} ({new} new); replay them with "
+          f"`ascend-conformance replay {folder}/*.yaml --backend B`")
+    return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -423,6 +524,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
     run.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
     run.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
+    run.add_argument("--shard", type=_shard, metavar="I/N",
+                     help="run only shard I of N: every N-th cell from the I-th (merge with `report`)")
     run.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                      help="a call taking longer is a CRASH (exec: backends: default 10)")
     run.set_defaults(func=cmd_run)
@@ -439,6 +542,28 @@ def parser() -> argparse.ArgumentParser:
     cert.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                       help="a call taking longer is a CRASH (exec: backends: default 10)")
     cert.set_defaults(func=cmd_certify)
+
+    fz = sub.add_parser("fuzz", help="search every cell until the time is up; failures kept in a database")
+    fz.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
+    fz.add_argument("--product", action="append", required=True, help="product id (repeatable)")
+    fz.add_argument("--api", action="append", help="api to fuzz (repeatable; default: all)")
+    fz.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
+    fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
+    fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
+                                 "redis://host:port/n, or none")
+    fz.add_argument("--shard", type=_shard, metavar="I/N", help="fuzz only shard I of N of the cells")
+    fz.add_argument("--report", default="reports", help="report folder (default reports/)")
+    fz.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes")
+    fz.add_argument("--seed", type=int, help="run seed")
+    fz.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="a call taking longer is a CRASH")
+    fz.set_defaults(func=cmd_fuzz)
+
+    pro = sub.add_parser("promote", help="write the failures kept in a database as reproducer files")
+    pro.add_argument("--db", help="the database (default .hypothesis/ascend-conformance; or redis://...)")
+    pro.add_argument("--product", action="append", help="product id (repeatable; default: all)")
+    pro.add_argument("--api", action="append", help="api (repeatable; default: all)")
+    pro.add_argument("--out", required=True, help="folder for the reproducer files (keep it under version control)")
+    pro.set_defaults(func=cmd_promote)
 
     srv = sub.add_parser("serve", help="speak the exec protocol on stdin/stdout for a Python backend "
                                        "(docs/exec-protocol.md)")

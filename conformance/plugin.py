@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from .backends import load_backend
-from .cells import cells, select
+from .cells import cells, select, shard
 from .memory import keep_freed_images
 from .profiles import profile
 from .runner import CellResult
@@ -26,6 +26,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ac-seed", type=int, default=0)
     group.addoption("--ac-frozen", action="store_true", help="judge each cell's frozen cases first (certify)")
     group.addoption("--ac-timeout", type=float, default=None, help="seconds one call may take")
+    group.addoption("--ac-shard", default=None, help="I/N: every N-th selected cell from the I-th")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -33,8 +34,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def selected_cells(config: pytest.Config):
-    return select(cells(config.getoption("ac_product"), config.getoption("ac_api") or None),
-                  config.getoption("ac_select"))
+    chosen = select(cells(config.getoption("ac_product"), config.getoption("ac_api") or None),
+                    config.getoption("ac_select"))
+    part = config.getoption("ac_shard")
+    if part:
+        index, count = (int(x) for x in part.split("/"))
+        chosen = shard(chosen, index, count)
+    return chosen
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -17,6 +17,7 @@ class Profile:
     name: str
     calls: int               # calls generated per cell (before shrinking)
     gm_window: int = 4 << 20 # bytes of GM the generators may place operands in
+    target: bool = False     # steer the search towards calls on more boundaries at once (fuzz)
 
 
 PROFILES = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
@@ -89,14 +90,14 @@ def finish(results: dict[str, Any]) -> dict[str, Any]:
 
 
 def results_document(rulebook: Rulebook, backend: dict[str, str], chosen: Sequence[Any],
-                     cells: Sequence[CellResult], errors: Sequence[str] = (), **settings: Any) -> dict[str, Any]:
+                     cells: Sequence[CellResult | dict[str, Any]], errors: Sequence[str] = (), **settings: Any) -> dict[str, Any]:
     """The results.json of one run of the `chosen` cells: `backend` is {name, spec, version}; `settings`
     are the run's own (profile, seed, workers, select, started, duration_s, interrupted...)."""
     apis = sorted({c.api for c in chosen})
     meta = {"kit": {"name": "ascend-conformance", "version": kit_version()}, "spec_hash": spec_hash(rulebook),
             "backend": backend, "products": list(dict.fromkeys(c.product for c in chosen)), "apis": apis,
             **settings, "planned": [c.id for c in chosen]}
-    return finish({**meta, "cells": [c.to_dict() for c in cells], "errors": list(errors),
+    return finish({**meta, "cells": [c if isinstance(c, dict) else c.to_dict() for c in cells], "errors": list(errors),
                    "ambiguities": ambiguity_list(rulebook, apis)})
 
 
@@ -233,6 +234,14 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         "ambiguities": list(ambiguities.values()),
         "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],
     }
+    shards = {d["shard"] for d in docs if isinstance(d.get("shard"), str) and re.fullmatch(r"\d+/\d+", d["shard"])}
+    if shards:
+        count = int(next(iter(shards)).split("/")[1])
+        missing = [f"{i}/{count}" for i in range(1, count + 1) if f"{i}/{count}" not in shards]
+        if missing or any(int(s.split("/")[1]) != count for s in shards):
+            merged["errors"].append(f"the merged shards are {', '.join(sorted(shards))}: "
+                                    f"shard{'s' if len(missing) != 1 else ''} {', '.join(missing) or '?'} missing")
+        merged["shard"] = f"{len(shards)} of {count}"
     certified = [d["certify"] for d in docs if d.get("certify")]
     if certified:
         merged["certify"] = {"frozen_hash": _one_or_all(c["frozen_hash"] for c in certified),

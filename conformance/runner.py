@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings, target
 from hypothesis.control import current_build_context
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -88,9 +88,11 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
 
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
-             frozen: Sequence[Case] = ()) -> CellResult:
-    """Judge the `frozen` cases (certify's fixed list) in order, then let Hypothesis search the cell with
-    the profile's budget; stop at the first non-conforming call and shrink it."""
+             frozen: Sequence[Case] = (), database: Any = None) -> CellResult:
+    """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
+    let Hypothesis search the cell with the profile's budget; stop at the first non-conforming call and
+    shrink it. `database` (a Hypothesis ExampleDatabase): the search replays what it kept for the cell
+    first, and the failure found is kept there (conformance/failuredb.py)."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
@@ -123,9 +125,10 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             state["last"][outcome.verdict] = (case, outcome)
             break
 
-    @settings(max_examples=profile.calls, database=None, deadline=None, derandomize=False,
+    @settings(max_examples=profile.calls, database=database, deadline=None, derandomize=False,
               print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
-              phases=(Phase.explicit, Phase.generate, Phase.shrink),
+              phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
+              + (Phase.shrink,),
               suppress_health_check=list(HealthCheck))
     @hseed(cell_seed(run_seed, cell))
     @given(cell.strategy(gm_window=profile.gm_window))
@@ -138,6 +141,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             result.shrink_calls += 1
         else:
             tally(case, outcome)
+            if profile.target:
+                target(float(len(case.tags)), label="boundaries reached at once")
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.verdict):
@@ -150,6 +155,9 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 state["final"][outcome.verdict] = (case, outcome)
             raise _RAISE[outcome.verdict](outcome.message)
 
+    # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
+    # for every cell (the documented hook its own pytest and stateful integrations use).
+    prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
     try:
         if state["first"] is not None:
             pass
@@ -172,6 +180,9 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         case, outcome, runs = minimize(case, outcome, backend, max(state["deadline"], time.monotonic() + 1))
         result.shrink_calls += runs
         result.failure = failure_record(cell, case, outcome)
+        if database is not None:
+            from .failuredb import record
+            record(database, result.failure)
     result.counts = dict(counts)
     result.tags = dict(tags)
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
