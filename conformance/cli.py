@@ -514,48 +514,39 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"%(prog)s {kit_version()}")
     sub = top.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run the suite on a backend and write a report")
-    run.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name")
-    run.add_argument("--product", action="append", required=True, help="product id (repeatable)")
-    run.add_argument("--api", action="append", help="api to test (repeatable; default: all)")
-    run.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
+    # What every command that runs a backend on cells takes.
+    target = argparse.ArgumentParser(add_help=False)
+    target.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
+    target.add_argument("--product", action="append", required=True, help="product id (repeatable)")
+    target.add_argument("--api", action="append", help="api (repeatable; default: all)")
+    target.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes")
+    target.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                        help="a call taking longer is a CRASH (exec: backends: default 10)")
+    narrowing = argparse.ArgumentParser(add_help=False)
+    narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
+    narrowing.add_argument("--shard", type=_shard, metavar="I/N",
+                           help="only shard I of N: every N-th cell from the I-th (merge with `report`)")
+    narrowing.add_argument("--report", default="reports", help="report folder (default reports/)")
+    narrowing.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
+    waiving = argparse.ArgumentParser(add_help=False)
+    waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
+
+    run = sub.add_parser("run", parents=[target, narrowing, waiving], help="run the suite on a backend and write a report")
     run.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="quick | ci | nightly (default ci)")
-    run.add_argument("--report", default="reports", help="report folder (default reports/)")
-    run.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
-    run.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
-    run.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
-    run.add_argument("--shard", type=_shard, metavar="I/N",
-                     help="run only shard I of N: every N-th cell from the I-th (merge with `report`)")
-    run.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                     help="a call taking longer is a CRASH (exec: backends: default 10)")
     run.set_defaults(func=cmd_run)
 
-    cert = sub.add_parser("certify", help="frozen case list + fixed-seed pass; writes a certification bundle")
-    cert.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name")
-    cert.add_argument("--product", action="append", required=True, help="product id (repeatable)")
-    cert.add_argument("--api", action="append", help="api to certify (repeatable; default: all)")
+    cert = sub.add_parser("certify", parents=[target, waiving],
+                          help="frozen case list + fixed-seed pass; writes a certification bundle")
     cert.add_argument("--profile", default="ci", choices=sorted(PROFILES),
                       help="budget of the property-based pass after the frozen cases (default ci)")
     cert.add_argument("--bundle", default="certification", help="bundle folder (default certification/)")
-    cert.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
-    cert.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes (pytest-xdist)")
-    cert.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                      help="a call taking longer is a CRASH (exec: backends: default 10)")
     cert.set_defaults(func=cmd_certify)
 
-    fz = sub.add_parser("fuzz", help="search every cell until the time is up; failures kept in a database")
-    fz.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
-    fz.add_argument("--product", action="append", required=True, help="product id (repeatable)")
-    fz.add_argument("--api", action="append", help="api to fuzz (repeatable; default: all)")
-    fz.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
+    fz = sub.add_parser("fuzz", parents=[target, narrowing],
+                        help="search every cell until the time is up; failures kept in a database")
     fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
     fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
                                  "redis://host:port/n, or none")
-    fz.add_argument("--shard", type=_shard, metavar="I/N", help="fuzz only shard I of N of the cells")
-    fz.add_argument("--report", default="reports", help="report folder (default reports/)")
-    fz.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes")
-    fz.add_argument("--seed", type=int, help="run seed")
-    fz.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="a call taking longer is a CRASH")
     fz.set_defaults(func=cmd_fuzz)
 
     pro = sub.add_parser("promote", help="write the failures kept in a database as reproducer files")
@@ -571,10 +562,9 @@ def parser() -> argparse.ArgumentParser:
     srv.add_argument("--batch", action="store_true", help="offer batch requests (the kit then sends calls in batches)")
     srv.set_defaults(func=cmd_serve)
 
-    rpt = sub.add_parser("report", help="re-render the reports of one results.json, or merge several")
+    rpt = sub.add_parser("report", parents=[waiving], help="re-render the reports of one results.json, or merge several")
     rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
     rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
-    rpt.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept")
     rpt.set_defaults(func=cmd_report)
 
     chk = sub.add_parser("check", help="legality and expected memory image of one call (YAML/JSON file)")

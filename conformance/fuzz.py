@@ -33,7 +33,12 @@ SHOW_EVERY = 2.0        # seconds between two progress lines on a terminal (30 s
 _worker: dict[str, Any] = {}
 
 
-def _init(backend_spec: str, timeout: float | None, db_spec: str | None) -> None:
+def _init(backend_spec: str, timeout: float | None, db_spec: str | None, worker: bool = True) -> None:
+    """Load the backend and open the database, once per process. Pool workers leave Ctrl-C to the
+    controlling process, which stops them and writes what was gathered."""
+    import signal
+    if worker:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .backends import load_backend
     from .failuredb import open_database
     from .memory import keep_freed_images
@@ -139,7 +144,7 @@ class Fuzzer:
                 pool = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(
                     self.workers, _init, (self.backend_spec, self.timeout, self.db_spec))
             else:
-                _init(self.backend_spec, self.timeout, self.db_spec)
+                _init(self.backend_spec, self.timeout, self.db_spec, worker=False)
             running = 0
             while True:
                 # two tasks in flight per worker keep the pool busy; in process, one at a time
