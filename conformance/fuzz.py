@@ -15,6 +15,7 @@ written every WRITE_EVERY seconds, so a killed run loses at most that much.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.util
 import queue
 import sys
 import time
@@ -45,6 +46,9 @@ def _init(backend_spec: str, timeout: float | None, db_spec: str | None, worker:
     keep_freed_images()
     _worker["backend"] = load_backend(backend_spec, timeout)
     _worker["db"] = open_database(db_spec)
+    close = getattr(_worker["backend"], "close", None)
+    if worker and callable(close):          # an exec: program and its shared file go with the worker
+        multiprocessing.util.Finalize(None, close, exitpriority=10)
 
 
 def _task(cell: Cell, calls: int, seed: int, kept: list[dict[str, Any]]) -> dict[str, Any]:
@@ -172,7 +176,10 @@ class Fuzzer:
             interrupted = True
         finally:
             if pool is not None:
-                pool.terminate()
+                if interrupted:
+                    pool.terminate()
+                else:
+                    pool.close()            # nothing is in flight: the workers leave and close their backends
                 pool.join()
             close = getattr(_worker.get("backend"), "close", None)
             if callable(close):
