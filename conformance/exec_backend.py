@@ -17,7 +17,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from pathlib import Path
+import weakref
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -58,6 +58,8 @@ class SharedImages:
         self.size = -(-self.size // mmap.PAGESIZE) * mmap.PAGESIZE
         fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-{self._serial}-", dir=_shm_dir())
         self._serial += 1
+        # the file goes when this object does, or at interpreter exit at the latest
+        self._finalizer = weakref.finalize(self, _remove, self.path)
         try:
             os.ftruncate(fd, self.size)
             self._map = mmap.mmap(fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
@@ -95,10 +97,7 @@ class SharedImages:
                 pass
             self._map = None
         if self.path:
-            try:
-                os.unlink(self.path)
-            except OSError:
-                pass
+            self._finalizer()
         self.path, self.size = None, 0
 
 
@@ -343,6 +342,13 @@ class ExecBackend:
         if not in_batch:
             self._kill()
         raise BackendCrash(f"protocol error: unknown reply {_short(reply)}")
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _short(value: Any) -> str:
