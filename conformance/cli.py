@@ -264,7 +264,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from .failuredb import stored
     from .fuzz import Fuzzer, parse_duration
     from .outputs import write_outputs
-    from .results import results_document
+    from .results import finish, results_document
 
     try:
         duration = parse_duration(args.duration)
@@ -300,7 +300,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     results = document(list(fuzzer.results.values()), interrupted)
     # a fuzz run is over when its time is: cells it never reached are not missing, they were not drawn
     results["planned"] = [c["id"] for c in results["cells"]]
-    from .results import finish
     finish(results)
     write_outputs(results, report)
     return _print_end(results, report, args.backend)
