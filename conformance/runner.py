@@ -115,14 +115,20 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         tags.update(case.tags)
         by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
 
+    def found(case: Case, outcome: Outcome) -> None:
+        """A non-conforming call (frozen, batched or searched): the one to report; the first one found
+        starts the shrinking clock."""
+        if state["first"] is None:
+            state["deadline"] = time.monotonic() + SHRINK_SECONDS
+        state["first"] = outcome.verdict
+        state["last"][outcome.verdict] = (case, outcome)
+
     for case in frozen:
         outcome = judge(case.call, case.memory, backend)
         tally(case, outcome)
         result.frozen_calls += 1
         if not outcome.conforms:
-            state["first"] = outcome.verdict
-            state["deadline"] = time.monotonic() + SHRINK_SECONDS
-            state["last"][outcome.verdict] = (case, outcome)
+            found(case, outcome)
             break
 
     @settings(max_examples=profile.calls, database=database, deadline=None, derandomize=False,
@@ -146,11 +152,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.verdict):
-            if not state["failed"]:
-                state["deadline"] = time.monotonic() + SHRINK_SECONDS
+            found(case, outcome)
             state["failed"] = True
-            state["first"] = outcome.verdict
-            state["last"][outcome.verdict] = (case, outcome)
             if current_build_context().is_final:
                 state["final"][outcome.verdict] = (case, outcome)
             raise _RAISE[outcome.verdict](outcome.message)
@@ -162,7 +165,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         if state["first"] is not None:
             pass
         elif callable(getattr(backend, "run_batch", None)):
-            if not run_batches(cell, backend, profile, run_seed, tally, state):
+            if not run_batches(cell, backend, profile, run_seed, tally, found):
                 result.status, result.error = "unreachable", "no call could be generated for this cell"
         else:
             prop()
@@ -194,19 +197,17 @@ BATCH = 32         # calls handed to a backend's run_batch at once
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                state: dict[str, Any]) -> bool:
+                found: Callable[[Case, Outcome], None]) -> bool:
     """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
-    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which is left in
-    `state` for minimize() (it shrinks with single runs). False when no call could be drawn."""
+    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
+    `found` (minimize() then shrinks it with single runs). False when no call could be drawn."""
     cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]
         for case, outcome in zip(chunk, judge_batch([(c.call, c.memory) for c in chunk], backend)):
             tally(case, outcome)
             if not outcome.conforms:
-                state["first"] = outcome.verdict
-                state["last"][outcome.verdict] = (case, outcome)
-                state["deadline"] = time.monotonic() + SHRINK_SECONDS
+                found(case, outcome)
                 return True
     return bool(cases)
 
