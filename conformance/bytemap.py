@@ -36,7 +36,7 @@ def elements(raw: np.ndarray, dtype: str) -> list[str]:
         except TypeError:
             values = words
     # str() of a numpy float is the shortest text that reads back to the same value of its own width.
-    return [f"{v} (0x{int(w):0{2 * size}x})" if values.dtype.kind == "f" else str(v.item())
+    return [f"{v!s} (0x{int(w):0{2 * size}x})" if values.dtype.kind == "f" else str(v.item())
             for v, w in zip(values, words)]
 
 

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import html5lib
+import numpy as np
 import pytest
 
 from conformance import OracleBackend
@@ -256,3 +257,15 @@ def test_not_supported_cells_are_shown_as_such():
                      text, re.S).group(1)
     assert "NOT SUPPORTED" in cell and "0 calls" in cell
     assert "1 not supported by the backend" in text
+
+
+def test_elements_are_shown_as_their_own_width_reads_them():
+    """The shortest text that reads back to the same value of the element's own width, and its bits
+    (the kit compares bits: NaN payloads and -0.0 must show)."""
+    from conformance.bytemap import elements
+    raw = bytes.fromhex("2989" "0080" "ff7e")                      # little-endian float16 words
+    assert elements(np.frombuffer(raw, np.uint8), "float16") == [
+        "-0.0001575 (0x8929)", "-0.0 (0x8000)", "nan (0x7eff)"]
+    assert elements(np.frombuffer(bytes.fromhex("803f"), np.uint8), "bfloat16") == ["1.0 (0x3f80)"]
+    assert elements(np.frombuffer(bytes.fromhex("cdcccc3d"), np.uint8), "float32") == ["0.1 (0x3dcccccd)"]
+    assert elements(np.frombuffer(bytes.fromhex("ffffffff"), np.uint8), "int32") == ["-1"]
