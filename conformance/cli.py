@@ -453,16 +453,17 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .verdicts import judge
     backend = load_backend(args.backend, args.timeout)
     try:
-        return _replay(args.files, backend, judge)
+        return _replay(args.files, backend)
     finally:
         if callable(getattr(backend, "close", None)):
             backend.close()
 
 
-def _replay(files: list[str], backend: Any, judge: Any) -> int:
+def _replay(files: list[str], backend: Any) -> int:
+    """FIXED / STILL FAILING / MALFORMED per file; the worst status of them all."""
+    from .verdicts import judge
     status = EXIT_OK
     for path in files:
         try:

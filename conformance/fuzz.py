@@ -112,14 +112,14 @@ class Fuzzer:
         return cell, BASE_CALLS * self.weight[cell.id], seed, self.kept.pop(cell.id, [])
 
     def _learn(self, data: dict[str, Any]) -> None:
-        from .results import _merge_cells
+        from .results import calls, combine_runs
         cell_id = data["id"]
         self._busy.discard(cell_id)
         self.progress.tasks += 1
-        self.progress.calls += sum(n for v, n in data["counts"].items() if v != "NOT_SUPPORTED")
+        self.progress.calls += calls(data["counts"])
         self._done_in_round.add(cell_id)
         old = self.results.get(cell_id)
-        self.results[cell_id] = _merge_cells([old, data]) if old else data
+        self.results[cell_id] = combine_runs([old, data]) if old else data
         new = set(data.get("tags") or {}) - self.seen[cell_id]
         self.seen[cell_id] |= new
         if data.get("failure") or data["status"] in ("not_supported", "unreachable", "error"):

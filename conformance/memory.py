@@ -67,7 +67,7 @@ class MemoryRecipe:
         Images larger than the pool are drawn from a generator seeded the same way. `into(sizes)`, where
         given, supplies the arrays to fill (an out-of-process backend's shared memory), so that the
         images are made where the backend reads them instead of being copied there."""
-        out = into(self.sizes) if into is not None else {}
+        out = (into or _fresh)(self.sizes)
         pool = _pool()
         for i, scope in enumerate(SCOPES):
             if scope not in self.sizes:
@@ -75,17 +75,10 @@ class MemoryRecipe:
             size = self.sizes[scope]
             if size <= POOL_BYTES // 2:
                 offset = _mix(self.seed, i) % (POOL_BYTES - size + 1)
-                if into is None:
-                    out[scope] = pool[offset:offset + size].copy()
-                else:
-                    np.copyto(out[scope], pool[offset:offset + size])
+                np.copyto(out[scope], pool[offset:offset + size])
             else:
                 rng = np.random.Generator(np.random.SFC64([self.seed, i]))
-                image = rng.integers(0, 256, size, dtype=np.uint8)
-                if into is None:
-                    out[scope] = image
-                else:
-                    np.copyto(out[scope], image)
+                np.copyto(out[scope], rng.integers(0, 256, size, dtype=np.uint8))
         for w in self.writes:
             data = np.array(w.values, dtype=np.dtype(w.dtype).newbyteorder("<")).view(np.uint8)
             image = out.get(w.scope)
@@ -121,6 +114,11 @@ class MemoryRecipe:
         if not isinstance(writes, list):
             raise CallFormatError(f"{where}.writes: expected a list, got {writes!r}")
         return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)))
+
+
+def _fresh(sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Arrays for the images, owned by nobody else."""
+    return {scope: np.empty(size, dtype=np.uint8) for scope, size in sizes.items()}
 
 
 def _write(data: Any, where: str) -> Write:

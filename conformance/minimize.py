@@ -3,9 +3,10 @@
 Hypothesis shrinks the *choices* that built a call. Some simplifications need two choices to move at
 once (a parameter drawn "at its largest fit" must become "any value" *and* that value must become
 small), which its shrinker cannot do, so a failure found at nburst=3071 may stay there. This pass works
-on the call itself: it lowers each integer parameter towards the bottom of its range, moves each
-tensor to the bottom of its scope and lowers its numel towards what the call touches, keeping a change only when the backend still gives the
-same non-conforming verdict and the oracle the same violations. Every step is a real backend run.
+on the call itself: it lowers each integer parameter towards the bottom of its range, moves each tensor
+to the bottom of its scope and lowers its numel towards what the call touches, keeping a change only
+when the backend still gives the same non-conforming verdict and the oracle the same violations. Every
+step is a real backend run.
 """
 from __future__ import annotations
 

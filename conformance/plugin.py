@@ -13,6 +13,7 @@ from .backends import load_backend
 from .cells import cells, select, shard
 from .memory import keep_freed_images
 from .profiles import profile
+from .results import calls
 from .runner import CellResult
 
 
@@ -101,7 +102,7 @@ class Collector:
             print(f"  ERROR         {where}: {message}", file=self.out, flush=True)
 
     def _line(self, result: CellResult) -> None:
-        n = sum(v for k, v in result.counts.items() if k != "NOT_SUPPORTED")
+        n = calls(result.counts)
         if result.failure:
             mark = result.failure["verdict"]
         elif result.status != "ran":

@@ -169,7 +169,7 @@ def _one_or_all(values: Iterable[Any]) -> Any:
     return found[0] if len(found) == 1 else found
 
 
-def _merge_cells(same: list[dict[str, Any]]) -> dict[str, Any]:
+def combine_runs(same: list[dict[str, Any]]) -> dict[str, Any]:
     """Several runs of one cell: counts, tags and times add up; the first failure found is kept."""
     if len(same) == 1:
         return same[0]
@@ -229,7 +229,7 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         "interrupted": any(d.get("interrupted") for d in docs),
         "planned": sorted(set(_distinct(d.get("planned") for d in docs))),
         "sources": [name for name, _ in sources],
-        "cells": [_merge_cells(same) for same in by_id.values()],
+        "cells": [combine_runs(same) for same in by_id.values()],
         "errors": [f"{name}: {e}" for name, d in sources for e in d.get("errors", [])],
         "ambiguities": list(ambiguities.values()),
         "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],

@@ -162,12 +162,10 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     # for every cell (the documented hook its own pytest and stateful integrations use).
     prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
     try:
-        if state["first"] is not None:
-            pass
-        elif callable(getattr(backend, "run_batch", None)):
+        if state["first"] is None and callable(getattr(backend, "run_batch", None)):
             if not run_batches(cell, backend, profile, run_seed, tally, found):
                 result.status, result.error = "unreachable", "no call could be generated for this cell"
-        else:
+        elif state["first"] is None:        # no frozen case failed: search
             prop()
     except _NonConforming:
         pass
@@ -177,9 +175,9 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
     # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
     first = state["first"]
-    found = state["final"].get(first) or state["last"].get(first)
-    if found is not None:
-        case, outcome = found
+    reported = state["final"].get(first) or state["last"].get(first)
+    if reported is not None:
+        case, outcome = reported
         case, outcome, runs = minimize(case, outcome, backend, max(state["deadline"], time.monotonic() + 1))
         result.shrink_calls += runs
         result.failure = failure_record(cell, case, outcome)
