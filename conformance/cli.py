@@ -7,9 +7,7 @@ call it ran, 1 when it does not.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import io
 import os
 import random
 import sys
@@ -24,13 +22,13 @@ from oracle import Call, CallFormatError, SpecError, check, expected, verdict_cl
 from oracle.spec import default_rulebook
 
 from .backends import BackendLoadError, load_backend
+from .lock import FolderBusy
 from .bytemap import decoded_text
 from .memory import MemoryRecipe, image_sizes
 from .profiles import PROFILES
 from .results import kit_version
 
 EXIT_OK, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
-SUITE = Path(__file__).resolve().parent / "suite"
 
 
 class UsageError(Exception):
@@ -78,67 +76,15 @@ def _waive(results: dict[str, Any], waivers) -> None:
         finish(results)
 
 
-class _Described:
-    """What the controlling process keeps of a backend: its name and version (the calls run in the
-    workers, each with its own instance; an exec: program started here only to say hello is closed)."""
-
-    def __init__(self, backend: Any):
-        self.name, self.version = backend.name, str(getattr(backend, "version", "") or "")
+def _worker_count(value: str) -> int:
+    return os.cpu_count() or 1 if value == "auto" else max(1, int(value))
 
 
-def _described(args: argparse.Namespace) -> _Described:
-    backend = load_backend(args.backend, args.timeout)
-    described = _Described(backend)
-    if callable(getattr(backend, "close", None)):
-        backend.close()
-    return described
-
-
-def run_suite(backend_spec: str, backend: Any, products: list[str], apis: list[str], chosen: list, *,
-              profile: str, seed: int, workers: str, select: list[str], frozen: bool = False,
-              timeout: float | None = None, shard: tuple[int, int] | None = None) -> dict[str, Any]:
-    """Run the chosen cells through pytest (and pytest-xdist) and return the results document; an
-    interrupted run returns what it gathered, marked `interrupted`."""
-    import pytest
-
-    from .plugin import Collector
-    from .results import results_document
-
-    pytest_args = [str(SUITE / "test_cells.py"), "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
-                   "-p", "conformance.plugin", "-p", "no:cacheprovider",
-                   "--ac-backend", backend_spec, "--ac-profile", profile, "--ac-seed", str(seed),
-                   "-q", "--no-header", "--tb=no", "-p", "no:warnings"]
-    for p in products:
-        pytest_args += ["--ac-product", p]
-    for a in apis:
-        pytest_args += ["--ac-api", a]
-    for s in select:
-        pytest_args += ["--ac-select", s]
-    if frozen:
-        pytest_args.append("--ac-frozen")
-    if timeout:
-        pytest_args += ["--ac-timeout", str(timeout)]
-    if shard:
-        pytest_args += ["--ac-shard", f"{shard[0]}/{shard[1]}"]
-    if workers not in ("0", "1"):
-        pytest_args += ["-p", "xdist.plugin", "-n", workers]
-    collector = Collector(sys.stdout, total=len(chosen))
-    started = time.monotonic()
-    when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    # Only the plugins the run needs: a user's pytest plugins (randomly, benchmark...) stay out of it.
-    # pytest's own output is kept aside; the collector prints one line per cell instead.
-    with _environ(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"), contextlib.redirect_stdout(io.StringIO()) as pytest_out:
-        code = pytest.main(pytest_args, plugins=[collector])
-    if code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
-        said = pytest_out.getvalue().strip().splitlines()
-        collector.errors.append("pytest: " + said[-1] if said else f"pytest exited with {int(code)}")
-    described = {"name": backend.name, "spec": backend_spec, "version": str(getattr(backend, "version", "") or "")}
-    return results_document(default_rulebook(), described,
-                            chosen, collector.results, collector.errors, profile=profile, seed=seed,
-                            workers=workers, select=select, started=when,
-                            duration_s=round(time.monotonic() - started, 2),
-                            interrupted=code == pytest.ExitCode.INTERRUPTED, timeout=timeout,
-                            shard=f"{shard[0]}/{shard[1]}" if shard else None)
+def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
+    """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
+    never here)."""
+    from .session import Session
+    return Session(folder, args.backend, _worker_count(args.workers), args.timeout, db_spec)
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -169,7 +115,7 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
           + "".join(f"\n  {folder / ('report-' + p + '.html')}" for p in results["products"]))
     if results.get("interrupted"):
         print("interrupted: the results above are those gathered before the interruption")
-        return 130
+        return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
     return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
 
 
@@ -203,22 +149,23 @@ def _seconds(value: str) -> float:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .outputs import write_outputs
+    from .pool import Task
+    from .profiles import profile
 
     products, apis = _products_and_apis(args)
     waivers = _waivers(args)
-    backend = _described(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     chosen = _chosen(args, products, apis)
     report = Path(args.report)
-    print(f"ascend-conformance {kit_version()}: backend {backend.name!r} on {', '.join(products)}, "
-          f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
-          + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
-    results = run_suite(args.backend, backend, products, apis,
-                        chosen, profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
-                        timeout=args.timeout, shard=args.shard)
-    _waive(results, waivers)
-    write_outputs(results, report)
+    prof = profile(args.profile)
+    session = _session(args, report)
+    with session:
+        print(f"ascend-conformance {kit_version()}: backend {session.backend['name']!r} on {', '.join(products)}, "
+              f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
+        results = session.run(chosen, [Task(c, prof, seed) for c in chosen], lambda r: _waive(r, waivers),
+                              profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
+                              timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None)
     return _print_end(results, report, args.backend)
 
 
@@ -226,11 +173,11 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from .bundle import CERTIFY_SEED, write_bundle
     from .cells import cells
     from .frozen import FrozenDataError, frozen_hash, load_frozen
-    from .outputs import write_outputs
+    from .pool import Task
+    from .profiles import profile
 
     products, apis = _products_and_apis(args)
     waivers = _waivers(args)
-    backend = _described(args)
     chosen = cells(products, apis)
     try:
         frozen = load_frozen()
@@ -239,16 +186,21 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     cases = sum(len(frozen.get(c.id, ())) for c in chosen)
     bundle = Path(args.bundle)
-    print(f"ascend-conformance {kit_version()} certify: backend {backend.name!r} on {', '.join(products)}, "
-          f"{len(chosen)} cells: {cases} frozen cases (list {digest}), then profile {args.profile} "
-          f"with seed {CERTIFY_SEED}", flush=True)
-    results = run_suite(args.backend, backend, products, apis,
-                        chosen, profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
-                        frozen=True, timeout=args.timeout)
-    results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
-    _waive(results, waivers)
-    write_outputs(results, bundle)
-    write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
+    prof = profile(args.profile)
+
+    def certified(results: dict[str, Any]) -> None:
+        results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
+        _waive(results, waivers)
+
+    session = _session(args, bundle)
+    with session:
+        print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
+              f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
+              f"{args.profile} with seed {CERTIFY_SEED}", flush=True)
+        results = session.run(chosen, [Task(c, prof, CERTIFY_SEED, frozen=True) for c in chosen], certified,
+                              profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
+                              timeout=args.timeout, shard=None)
+        write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
     return _print_end(results, bundle, args.backend)
 
 
@@ -261,47 +213,46 @@ def _database(spec: str | None):
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from .failuredb import stored
+    from .failuredb import DEFAULT_DB, stored
     from .fuzz import Fuzzer, parse_duration
-    from .outputs import write_outputs
-    from .results import finish, results_document
+    from .results import finish
 
     try:
         duration = parse_duration(args.duration)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     products, apis = _products_and_apis(args)
-    backend = _described(args)
     chosen = _chosen(args, products, apis)
     db = _database(args.db)
     kept = stored(db, [c.id for c in chosen]) if db is not None else {}
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    workers = int(args.workers) if args.workers != "auto" else (os.cpu_count() or 1)
+    workers = _worker_count(args.workers)
     report = Path(args.report)
-    print(f"ascend-conformance {kit_version()} fuzz: backend {backend.name!r}, {len(chosen)} cells"
-          + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
-          + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
-          f"{sum(map(len, kept.values()))} kept failure(s) replayed first", flush=True)
-    described = {"name": backend.name, "spec": args.backend, "version": backend.version}
     when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    started = time.monotonic()
+    began = time.monotonic()
+    session = _session(args, report, args.db or DEFAULT_DB)
+    settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=args.select or [], timeout=args.timeout,
+                    shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None,
+                    fuzz={"duration": args.duration, "db": args.db or "default"})
 
-    def document(cells: list[dict[str, Any]], interrupted: bool) -> dict[str, Any]:
-        return results_document(default_rulebook(), described, chosen, cells, profile="fuzz", seed=seed,
-                                workers=str(workers), select=args.select or [], started=when,
-                                duration_s=round(time.monotonic() - started, 2), interrupted=interrupted,
-                                timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None,
-                                fuzz={"duration": args.duration, "db": args.db or "default"})
+    def document(cells: list[dict[str, Any]], final: bool) -> dict[str, Any]:
+        results = session.document(chosen, cells, when, began, final, **settings)
+        if final:   # a fuzz run is over when its time is: cells it never reached were not drawn, not missed
+            results["planned"] = [c["id"] for c in results["cells"]]
+            finish(results)
+        return results
 
-    fuzzer = Fuzzer(chosen, args.backend, duration=duration, workers=workers, seed=seed, db_spec=args.db,
-                    timeout=args.timeout, kept=kept,
-                    write=lambda cells, interrupted: write_outputs(document(cells, interrupted), report))
-    interrupted = fuzzer.run()
-    results = document(list(fuzzer.results.values()), interrupted)
-    # a fuzz run is over when its time is: cells it never reached are not missing, they were not drawn
-    results["planned"] = [c["id"] for c in results["cells"]]
-    finish(results)
-    write_outputs(results, report)
+    with session:
+        print(f"ascend-conformance {kit_version()} fuzz: backend {session.backend['name']!r}, {len(chosen)} cells"
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
+              + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
+              f"{sum(map(len, kept.values()))} kept failure(s) replayed first", flush=True)
+        fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept,
+                        write=lambda cells: session.write(document(cells, False)))
+        session.write(document([], False))
+        fuzzer.run(session.supervisor, session.stop)
+        results = document(list(fuzzer.results.values()), True)
+        session.write(results)
     return _print_end(results, report, args.backend)
 
 
@@ -361,20 +312,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path in [written["results"], written["junit"], *written["html"]]:
         print(f"  {path}")
     return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
-
-
-@contextlib.contextmanager
-def _environ(**values: str):
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,33 +390,43 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    backend = load_backend(args.backend, args.timeout)
+    """Each file's call judged in a supervised worker: a backend that dies or hangs on it is a CRASH."""
+    from .pool import Stop, Supervisor
+    supervisor = Supervisor(args.backend, 1, args.timeout)
+    stop = Stop()
+    restore = stop.install()
     try:
-        return _replay(args.files, backend)
+        supervisor.start(stop)
+        return _replay(args.files, supervisor, stop)
     finally:
-        if callable(getattr(backend, "close", None)):
-            backend.close()
+        supervisor.close(stop)
+        restore()
 
 
-def _replay(files: list[str], backend: Any) -> int:
+def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
     """FIXED / STILL FAILING / MALFORMED per file; the worst status of them all."""
-    from .verdicts import judge
+    from .pool import Replay
+    from .verdicts import NONCONFORMING
     status = EXIT_OK
     for path in files:
         try:
             call, memory, meta = load_call_file(path)
-            outcome = judge(call, _recipe(call, memory), backend)
+            recipe = _recipe(call, memory)
         except (UsageError, CallFormatError) as exc:
             print(f"MALFORMED      {exc}")
             status = EXIT_USAGE
             continue
+        outcome = supervisor.judge(Replay(call.to_dict(), recipe.to_dict()), stop)
+        if outcome is None:
+            print("ascend-conformance: interrupted", file=sys.stderr)
+            return 130
         recorded = meta.get("verdict")
-        if outcome.conforms:
-            print(f"FIXED          {path}: {outcome.verdict} ({outcome.message})")
+        verdict, message = outcome["verdict"], outcome["message"]
+        if verdict not in {v.value for v in NONCONFORMING}:
+            print(f"FIXED          {path}: {verdict} ({message})")
         else:
-            same = "" if not recorded else " (as recorded)" if recorded == outcome.verdict.value \
-                else f" (recorded: {recorded})"
-            print(f"STILL FAILING  {path}: {outcome.verdict}{same}: {outcome.message}")
+            same = "" if not recorded else " (as recorded)" if recorded == verdict else f" (recorded: {recorded})"
+            print(f"STILL FAILING  {path}: {verdict}{same}: {message}")
             status = max(status, EXIT_NONCONFORMING) if status != EXIT_USAGE else status
     return status
 
@@ -587,7 +534,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, BackendLoadError, SpecError) as exc:
+    except (UsageError, BackendLoadError, SpecError, FolderBusy) as exc:
         print(f"ascend-conformance: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -14,9 +14,6 @@ written every WRITE_EVERY seconds, so a killed run loses at most that much.
 """
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.util
-import queue
 import sys
 import time
 import zlib
@@ -24,38 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TextIO
 
 from .cells import Cell
+from .pool import Stop, Supervisor, Task
 from .profiles import Profile
 
 BASE_CALLS = 100        # calls of a task at weight 1
 MAX_WEIGHT = 4
 WRITE_EVERY = 30.0      # seconds between two writes of results.json
 SHOW_EVERY = 2.0        # seconds between two progress lines on a terminal (30 s otherwise)
-
-_worker: dict[str, Any] = {}
-
-
-def _init(backend_spec: str, timeout: float | None, db_spec: str | None, worker: bool = True) -> None:
-    """Load the backend and open the database, once per process. Pool workers leave Ctrl-C to the
-    controlling process, which stops them and writes what was gathered."""
-    import signal
-    if worker:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from .backends import load_backend
-    from .failuredb import open_database
-    from .memory import keep_freed_images
-    keep_freed_images()
-    _worker["backend"] = load_backend(backend_spec, timeout)
-    _worker["db"] = open_database(db_spec)
-    close = getattr(_worker["backend"], "close", None)
-    if worker and callable(close):          # an exec: program and its shared file go with the worker
-        multiprocessing.util.Finalize(None, close, exitpriority=10)
-
-
-def _task(cell: Cell, calls: int, seed: int, kept: list[dict[str, Any]]) -> dict[str, Any]:
-    from .failuredb import as_cases
-    from .runner import run_cell
-    profile = Profile("fuzz", calls, target=True)
-    return run_cell(cell, _worker["backend"], profile, seed, as_cases(kept), _worker["db"]).to_dict()
 
 
 @dataclass
@@ -70,12 +42,11 @@ class Progress:
 
 
 class Fuzzer:
-    def __init__(self, chosen: Sequence[Cell], backend_spec: str, *, duration: float, workers: int, seed: int,
-                 db_spec: str | None, timeout: float | None, kept: dict[str, list[dict[str, Any]]],
-                 write: Callable[[list[dict[str, Any]], bool], None], out: TextIO = sys.stdout):
+    def __init__(self, chosen: Sequence[Cell], *, duration: float, seed: int,
+                 kept: dict[str, list[dict[str, Any]]], write: Callable[[list[dict[str, Any]]], None],
+                 out: TextIO = sys.stdout):
         self.cells = list(chosen)
-        self.backend_spec, self.duration, self.workers, self.seed = backend_spec, duration, workers, seed
-        self.db_spec, self.timeout, self.kept, self.write, self.out = db_spec, timeout, kept, write, out
+        self.duration, self.seed, self.kept, self.write, self.out = duration, seed, kept, write, out
         self.weight = {c.id: 1 for c in self.cells}
         self.seen: dict[str, set[str]] = {c.id: set() for c in self.cells}
         self.retired: set[str] = set()
@@ -137,60 +108,28 @@ class Fuzzer:
 
     # ------------------------------------------------------------------------------------ running
 
-    def run(self) -> bool:
-        """Until the time is up (or every cell is retired); True if interrupted."""
+    def run(self, supervisor: Supervisor, stop: Stop) -> bool:
+        """Until the time is up, every cell is retired, or `stop` is set (True then)."""
         deadline = self.progress.started + self.duration
-        done: queue.Queue = queue.Queue()
-        interrupted = False
-        pool = None
-        try:
-            if self.workers > 1:
-                pool = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(
-                    self.workers, _init, (self.backend_spec, self.timeout, self.db_spec))
-            else:
-                _init(self.backend_spec, self.timeout, self.db_spec, worker=False)
-            running = 0
-            while True:
-                # two tasks in flight per worker keep the pool busy; in process, one at a time
-                while running < (self.workers * 2 if pool is not None else 1) and time.monotonic() < deadline:
-                    task = self._next()
-                    if task is None:
-                        break
-                    if pool is None:
-                        done.put(_task(*task))
-                    else:
-                        pool.apply_async(_task, task, callback=done.put,
-                                         error_callback=lambda exc, c=task[0]: done.put(_error(c, exc)))
-                    running += 1
-                if running == 0:
+        while not stop:
+            while supervisor.free() > 0 and time.monotonic() < deadline:
+                task = self._next()
+                if task is None:
                     break
-                try:
-                    data = done.get(timeout=SHOW_EVERY)
-                except queue.Empty:
-                    self._tick(deadline)
-                    continue
-                running -= 1
+                cell, calls, seed, kept = task
+                supervisor.submit(Task(cell, Profile("fuzz", calls, target=True), seed, kept=kept))
+            if not supervisor.pending:
+                break
+            for data in supervisor.poll():
                 self._learn(data)
-                self._tick(deadline)
-        except KeyboardInterrupt:
-            interrupted = True
-        finally:
-            if pool is not None:
-                if interrupted:
-                    pool.terminate()
-                else:
-                    pool.close()            # nothing is in flight: the workers leave and close their backends
-                pool.join()
-            close = getattr(_worker.get("backend"), "close", None)
-            if callable(close):
-                close()
+            self._tick(deadline)
         self._show(deadline, final=True)
-        return interrupted
+        return bool(stop)
 
     def _tick(self, deadline: float) -> None:
         now = time.monotonic()
         if now - self._written >= WRITE_EVERY:
-            self.write(list(self.results.values()), False)
+            self.write(list(self.results.values()))
             self._written = now
         if now - self._shown >= (SHOW_EVERY if self.out.isatty() else WRITE_EVERY):
             self._show(deadline)
@@ -207,12 +146,6 @@ class Fuzzer:
             print("\r" + line, end="", file=self.out, flush=True)
         else:
             print(("\r" if self.out.isatty() else "") + line, file=self.out, flush=True)
-
-
-def _error(cell: Cell, exc: BaseException) -> dict[str, Any]:
-    """A task that died in its worker: an error result for its cell, so the run goes on."""
-    from .runner import CellResult
-    return CellResult(cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}").to_dict()
 
 
 def _clock(seconds: float) -> str:

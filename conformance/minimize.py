@@ -17,19 +17,45 @@ from oracle import Call, Tensor, check
 from oracle.rules import context
 from oracle.spec import default_rulebook
 
+from . import inflight
 from .backends import Backend
 from .memory import image_sizes
 from .strategies import Case
-from .verdicts import Outcome, judge
+from .verdicts import Outcome, Verdict
 
 MAX_RUNS = 200
 ADDR_STEP = 32          # where an operand is moved down to, next to the others: a 32-byte boundary (UB/L1 blocks)
 
 
-def minimize(case: Case, outcome: Outcome, backend: Backend, deadline: float | None = None
+class ShrinkBudget:
+    """What shrinking one failure may spend (Hypothesis's shrinker and minimize() together): seconds,
+    and runs that time out. A backend that hangs costs its time limit on every shrinking run that
+    hangs, so after `timeouts` of them the failure is reported as it stands (a hanging cell then costs
+    about 1 + `timeouts` time limits)."""
+
+    def __init__(self, seconds: float, hang_after: float | None, timeouts: int = 2):
+        self.seconds, self.hang_after, self.timeouts = seconds, hang_after, timeouts
+        self.deadline: float | None = None
+        self.spent = self.timed_out = 0
+
+    def start(self) -> None:
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.seconds
+
+    def record(self, outcome: Outcome, seconds: float) -> None:
+        self.spent += 1
+        if (self.hang_after is not None and outcome.verdict is Verdict.CRASH
+                and seconds >= 0.9 * self.hang_after):
+            self.timed_out += 1
+
+    def exhausted(self) -> bool:
+        return (self.timed_out >= self.timeouts or (self.deadline is not None and time.monotonic() > self.deadline))
+
+
+def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None = None
              ) -> tuple[Case, Outcome, int]:
     """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent.
-    Stops after MAX_RUNS backend runs or at `deadline` (time.monotonic()), whichever comes first."""
+    Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first."""
     rulebook = default_rulebook()
     spec = rulebook.api(case.call.api)
     target = ({v.rule for v in outcome.violations}, outcome.verdict)
@@ -55,7 +81,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, deadline: float | N
 
     def attempt(call: Call) -> bool:
         nonlocal runs, best, best_outcome
-        if runs >= MAX_RUNS or (deadline is not None and time.monotonic() > deadline):
+        if runs >= MAX_RUNS or (budget is not None and budget.exhausted()):
             return False
         try:
             memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
@@ -68,10 +94,14 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, deadline: float | N
         except ValueError:
             return False
         runs += 1
-        result = judge(call, recipe, backend)
+        candidate = Case(call, recipe, best.expect, best.rule, best.tags)
+        began = time.monotonic()
+        result = inflight.judge(candidate, backend)
+        if budget is not None:
+            budget.record(result, time.monotonic() - began)
         if result.verdict != target[1]:
             return False
-        best = Case(call, recipe, best.expect, best.rule, best.tags)
+        best = candidate
         best_outcome = result
         return True
 
@@ -81,7 +111,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, deadline: float | N
         if current <= floor or attempt(put(best.call, floor)):
             return
         lo, hi = floor, current          # lo passes (or is illegal), hi fails
-        while hi - lo > 1 and runs < MAX_RUNS and (deadline is None or time.monotonic() <= deadline):
+        while hi - lo > 1 and runs < MAX_RUNS and not (budget is not None and budget.exhausted()):
             mid = (lo + hi) // 2
             if attempt(put(best.call, mid)):
                 hi = mid

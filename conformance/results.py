@@ -57,7 +57,7 @@ def overall(results: dict[str, Any], product: str | None = None) -> str:
     cells = [c for c in results["cells"] if product is None or c["cell"]["product"] == product]
     if any(failed(c) and not c.get("waived") for c in cells):
         return NOT_CONFORMANT
-    if (results.get("errors") or results.get("interrupted") or missing_cells(results, product)
+    if (results.get("errors") or results.get("interrupted") or results.get("running") or missing_cells(results, product)
             or any(c["status"] == "error" for c in cells)):
         return INCOMPLETE
     return CONFORMANT

@@ -18,12 +18,13 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import default_rulebook
 
+from . import inflight
 from .backends import Backend
 from .cells import Cell
-from .minimize import minimize
+from .minimize import ShrinkBudget, minimize
 from .profiles import Profile
 from .strategies import Case
-from .verdicts import Outcome, Verdict, judge, judge_batch
+from .verdicts import Outcome, Verdict
 
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
@@ -88,11 +89,14 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
 
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
-             frozen: Sequence[Case] = (), database: Any = None) -> CellResult:
+             frozen: Sequence[Case] = (), database: Any = None, *, hang_after: float | None = None,
+             on_found: Callable[[dict[str, Any]], None] | None = None) -> CellResult:
     """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
     let Hypothesis search the cell with the profile's budget; stop at the first non-conforming call and
     shrink it. `database` (a Hypothesis ExampleDatabase): the search replays what it kept for the cell
-    first, and the failure found is kept there (conformance/failuredb.py)."""
+    first, and the failure found is kept there (conformance/failuredb.py). `hang_after`: the backend's
+    time limit, so that shrinking stops after a few calls that time out. `on_found` hears the first
+    failure as soon as it is found, before shrinking (a supervisor keeps it should the worker die)."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
@@ -107,11 +111,13 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     counts: Counter[str] = Counter()
     tags: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
-    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}, "deadline": 0.0}
+    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
+    budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
     spec = default_rulebook().api(cell.api)
 
     def tally(case: Case, outcome: Outcome) -> None:
         counts[outcome.verdict.value] += 1
+        inflight.counted(outcome.verdict.value)
         tags.update(case.tags)
         by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
 
@@ -119,12 +125,15 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         """A non-conforming call (frozen, batched or searched): the one to report; the first one found
         starts the shrinking clock."""
         if state["first"] is None:
-            state["deadline"] = time.monotonic() + SHRINK_SECONDS
+            budget.start()
+            inflight.shrinking(True)
+            if on_found is not None:
+                on_found(failure_record(cell, case, outcome))
         state["first"] = outcome.verdict
         state["last"][outcome.verdict] = (case, outcome)
 
     for case in frozen:
-        outcome = judge(case.call, case.memory, backend)
+        outcome = inflight.judge(case, backend)
         tally(case, outcome)
         result.frozen_calls += 1
         if not outcome.conforms:
@@ -139,12 +148,14 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     @hseed(cell_seed(run_seed, cell))
     @given(cell.strategy(gm_window=profile.gm_window))
     def prop(case: Case) -> None:
-        if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or time.monotonic() > state["deadline"])
+        if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
-        outcome = judge(case.call, case.memory, backend)
+        began = time.monotonic()
+        outcome = inflight.judge(case, backend)
         if state["failed"]:
             result.shrink_calls += 1
+            budget.record(outcome, time.monotonic() - began)
         else:
             tally(case, outcome)
             if profile.target:
@@ -173,12 +184,14 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
     except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    finally:
+        inflight.shrinking(False)
     # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
     first = state["first"]
     reported = state["final"].get(first) or state["last"].get(first)
     if reported is not None:
         case, outcome = reported
-        case, outcome, runs = minimize(case, outcome, backend, max(state["deadline"], time.monotonic() + 1))
+        case, outcome, runs = minimize(case, outcome, backend, budget)
         result.shrink_calls += runs
         result.failure = failure_record(cell, case, outcome)
         if database is not None:
@@ -202,13 +215,14 @@ def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, t
     cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]
-        for case, outcome in zip(chunk, judge_batch([(c.call, c.memory) for c in chunk], backend)):
+        for case, outcome in zip(chunk, inflight.judge_batch(chunk, backend)):
             tally(case, outcome)
             if not outcome.conforms:
                 found(case, outcome)
                 return True
     return bool(cases)
 
-
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
+    """In this process, one after the other (the kit's own tests; the CLI runs cells in supervised
+    workers: conformance/pool.py)."""
     return [run_cell(cell, backend, profile, run_seed) for cell in cells]

@@ -14,6 +14,7 @@ from conformance import fuzz as fuzzing
 from conformance.cells import cells, shard
 from conformance.failuredb import open_database, record, stored
 from conformance.fuzz import Fuzzer, parse_duration
+from conformance.pool import Stop, Supervisor
 
 from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
@@ -62,9 +63,13 @@ def test_fuzzer_spreads_effort_and_writes_as_it_goes(monkeypatch, modules):  # n
     chosen = [c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal"][:3] + \
         [c for c in cells(["ascend310b"], ["data_move"]) if c.kind == "legal"][:2]
     writes = []
-    fuzzer = Fuzzer(chosen, BUGGY, duration=3.0, workers=1, seed=1, db_spec="none", timeout=None, kept={},
-                    write=lambda results, interrupted: writes.append(len(results)))
-    assert fuzzer.run() is False
+    fuzzer = Fuzzer(chosen, duration=3.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
+    supervisor = Supervisor(BUGGY, 1, db_spec="none")
+    supervisor.start()
+    try:
+        assert fuzzer.run(supervisor, Stop()) is False
+    finally:
+        supervisor.close()
     assert writes and writes[-1] >= 1 and writes == sorted(writes)        # written while it ran
     assert set(fuzzer.results) == {c.id for c in chosen}
     # every cell fails (one burst too few): each is retired after its failure, and the failure of the
