@@ -14,11 +14,15 @@
                                                                                        target: <= 300 us
   (e) `fuzz` on the reference, data_move cells of the product, 30 s with -n 1 and with -n 2: calls/s
       and the ratio                                                               target: >= 1.7x
+  (f) isolation: the ci data_move cells of the product run in this process (run_cells, the reference) and
+      through the supervised workers every CLI run uses (-n 1 and -n 2), the same seeded calls; the
+      overhead of -n 1 against in process                                          target: < 5%
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
-Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...] [--only exec|reports]
+Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
+                                [--only exec|reports|fuzz|isolation]
 """
 from __future__ import annotations
 
@@ -217,7 +221,7 @@ def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
     target = " (target >= 500 on one worker)" if api == "data_move" else ""
     print(f"(b) {api} end to end, reference backend, -n {workers}: {calls} calls in {wall:.1f}s wall = {rate:.0f} "
           f"verified calls/s{target}; inside the cells {calls / in_cells:.0f} calls/s per worker "
-          f"(the rest is pytest{' + xdist' if workers != '1' else ''} start-up)")
+          f"(the rest is the workers' start-up and the report)")
     return rate
 
 
@@ -315,15 +319,59 @@ def fuzz_figures(product: str, seconds: int = 30) -> None:
           f"-n 2 {rates['2']:.0f} calls/s = {rates['2'] / rates['1']:.2f}x (target >= 1.7x)")
 
 
+def isolation_figures(product: str, repeat: int = 3) -> None:
+    from conformance import OracleBackend
+    from conformance.memory import keep_freed_images
+    from conformance.pool import Stop, Supervisor, Task, run_tasks
+    from conformance.profiles import profile
+    from conformance.runner import run_cells
+    keep_freed_images()
+    chosen = cells([product], ["data_move"])
+    ci = profile("ci")
+
+    def in_process() -> int:
+        return sum(sum(r.counts.values()) for r in run_cells(chosen, OracleBackend(), ci, 1))
+
+    def supervised(workers: int) -> tuple[int, float]:
+        """Calls, and the seconds of start-up (workers forked, backend loaded) within the figure."""
+        began = time.perf_counter()
+        sup = Supervisor("oracle", workers)
+        sup.start()
+        up = time.perf_counter() - began
+        got: list[dict] = []
+        try:
+            run_tasks(sup, [Task(c, ci, 1) for c in chosen], got.append, Stop())
+        finally:
+            sup.close()
+        return sum(sum(r["counts"].values()) for r in got), up
+
+    def timed(fn):
+        best, out = float("inf"), None
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out = fn()
+            best = min(best, time.perf_counter() - start)
+        return best, out
+
+    local_s, calls = timed(in_process)
+    one_s, (one_calls, one_up) = timed(lambda: supervised(1))
+    two_s, (two_calls, _) = timed(lambda: supervised(2))
+    assert calls == one_calls == two_calls, "the same seed must make the same calls"
+    print(f"(f) isolation, {len(chosen)} data_move cells on {product}, profile ci, {calls} calls (best of {repeat}):")
+    print(f"    in process {local_s:.2f}s; supervised -n 1 {one_s:.2f}s (start-up {one_up:.2f}s) = "
+          f"{(one_s / local_s - 1) * 100:+.1f}% (target < 5%); -n 2 {two_s:.2f}s = {local_s / two_s:.2f}x in process")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports", "fuzz"], help="just figure (d), (c) or (e)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation"], help="just figure (d), (c), (e) or (f)")
     args = ap.parse_args()
     if args.only:
-        {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures}[args.only](args.product)
+        {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
+         "isolation": isolation_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -335,6 +383,7 @@ def main() -> None:
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
     exec_overhead(args.product)
+    isolation_figures(args.product)
     fuzz_figures(args.product)
     report_figures(args.product)
 
