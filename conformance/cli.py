@@ -84,7 +84,10 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
     """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
     never here)."""
     from .session import Session
-    return Session(folder, args.backend, _worker_count(args.workers), args.timeout, db_spec)
+    if getattr(args, "no_oracle", False) and not getattr(args, "against", None):
+        raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
+    return Session(folder, args.backend, _worker_count(args.workers), args.timeout, db_spec,
+                   against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False))
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -100,6 +103,11 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
         print(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}")
         print(f"              reproduce: ascend-conformance replay {folder / failure['reproducer']} "
               f"--backend {backend_spec}")
+    against = results.get("against")
+    for divergence in (results.get("agreement") or {}).get("divergences", []):
+        print(f"DIVERGE       {divergence['cell']}: {divergence['message']}")
+        print(f"              reproduce: ascend-conformance replay {folder / divergence['reproducer']} "
+              f"--backend {backend_spec} --against {against['spec']}" if divergence.get("reproducer") else "")
     for err in results["errors"]:
         print(f"ERROR         {err}")
     for w in results.get("waivers") or []:
@@ -108,6 +116,12 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
                   + (f"; its failures count: {', '.join(w['cells'])}" if w["status"] == "expired" and w["cells"] else ""))
     verdict = results["verdict"]
     words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
+    if against:
+        agreed = results["agreement"]
+        words = (("" if against.get("oracle", True) else "NOT HELD AGAINST THE ORACLE; ")
+                 + ((words + "; ") if against.get("oracle", True) else "")
+                 + ("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
+                 + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
     print(f"\n{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
           + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
           + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}"
@@ -116,6 +130,8 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
     if results.get("interrupted"):
         print("interrupted: the results above are those gathered before the interruption")
         return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
+    if against and not results.get("agrees"):
+        return EXIT_NONCONFORMING
     return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
 
 
@@ -392,7 +408,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Each file's call judged in a supervised worker: a backend that dies or hangs on it is a CRASH."""
     from .pool import Stop, Supervisor
-    supervisor = Supervisor(args.backend, 1, args.timeout)
+    if args.no_oracle and not args.against:
+        raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
+    supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle)
     stop = Stop()
     restore = stop.install()
     try:
@@ -422,7 +440,13 @@ def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
             return 130
         recorded = meta.get("verdict")
         verdict, message = outcome["verdict"], outcome["message"]
-        if verdict not in {v.value for v in NONCONFORMING}:
+        if "agreement" in outcome:      # --against: the two backends' agreement is what is replayed
+            if outcome["agreement"] == "AGREE" and verdict not in {v.value for v in NONCONFORMING}:
+                print(f"FIXED          {path}: AGREE ({outcome['agreement_message']}); {verdict}")
+                continue
+            if outcome["agreement"] == "DIVERGE":
+                verdict, message = "DIVERGE", outcome["agreement_message"]
+        if verdict not in {v.value for v in NONCONFORMING} and verdict != "DIVERGE":
             print(f"FIXED          {path}: {verdict} ({message})")
         else:
             same = "" if not recorded else " (as recorded)" if recorded == verdict else f" (recorded: {recorded})"
@@ -468,7 +492,11 @@ def parser() -> argparse.ArgumentParser:
     target.add_argument("--api", action="append", help="api (repeatable; default: all)")
     target.add_argument("-n", dest="workers", default="1", type=_workers, help="worker processes")
     target.add_argument("--timeout", type=_seconds, metavar="SECONDS",
-                        help="a call taking longer is a CRASH (exec: backends: default 10)")
+                        help="a call taking longer is a CRASH (default 10)")
+    target.add_argument("--against", metavar="B", help="also run every call on backend B, on a copy of the same "
+                        "memory: each call AGREEs or DIVERGEs (any byte, a refusal, a crash)")
+    target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "
+                        "not the backend against the oracle")
     narrowing = argparse.ArgumentParser(add_help=False)
     narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
     narrowing.add_argument("--shard", type=_shard, metavar="I/N",
@@ -522,6 +550,8 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("files", nargs="+")
     rep.add_argument("--backend", required=True)
     rep.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="a call taking longer is a CRASH")
+    rep.add_argument("--against", metavar="B", help="run each call on B too: FIXED only when they agree")
+    rep.add_argument("--no-oracle", action="store_true", help="with --against: agreement alone")
     rep.set_defaults(func=cmd_replay)
 
     spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")

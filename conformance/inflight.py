@@ -23,11 +23,13 @@ from . import verdicts
 from .verdicts import Outcome, Verdict
 
 # header fields (int64 each)
-SEQ, STATE, STARTED_NS, LENGTH, PHASE, CALLS, CHILD, _SPARE = range(8)
+SEQ, STATE, STARTED_NS, LENGTH, PHASE, CALLS, WHICH, CHILD = range(8)
+CHILDREN = 4                        # process groups of programs the backends started (exec:)
+HEADER = CHILD + CHILDREN
 IDLE, IN_CALL = 0, 1                # STATE: between calls, or inside a backend call (CALLS of them)
 SEARCH, SHRINK = 0, 1               # PHASE: the calls judged count (search), or shrinking one failure
-VERDICTS = [v.value for v in Verdict]
-PAYLOAD_AT = 8 * (8 + len(VERDICTS))
+VERDICTS = [v.value for v in Verdict] + ["AGREE", "DIVERGE"]     # the calls' verdicts and agreements
+PAYLOAD_AT = 8 * (HEADER + len(VERDICTS))
 PAYLOAD_BYTES = 8 << 20             # a call's reproducer data (scatter offsets included) fits easily
 TOO_LARGE = -1                      # LENGTH when the payload did not fit
 
@@ -40,6 +42,7 @@ class InFlight:
     seconds: float                  # how long the call has been running
     shrinking: bool
     too_large: bool = False
+    which: int = 0                  # under --against: 0 the backend under test had the call, 1 the other
 
 
 class Slot:
@@ -53,8 +56,8 @@ class Slot:
     def _attach(self) -> None:
         buffer = memoryview(self._raw).cast("B")
         self._bytes = np.frombuffer(buffer, dtype=np.uint8)
-        self.header = np.frombuffer(buffer, dtype=np.int64, count=8)
-        self.counts = np.frombuffer(buffer, dtype=np.int64, count=len(VERDICTS), offset=64)
+        self.header = np.frombuffer(buffer, dtype=np.int64, count=HEADER)
+        self.counts = np.frombuffer(buffer, dtype=np.int64, count=len(VERDICTS), offset=8 * HEADER)
 
     def __getstate__(self):
         return {"_raw": self._raw}
@@ -87,9 +90,13 @@ class Slot:
     def phase(self, phase: int) -> None:
         self.header[PHASE] = phase
 
-    def child(self, pgid: int) -> None:
-        """The process group of a program the backend started (exec:), killed with the worker."""
-        self.header[CHILD] = pgid
+    def which(self, index: int) -> None:
+        self.header[WHICH] = index
+
+    def children(self, groups: Sequence[int]) -> None:
+        """The process groups of programs the backend started (exec:), killed with the worker."""
+        groups = list(groups)[:CHILDREN]
+        self.header[CHILD:CHILD + CHILDREN] = groups + [0] * (CHILDREN - len(groups))
 
     def reset(self) -> None:
         """A new task: no call in flight, no verdict counted, searching."""
@@ -111,7 +118,7 @@ class Slot:
                 calls = pickle.loads(self._bytes[PAYLOAD_AT:PAYLOAD_AT + length].tobytes())
             except Exception:       # noqa: BLE001 - a torn write: the worker died mid-record
                 calls = []
-        return InFlight(calls, seconds, bool(h[PHASE] == SHRINK), length == TOO_LARGE)
+        return InFlight(calls, seconds, bool(h[PHASE] == SHRINK), length == TOO_LARGE, int(h[WHICH]))
 
     def started_ns(self) -> int:
         return int(self.header[STARTED_NS]) if self.header[STATE] == IN_CALL else 0
@@ -122,8 +129,8 @@ class Slot:
     def verdict_counts(self) -> dict[str, int]:
         return {v: int(n) for v, n in zip(VERDICTS, self.counts) if n}
 
-    def child_group(self) -> int:
-        return int(self.header[CHILD])
+    def child_groups(self) -> list[int]:
+        return [int(g) for g in self.header[CHILD:CHILD + CHILDREN] if g > 0]
 
 
 # The slot of this process, when it is a supervised worker (None in the supervisor and in plain use).
@@ -147,8 +154,8 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
     if slot is None:
         yield
         return
-    group = getattr(backend, "process_group", None)
-    slot.child(group() if callable(group) else 0)
+    groups = getattr(backend, "process_groups", None)
+    slot.children(groups() if callable(groups) else ())
     slot.enter([_reproducer(c) for c in cases])
     try:
         yield
@@ -157,8 +164,12 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
 
 
 def judge(case: Any, backend: Any) -> Outcome:
-    """verdicts.judge of one case, recorded as in flight while the backend has it."""
+    """verdicts.judge of one case, recorded as in flight while the backend has it. A backend with a
+    `judge_case` (two backends held against each other: conformance/agreement.py) judges it itself."""
+    pair = getattr(backend, "judge_case", None)
     with running((case,), backend):
+        if pair is not None:
+            return pair(case.call, case.memory, _slot.which if _slot is not None else None)
         return verdicts.judge(case.call, case.memory, backend)
 
 

@@ -21,7 +21,7 @@ from . import inflight
 from .backends import Backend
 from .memory import image_sizes
 from .strategies import Case
-from .verdicts import Outcome, Verdict
+from .verdicts import Outcome
 
 MAX_RUNS = 200
 ADDR_STEP = 32          # where an operand is moved down to, next to the others: a 32-byte boundary (UB/L1 blocks)
@@ -44,8 +44,7 @@ class ShrinkBudget:
 
     def record(self, outcome: Outcome, seconds: float) -> None:
         self.spent += 1
-        if (self.hang_after is not None and outcome.verdict is Verdict.CRASH
-                and seconds >= 0.9 * self.hang_after):
+        if self.hang_after is not None and not outcome.conforms and seconds >= 0.9 * self.hang_after:
             self.timed_out += 1
 
     def exhausted(self) -> bool:
@@ -58,7 +57,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudge
     Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first."""
     rulebook = default_rulebook()
     spec = rulebook.api(case.call.api)
-    target = ({v.rule for v in outcome.violations}, outcome.verdict)
+    target = ({v.rule for v in outcome.violations}, outcome.key)
     runs = 0
     best, best_outcome = case, outcome
 
@@ -99,7 +98,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudge
         result = inflight.judge(candidate, backend)
         if budget is not None:
             budget.record(result, time.monotonic() - began)
-        if result.verdict != target[1]:
+        if result.key != target[1]:
             return False
         best = candidate
         best_outcome = result

@@ -23,9 +23,10 @@ from .junit import write_junit
 REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "call", "memory")
 
 
-def reproducer_name(cell_id: str) -> str:
-    """repro/<cell id with every run of odd characters as '__'>.yaml"""
-    return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id) + ".yaml"
+def reproducer_name(cell_id: str, kind: str = "") -> str:
+    """repro/<cell id with every run of odd characters as '__'>[.<kind>].yaml (kind: 'diverge' for the call
+    two backends parted on, under --against)"""
+    return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id) + (f".{kind}" if kind else "") + ".yaml"
 
 
 def reproducer_text(failure: dict[str, Any]) -> str:
@@ -41,8 +42,9 @@ def write_reproducers(results: dict[str, Any], folder: Path) -> None:
     reproducers of an earlier run in the folder go first, so each file there is one of this report."""
     for old in (folder / "repro").glob("*.yaml"):
         old.unlink()
-    for failure in results["failures"]:
-        name = reproducer_name(failure["cell"])
+    divergences = (results.get("agreement") or {}).get("divergences", [])
+    for failure in results["failures"] + divergences:
+        name = reproducer_name(failure["cell"], "diverge" if failure["verdict"] == "DIVERGE" else "")
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(reproducer_text(failure), encoding="utf-8")

@@ -67,7 +67,11 @@ class Replay:
     memory: dict[str, Any]
     tries: int = 0
 
-    def lost(self, message: str) -> dict[str, Any]:
+    def lost(self, message: str, other: bool = False) -> dict[str, Any]:
+        """The result of a replay whose worker died: CRASH, or (the other backend died) DIVERGE."""
+        if other:
+            return {"verdict": Verdict.UNJUDGED.value, "message": "", "agreement": "DIVERGE",
+                    "agreement_message": f"the backend held against: {message}"}
         return {"verdict": Verdict.CRASH.value, "message": message}
 
 
@@ -107,23 +111,39 @@ class Stop:
 _state: dict[str, Any] = {}
 
 
+def _load(spec: str, timeout: float) -> Any:
+    try:
+        return load_backend(spec, timeout)
+    except BackendLoadError:
+        raise
+    except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
+        raise BackendLoadError(f"backend {spec!r}: loading it raised {type(exc).__name__}: {exc}") from None
+
+
+def _described(backend: Any, spec: str) -> dict[str, str]:
+    return {"name": str(getattr(backend, "name", "") or spec), "spec": spec,
+            "version": str(getattr(backend, "version", "") or "")}
+
+
 def _worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
-                 parent: int) -> None:
+                 parent: int, against: str | None = None, oracle: bool = True) -> None:
     _become_worker(parent)
     inflight.install(slot)
     from .memory import keep_freed_images
     keep_freed_images()
     try:
-        backend = load_backend(backend_spec, timeout)
+        backend = _state["backend"] = _load(backend_spec, timeout)
+        described = _described(backend, backend_spec)
+        if against is not None:
+            from .agreement import Pair
+            other = _load(against, timeout)
+            backend = _state["backend"] = Pair(backend, other, oracle)
+            described["against"] = _described(other, against)
     except BackendLoadError as exc:
         conn.send(("load_error", str(exc)))
+        _close_backend()
         return
-    except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
-        conn.send(("load_error", f"backend {backend_spec!r}: loading it raised {type(exc).__name__}: {exc}"))
-        return
-    _state["backend"] = backend
-    conn.send(("ready", {"name": str(getattr(backend, "name", "") or backend_spec),
-                         "version": str(getattr(backend, "version", "") or "")}))
+    conn.send(("ready", described))
     from .failuredb import open_database
     db = open_database(db_spec) if db_spec is not None else None
     try:
@@ -145,7 +165,9 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn) 
     if isinstance(task, Replay):
         (case,) = as_cases([{"call": task.call, "memory": task.memory, "expect": None, "rule": None}])
         outcome = inflight.judge(case, backend)
-        return {"verdict": outcome.verdict.value, "message": outcome.message}
+        agreed = getattr(outcome, "agreement", None)
+        return {"verdict": outcome.verdict.value, "message": outcome.message,
+                **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
     cases = list(as_cases(task.kept)) if task.kept else []
     if task.frozen:
         from .frozen import load_frozen
@@ -210,8 +232,10 @@ class _Worker:
 class Supervisor:
     """`workers` processes running `Task`s on the backend `backend_spec`; results come out of `poll()`."""
 
-    def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None):
+    def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
+                 against: str | None = None, oracle: bool = True):
         self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.against, self.oracle = against, oracle
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.db_spec = db_spec
         self._ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
@@ -242,7 +266,8 @@ class Supervisor:
         slot = inflight.Slot(self._ctx)
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, name="ascend-conformance-worker", daemon=True,
-                                 args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid()))
+                                 args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
+                                       self.against, self.oracle))
         proc.start()
         theirs.close()
         self._workers.append(_Worker(proc, ours, slot, time.monotonic()))
@@ -372,14 +397,14 @@ class Supervisor:
             self._kill(w)
 
     def _kill(self, w: _Worker) -> None:
-        group = w.slot.child_group()
+        groups = w.slot.child_groups()
         if w.proc.is_alive():
             try:
                 os.kill(w.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             w.proc.join(5)
-        if group > 0:
+        for group in groups:
             try:
                 os.killpg(group, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -399,20 +424,34 @@ class Supervisor:
         task = w.task
         if isinstance(task, Replay):
             flight = w.slot.in_flight()
-            done.append(task.lost(how if flight is not None else f"{how}, outside the backend call"))
+            done.append(task.lost(how if flight is not None else f"{how}, outside the backend call",
+                                  self.against is not None and flight is not None and flight.which == 1))
         elif task is not None:
             flight = w.slot.in_flight()
             counts = w.slot.verdict_counts()
-            result = CellResult(task.cell.to_dict(), counts=counts)
+            agreement = {k: counts.pop(k) for k in ("AGREE", "DIVERGE") if k in counts}
+            result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement)
             if flight is not None and (flight.calls or flight.too_large):
                 where = "" if len(flight.calls) <= 1 else f" (the first of a batch of {len(flight.calls)} calls)"
                 message = f"{how} (during this call{where})"
+                other = self.against is not None and flight.which == 1
+                if other:               # the backend it is held against died: the two part there
+                    message = f"{self.described.get('against', {}).get('name', 'B')}, held against: {message}"
+                kind = "DIVERGE" if other else Verdict.CRASH.value
                 if not flight.shrinking and w.found is None:
-                    result.counts[Verdict.CRASH.value] = result.counts.get(Verdict.CRASH.value, 0) + 1
-                result.failure = w.found or _crash_record(task.cell, flight.calls[0] if flight.calls else None,
-                                                          message)
+                    tally = result.agreement if other else result.counts
+                    tally[kind] = tally.get(kind, 0) + 1
+                record = w.found or _crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
+                                                  kind)
+                if record["verdict"] == "DIVERGE":
+                    result.divergence = record
+                else:
+                    result.failure = record
             elif w.found is not None:
-                result.failure = w.found
+                if w.found["verdict"] == "DIVERGE":
+                    result.divergence = w.found
+                else:
+                    result.failure = w.found
             elif task.tries < RETRIES:
                 task.tries += 1
                 self.submit(task, first=True)
@@ -444,7 +483,7 @@ def _exit_text(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str) -> dict[str, Any]:
+def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdict: str = "CRASH") -> dict[str, Any]:
     """The failure of a call a worker died on (or was killed in): reproducer data and CRASH."""
     from oracle import Call, check
     violations: list[dict[str, Any]] = []
@@ -456,7 +495,7 @@ def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str) -> di
             violations = [v.__dict__ for v in check(Call.from_dict(flight["call"]))]
         except Exception:               # noqa: BLE001 - the record is the kit's own; a failure here is not the backend's
             violations = []
-    return {"cell": cell.id, "verdict": Verdict.CRASH.value, "message": message,
+    return {"cell": cell.id, "verdict": verdict, "message": message,
             "expect": flight["expect"], "rule": flight["rule"],
             "violations": violations, "call": flight["call"], "memory": flight["memory"], "diff": None}
 

@@ -86,6 +86,15 @@ def finish(results: dict[str, Any]) -> dict[str, Any]:
     results["unreachable"] = [c["id"] for c in results["cells"] if c["status"] == "unreachable"]
     results["verdict"] = overall(results)
     results["conforms"] = results["verdict"] == CONFORMANT
+    if results.get("against"):
+        agreement: Counter[str] = Counter()
+        for c in results["cells"]:
+            agreement.update(c.get("agreement") or {})
+        results["agreement"] = {"totals": dict(agreement),
+                                "divergences": [c["divergence"] for c in results["cells"] if c.get("divergence")]}
+        results["agreement"]["verdict"] = "DIVERGE" if results["agreement"]["divergences"] or agreement["DIVERGE"] \
+            else "AGREE"
+        results["agrees"] = results["agreement"]["verdict"] == "AGREE"
     return results
 
 

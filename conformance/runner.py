@@ -42,7 +42,8 @@ class _NonConforming(Exception):
 
 # One exception type per verdict: Hypothesis tells bugs apart by exception type, so a CRASH is never
 # "shrunk" into a FAIL of a different call (or the other way round).
-_RAISE = {v: type(f"NonConforming_{v.value}", (_NonConforming,), {}) for v in Verdict}
+# (A divergence of two backends, under --against, is its own kind: DIVERGE.)
+_RAISE = {k: type(f"NonConforming_{k}", (_NonConforming,), {}) for k in [v.value for v in Verdict] + ["DIVERGE"]}
 
 
 @dataclass
@@ -57,6 +58,8 @@ class CellResult:
     failure: dict[str, Any] | None = None
     error: str | None = None
     seconds: float = 0.0
+    agreement: dict[str, int] = field(default_factory=dict)       # under --against: AGREE/DIVERGE -> calls
+    divergence: dict[str, Any] | None = None                      # the (shrunk) call the two parted on
 
     @property
     def id(self) -> str:
@@ -80,12 +83,19 @@ def cell_seed(run_seed: int, cell: Cell) -> int:
 
 
 def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
-    return {
+    """What a reproducer holds of a non-conforming call; for a divergence (under --against), the verdict
+    DIVERGE, the agreement's message and where the two images differ, and the tested backend's verdict."""
+    record = {
         "cell": cell.id, "verdict": outcome.verdict.value, "message": outcome.message,
         "expect": case.expect, "rule": case.rule,
         "violations": [v.__dict__ for v in outcome.violations],
         "call": case.call.to_dict(), "memory": case.memory.to_dict(), "diff": outcome.diff,
     }
+    if outcome.key == "DIVERGE":
+        agreement = outcome.agreement
+        record.update(verdict="DIVERGE", message=agreement.message, diff=agreement.diff,
+                      tested_verdict=outcome.verdict.value)
+    return record
 
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
@@ -110,6 +120,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         return result
     counts: Counter[str] = Counter()
     tags: Counter[str] = Counter()
+    agreement: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
     budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
@@ -118,6 +129,10 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     def tally(case: Case, outcome: Outcome) -> None:
         counts[outcome.verdict.value] += 1
         inflight.counted(outcome.verdict.value)
+        agreed = getattr(outcome, "agreement", None)
+        if agreed is not None:
+            agreement[agreed.verdict] += 1
+            inflight.counted(agreed.verdict)
         tags.update(case.tags)
         by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
 
@@ -129,8 +144,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             inflight.shrinking(True)
             if on_found is not None:
                 on_found(failure_record(cell, case, outcome))
-        state["first"] = outcome.verdict
-        state["last"][outcome.verdict] = (case, outcome)
+        state["first"] = outcome.key
+        state["last"][outcome.key] = (case, outcome)
 
     for case in frozen:
         outcome = inflight.judge(case, backend)
@@ -162,12 +177,12 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 target(float(len(case.tags)), label="boundaries reached at once")
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
-        if not outcome.conforms and state["first"] in (None, outcome.verdict):
+        if not outcome.conforms and state["first"] in (None, outcome.key):
             found(case, outcome)
             state["failed"] = True
             if current_build_context().is_final:
-                state["final"][outcome.verdict] = (case, outcome)
-            raise _RAISE[outcome.verdict](outcome.message)
+                state["final"][outcome.key] = (case, outcome)
+            raise _RAISE[outcome.key](outcome.message)
 
     # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
     # for every cell (the documented hook its own pytest and stateful integrations use).
@@ -193,11 +208,16 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         case, outcome = reported
         case, outcome, runs = minimize(case, outcome, backend, budget)
         result.shrink_calls += runs
-        result.failure = failure_record(cell, case, outcome)
+        record = failure_record(cell, case, outcome)
+        if record["verdict"] == "DIVERGE":
+            result.divergence = record
+        else:
+            result.failure = record
         if database is not None:
-            from .failuredb import record
-            record(database, result.failure)
+            from .failuredb import record as keep
+            keep(database, record)
     result.counts = dict(counts)
+    result.agreement = dict(agreement)
     result.tags = dict(tags)
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
     result.seconds = round(time.perf_counter() - started, 3)

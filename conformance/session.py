@@ -30,13 +30,16 @@ class Session:
     """with Session(folder, backend_spec, workers, timeout) as s: s.run(...) -> the final results."""
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
-                 db_spec: str | None = None, out: TextIO = sys.stdout):
+                 db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
+                 oracle: bool = True):
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
-        self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec)
+        self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle)
+        self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
+        self.against: dict[str, str] | None = None
 
     def __enter__(self) -> "Session":
         self.lock.acquire()
@@ -48,6 +51,7 @@ class Session:
             raise
         self.backend = {"name": described.get("name", ""), "spec": self.backend_spec,
                         "version": described.get("version", "")}
+        self.against = described.get("against")
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -70,6 +74,8 @@ class Session:
                  **settings: Any) -> dict[str, Any]:
         """The results document of the cells gathered so far; `finish` adds what the command adds
         (waivers, certification data)."""
+        if self.against is not None:
+            settings["against"] = dict(self.against, oracle=self.oracle)
         results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
                                    duration_s=round(time.monotonic() - began, 2),
                                    interrupted=bool(self.stop), **settings)

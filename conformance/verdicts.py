@@ -24,6 +24,7 @@ class Verdict(str, Enum):
     UNDEFINED = "UNDEFINED"
     CRASH = "CRASH"
     NOT_SUPPORTED = "NOT_SUPPORTED"
+    UNJUDGED = "UNJUDGED"               # not held against the oracle (--no-oracle: agreement alone)
 
     def __str__(self) -> str:
         return self.value
@@ -43,6 +44,11 @@ class Outcome:
     @property
     def conforms(self) -> bool:
         return self.verdict not in NONCONFORMING
+
+    @property
+    def key(self) -> str:
+        """What a failure is shrunk as: a smaller call must fail the same way (its verdict)."""
+        return self.verdict.value
 
 
 def _crash(exc: BaseException) -> Outcome:
