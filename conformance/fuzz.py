@@ -9,8 +9,8 @@ The run goes in tasks: one task is one cell searched with a budget of calls and 
 - Hypothesis's `target` steers each search towards calls that sit on more boundaries at once.
 Failures kept in the database from earlier runs are judged first, in their cell's first task.
 
-Tasks run on `workers` processes (each loads the backend once); results.json and the report are
-written every WRITE_EVERY seconds, so a killed run loses at most that much.
+Tasks run on the supervised workers of conformance/pool.py (each loads the backend once); results.json
+and the report are written every WRITE_EVERY seconds, so a killed run loses at most that much.
 """
 from __future__ import annotations
 
@@ -93,9 +93,10 @@ class Fuzzer:
         self.results[cell_id] = combine_runs([old, data]) if old else data
         new = set(data.get("tags") or {}) - self.seen[cell_id]
         self.seen[cell_id] |= new
-        if data.get("failure") or data["status"] in ("not_supported", "unreachable", "error"):
+        found = data.get("failure") or data.get("divergence")      # a divergence, under --against
+        if found or data["status"] in ("not_supported", "unreachable", "error"):
             self.retired.add(cell_id)           # nothing more to learn here this run
-        if data.get("failure") and not (old and old.get("failure")):
+        if found and not (old and (old.get("failure") or old.get("divergence"))):
             self.progress.failures += 1
             api, product = cell_id.split("/")[:2]
             for c in self.cells:
