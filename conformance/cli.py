@@ -22,6 +22,7 @@ from oracle import Call, CallFormatError, SpecError, check, expected, verdict_cl
 from oracle.spec import default_rulebook
 
 from .backends import BackendLoadError, load_backend
+from .cluster import ClusterError
 from .lock import FolderBusy
 from .bytemap import decoded_text
 from .memory import MemoryRecipe, image_sizes
@@ -87,7 +88,8 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
     if getattr(args, "no_oracle", False) and not getattr(args, "against", None):
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, _worker_count(args.workers), args.timeout, db_spec,
-                   against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False))
+                   against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
+                   cluster=getattr(args, "cluster", None))
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -495,6 +497,8 @@ def parser() -> argparse.ArgumentParser:
                         help="a call taking longer is a CRASH (default 10)")
     target.add_argument("--against", metavar="B", help="also run every call on backend B, on a copy of the same "
                         "memory: each call AGREEs or DIVERGEs (any byte, a refusal, a crash)")
+    target.add_argument("--cluster", metavar="ADDRESS", help="send the cells to a Dask scheduler "
+                        "(tcp://host:8786; the 'dask' extra) instead of local workers")
     target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "
                         "not the backend against the oracle")
     narrowing = argparse.ArgumentParser(add_help=False)
@@ -564,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, BackendLoadError, SpecError, FolderBusy) as exc:
+    except (UsageError, BackendLoadError, SpecError, FolderBusy, ClusterError) as exc:
         print(f"ascend-conformance: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -201,8 +201,26 @@ def _become_worker(parent: int) -> None:
     signal.signal(signal.SIGTERM, leave)
     signal.signal(signal.SIGHUP, leave)
     _die_with_parent()
-    if os.getppid() != parent:          # it died before we asked to be told
+    if not _alive(parent):              # it died before we asked to be told
         leave(signal.SIGTERM, None)
+    if os.getppid() != parent:          # started by a fork server: PDEATHSIG watches that one, so look too
+        import threading
+
+        def watch() -> None:
+            while _alive(parent):
+                time.sleep(1.0)
+            os.kill(os.getpid(), signal.SIGTERM)
+        threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _die_with_parent() -> None:
@@ -233,12 +251,14 @@ class Supervisor:
     """`workers` processes running `Task`s on the backend `backend_spec`; results come out of `poll()`."""
 
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
-                 against: str | None = None, oracle: bool = True):
+                 against: str | None = None, oracle: bool = True, start_method: str | None = None):
         self.backend_spec, self.size = backend_spec, max(1, workers)
         self.against, self.oracle = against, oracle
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.db_spec = db_spec
-        self._ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+        # fork where the controlling process has one thread (the CLI); forkserver inside a threaded one
+        self._ctx = multiprocessing.get_context(start_method or ("fork" if sys.platform.startswith("linux")
+                                                                 else "spawn"))
         self._workers: list[_Worker] = []
         self._queue: deque[Task] = deque()
         self.described: dict[str, str] = {}

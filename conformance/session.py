@@ -31,11 +31,15 @@ class Session:
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
-                 oracle: bool = True):
+                 oracle: bool = True, cluster: str | None = None):
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
-        self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle)
+        if cluster:
+            from .cluster import ClusterSupervisor
+            self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle)
+        else:
+            self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle)
         self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
