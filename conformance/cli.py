@@ -167,7 +167,7 @@ def _seconds(value: str) -> float:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .pool import Task
+    from .plan import plan
     from .profiles import profile
 
     products, apis = _products_and_apis(args)
@@ -181,7 +181,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"ascend-conformance {kit_version()}: backend {session.backend['name']!r} on {', '.join(products)}, "
               f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
-        results = session.run(chosen, [Task(c, prof, seed) for c in chosen], lambda r: _waive(r, waivers),
+        results = session.run(chosen, plan(chosen, prof, seed), lambda r: _waive(r, waivers),
                               profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
                               timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None)
     return _print_end(results, report, args.backend)
@@ -191,7 +191,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     from .bundle import CERTIFY_SEED, write_bundle
     from .cells import cells
     from .frozen import FrozenDataError, frozen_hash, load_frozen
-    from .pool import Task
+    from .plan import plan
     from .profiles import profile
 
     products, apis = _products_and_apis(args)
@@ -215,7 +215,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
         print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
               f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
               f"{args.profile} with seed {CERTIFY_SEED}", flush=True)
-        results = session.run(chosen, [Task(c, prof, CERTIFY_SEED, frozen=True) for c in chosen], certified,
+        results = session.run(chosen, plan(chosen, prof, CERTIFY_SEED, frozen=True), certified,
                               profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
         write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)

@@ -56,6 +56,8 @@ class Task:
     frozen: bool = False
     kept: list[dict[str, Any]] = field(default_factory=list)
     tries: int = 0
+    part: int = 0                       # a long cell's search is split in `parts` (conformance/plan.py)
+    parts: int = 1
 
 
 @dataclass

@@ -95,11 +95,15 @@ class Session:
 
     def run(self, chosen: Sequence[Any], tasks: Sequence[Task], finish: Callable[[dict[str, Any]], None] | None = None,
             **settings: Any) -> dict[str, Any]:
-        """Every task to its result, with a line per cell, writes as it goes; the final results."""
+        """Every task to its result, with a line per cell, writes as it goes; the final results. The parts
+        of a split cell are combined into one result when the last one is in."""
+        from .results import combine_runs
+        parts = {t.cell.id: t.parts for t in tasks}
+        arrived: dict[str, list[dict[str, Any]]] = {}
         gathered: list[dict[str, Any]] = []
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         began = time.monotonic()
-        total = len(tasks)
+        total = len(parts)
 
         def snapshot(final: bool) -> dict[str, Any]:
             return self.document(chosen, gathered, started, began, final, finish, **settings)
@@ -108,6 +112,11 @@ class Session:
         written = time.monotonic()
 
         def got(result: dict[str, Any]) -> None:
+            same = arrived.setdefault(result["id"], [])
+            same.append(result)
+            if len(same) < parts.get(result["id"], 1):
+                return
+            result = combine_runs(same)
             gathered.append(result)
             self.out.write(cell_line(result, len(gathered), total) + "\n")
             self.out.flush()
