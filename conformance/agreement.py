@@ -135,12 +135,21 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
     b_memory = b_images(sizes) if callable(b_images) else {s: np.empty(n, np.uint8) for s, n in sizes.items()}
     for scope, image in a_memory.items():
         np.copyto(b_memory[scope], image)
-    if running is not None:
-        running(0)
-    a_raised = _ran(a, call, a_memory)
-    if running is not None:
-        running(1)
-    b_raised = _ran(b, call, b_memory)
+    if getattr(b, "out_of_process", False):
+        # B runs in a program of its own (exec:): its request goes out first and A runs meanwhile; B's
+        # thread only waits on the pipe. Whatever kills this process then is A's doing.
+        if running is not None:
+            running(0)
+        other = _overlap().submit(_ran, b, call, b_memory)
+        a_raised = _ran(a, call, a_memory)
+        b_raised = other.result()
+    else:
+        if running is not None:
+            running(0)
+        a_raised = _ran(a, call, a_memory)
+        if running is not None:
+            running(1)
+        b_raised = _ran(b, call, b_memory)
     if p is not None:
         outcome = conclude(p, a_raised if isinstance(a_raised, Exception) else
                            (None if a_raised is None else _as_crash(a_raised)))
@@ -151,6 +160,17 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
     names = (_name(a, "A"), _name(b, "B"))
     agreed = agreement(call, a_raised, a_memory, b_raised, b_memory, names, written)
     return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, agreed)
+
+
+_pool: Any = None
+
+
+def _overlap() -> Any:
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _pool = ThreadPoolExecutor(1, thread_name_prefix="against")
+    return _pool
 
 
 def _as_crash(raised: BaseException) -> Exception:
