@@ -71,12 +71,20 @@ _NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:timestamp", _NoDatesOutOfR
 _NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:int", _NoDatesOutOfRange.construct_yaml_int)
 
 
+class _DatesAsText(_NoDatesOutOfRange):
+    """The same, with dates left as their text, for a reader that checks them field by field (and so
+    can name the field of an impossible one)."""
+
+
+_DatesAsText.add_constructor("tag:yaml.org,2002:timestamp", _DatesAsText.construct_scalar)
+
+
 def _line(exc: yaml.YAMLError) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f"line {mark.line + 1}: " if mark is not None else ""
 
 
-def parse_yaml(text: str, name: str) -> Any:
+def parse_yaml(text: str, name: str, dates: bool = True) -> Any:
     """YAML text as data; anchors, aliases and deep nesting refused on the event stream before anything
     is built (so an alias bomb costs nothing)."""
     try:
@@ -89,7 +97,7 @@ def parse_yaml(text: str, name: str) -> Any:
             if depth > MAX_DEPTH:
                 raise FileFormatError(f"{name}: line {event.start_mark.line + 1}: nested more than {MAX_DEPTH} "
                                       "deep")
-        return yaml.load(text, Loader=_NoDatesOutOfRange)
+        return yaml.load(text, Loader=_NoDatesOutOfRange if dates else _DatesAsText)
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         raise FileFormatError(f"{name}: not valid YAML: {_line(exc)}{printable(' '.join(str(problem).split()), 300)}") \
@@ -98,7 +106,7 @@ def parse_yaml(text: str, name: str) -> Any:
         raise FileFormatError(f"{name}: not valid YAML: nested too deep") from None
 
 
-def load_yaml(path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "") -> Any:
-    """A YAML (or JSON) file as data."""
-    return parse_yaml(read_text(path, limit, what), printable(str(path)))
+def load_yaml(path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "", dates: bool = True) -> Any:
+    """A YAML (or JSON) file as data (`dates=False`: YAML dates as their text)."""
+    return parse_yaml(read_text(path, limit, what), printable(str(path)), dates)
 

@@ -226,9 +226,11 @@ def test_results_file_read_back_names_what_is_wrong(tmp_path):
     cases = {
         "not json": r"bad\.json: not a results\.json \(invalid JSON",
         json.dumps({"cells": 3}): r"no 'cells' list",
-        json.dumps({"cells": [{"id": "x", "cell": {}, "status": "ran", "counts": {}}]}): r"cells\[0\]\.cell\.api",
-        json.dumps({"cells": [{"id": "x", "cell": {"api": "a", "product": "p", "kind": "legal"},
-                               "status": "ran", "counts": {"PASS": "many"}}]}): r"cells\[0\]\.counts",
+        json.dumps({"cells": [{"id": LEGAL, "cell": {}, "status": "ran", "counts": {}}]}):
+            r"bad\.json: cells\[0\]\.cell\.api: missing$",
+        json.dumps({"cells": [{"id": LEGAL, "cell": {"api": "data_move", "product": "ascend910b", "kind": "legal"},
+                               "status": "ran", "counts": {"PASS": "many"}}]}):
+            r"bad\.json: cells\[0\]\.counts\.PASS: expected integer, got 'many'$",
     }
     for text, message in cases.items():
         bad = tmp_path / "bad.json"
