@@ -131,7 +131,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "errors": [c for c in cells if c["status"] == "error"]
                   + [{"id": "run", "error": e} for e in results.get("errors", [])]
                   + [{"id": cid, "error": "planned, but no result came back"} for cid in missing_cells(results, product)],
-        "traced": traced,
+        "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},
         "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
         "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],
         "waivers": results.get("waivers") or [],
@@ -154,8 +154,8 @@ def _clean(value: Any) -> Any:
     if isinstance(value, dict):
         out = {_clean(k): _clean(v) for k, v in value.items()}
         return Counter(out) if isinstance(value, Counter) else out
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+    if isinstance(value, (list, tuple, set)):
+        return type(value)(_clean(v) for v in value) if isinstance(value, set) else [_clean(v) for v in value]
     return value
 
 

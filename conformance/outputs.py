@@ -26,6 +26,7 @@ import yaml
 
 from .htmlreport import render_reports
 from .junit import junit_bytes
+from .text import escape_char
 
 REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "call", "memory")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -38,12 +39,24 @@ def reproducer_name(cell_id: str) -> str:
 
 
 def reproducer_text(failure: dict[str, Any]) -> str:
-    body = {k: failure.get(k) for k in REPRO_FIELDS}
+    body = _no_surrogates({k: failure.get(k) for k in REPRO_FIELDS})
     head = ("# ascend-conformance reproducer: one call and the memory it ran on.\n"
             "#   ascend-conformance check THIS_FILE                 legality and expected image\n"
             "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
-    # PyYAML writes controls and surrogates as escapes in double quotes, so any message reads back equal.
+    # PyYAML writes controls and non-characters as escapes in double quotes, which read back equal.
     return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=110)
+
+
+def _no_surrogates(value: Any) -> Any:
+    """YAML cannot hold a lone surrogate (libyaml refuses its escape): it is written as the text of its
+    escape, `\\udc80`, the one loss a reproducer has (results.json keeps it)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub(lambda m: escape_char(m.group()), value)
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    return value
 
 
 def json_text(data: Any) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any, Iterable
+from typing import Any
 
 TERMINAL_CHARS = 4000       # most characters of one field printed on the terminal
 
@@ -27,10 +27,14 @@ _NOT_MARKUP = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd
 _NOT_TERMINAL = re.compile(_NOT_MARKUP.pattern[:-1] + "\t\n\r\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
 def escape_char(ch: str) -> str:
-    """`\\x1b`, `\\udc80`, `\\U0001fffe`: the escape Python itself would write."""
+    """`\\n`, `\\x1b`, `\\udc80`, `\\U0001fffe`: the escape Python itself would write."""
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return _SHORT.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000
+                              else f"\\U{code:08x}")
 
 
 def _escaped(pattern: re.Pattern[str], value: Any) -> str:
@@ -58,6 +62,3 @@ def replay_command(reproducer: str, backend_spec: str) -> str:
     `exec:` backend's command line with spaces and quotes included)."""
     return shlex.join(["ascend-conformance", "replay", reproducer, "--backend", backend_spec])
 
-
-def joined(values: Iterable[Any], sep: str = ", ") -> str:
-    return sep.join(str(v) for v in values)
