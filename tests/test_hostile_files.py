@@ -25,7 +25,7 @@ from conformance.text import markup, printable
 from conformance.untrusted import MAX_FILE_BYTES, MAX_RESULTS_BYTES
 from conformance.waivers import WaiverError, load_waivers
 
-from test_reports import LEGAL, assert_valid_and_self_contained, run_of
+from test_reports import assert_valid_and_self_contained, run_of
 
 HOSTILE = "a\udc80b\x00c\x1b[31mred\x1b[0m\u2028<script>alert(1)</script>&\ufffe"
 ESCAPED = ("\\udc80", "\\x00", "\\x1b", "\\u2028", "\\ufffe")
