@@ -147,15 +147,14 @@ def _kits(kit: Any) -> str:
 
 
 def _clean(value: Any) -> Any:
-    """The view with every string (keys too) as HTML can hold it: the one place where what a backend
+    """Results with every string (keys too) as HTML can hold it: the one place where what a backend
     sent is made fit for the page (jinja's autoescape then escapes the markup)."""
     if isinstance(value, str):
         return markup(value)
     if isinstance(value, dict):
-        out = {_clean(k): _clean(v) for k, v in value.items()}
-        return Counter(out) if isinstance(value, Counter) else out
-    if isinstance(value, (list, tuple, set)):
-        return type(value)(_clean(v) for v in value) if isinstance(value, set) else [_clean(v) for v in value]
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
     return value
 
 
@@ -169,10 +168,13 @@ def _environment() -> jinja2.Environment:
 
 def render(results: dict[str, Any], product: str, rulebook: Rulebook | None = None) -> str:
     """The HTML report of one product of a results.json."""
-    rulebook = rulebook or default_rulebook()
-    view = product_view(results, product, rulebook)
-    view = {k: v if k in ("product", "legend") else _clean(v) for k, v in view.items()}
-    return _environment().get_template("report.html.j2").render(**view, map_columns=MAP_COLUMNS)
+    return _render(_clean(results), product, rulebook or default_rulebook())
+
+
+def _render(clean: dict[str, Any], product: str, rulebook: Rulebook) -> str:
+    """The page of results already passed through _clean (everything else on it comes from the specs)."""
+    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook),
+                                                                map_columns=MAP_COLUMNS)
 
 
 def report_name(product: str) -> str:
@@ -184,4 +186,5 @@ def render_reports(results: dict[str, Any], products: Iterable[str] | None = Non
     """{report-<product>.html: page} for every product of the results."""
     rulebook = default_rulebook()
     chosen = products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]})
-    return {report_name(p): render(results, p, rulebook) for p in chosen}
+    clean = _clean(results)
+    return {report_name(p): _render(clean, p, rulebook) for p in chosen}
