@@ -14,7 +14,7 @@ import yaml
 from oracle.spec import Rulebook, default_rulebook
 
 from .bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
-from .results import calls, missing_cells, overall, spec_hash, totals
+from .results import calls, cell_error, missing_cells, overall, spec_hash, totals, why_missing
 from .text import markup, replay_command
 from .traceability import rule_rows
 
@@ -128,9 +128,9 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "matrix": matrices(cells, rulebook),
         "failures": [failure_view(c["failure"], backend.get("spec") or "B") | {"waived": c.get("waived")}
                      for c in cells if c.get("failure")],
-        "errors": [c for c in cells if c["status"] == "error"]
+        "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
                   + [{"id": "run", "error": e} for e in results.get("errors", [])]
-                  + [{"id": cid, "error": "planned, but no result came back"} for cid in missing_cells(results, product)],
+                  + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],
         "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},
         "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
         "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],

@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .results import calls
+from .results import calls, cell_error, why_missing
 from .text import markup, replay_command
 
 MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
@@ -41,19 +41,10 @@ def _case_name(cell: dict[str, Any]) -> str:
     return f"{cell['kind']}/{cell.get('rule') or ''}"
 
 
-def _why_missing(meta: dict[str, Any]) -> str:
-    """Why a planned cell left no result."""
-    if meta.get("stopped"):
-        return f"not run: the run was stopped ({meta['stopped']})"
-    if meta.get("interrupted"):
-        return "not run: the run was interrupted"
-    return "planned, but no result came back"
-
-
 def _planned_only(meta: dict[str, Any], cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Planned cells without a result, as cells in error (their api, product and name from the id)."""
     ran = {c["id"] for c in cells}
-    why = _why_missing(meta)
+    why = why_missing(meta)
     out = []
     for cid in meta.get("planned") or []:
         parts = cid.split("/")
@@ -98,7 +89,7 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
                     type=f["verdict"], message=_message(f["message"]))
                 counts["failures"] += 1
             elif c["status"] == "error":
-                why = c.get("error") or "worker lost"
+                why = cell_error(c)
                 _el(case, "error", why, message=_message(why))
                 counts["errors"] += 1
             elif c["status"] in ("not_supported", "unreachable"):

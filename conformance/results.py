@@ -57,6 +57,21 @@ def missing_cells(results: dict[str, Any], product: str | None = None) -> list[s
                   if c not in ran and (product is None or c.split("/")[1] == product))
 
 
+def why_missing(results: dict[str, Any]) -> str:
+    """Why a planned cell left no result: the run was stopped (the signal, where known), interrupted, or
+    nobody knows (a shard or a worker that never reported)."""
+    if results.get("stopped"):
+        return f"not run: the run was stopped ({results['stopped']})"
+    if results.get("interrupted"):
+        return "not run: the run was interrupted"
+    return "planned, but no result came back"
+
+
+def cell_error(cell: dict[str, Any]) -> str:
+    """Why a cell in error did not finish (a worker that died without a word: 'worker lost')."""
+    return cell.get("error") or "worker lost"
+
+
 def overall(results: dict[str, Any], product: str | None = None) -> str:
     """The verdict of a results.json (of one product, or of all): NOT CONFORMANT when some cell failed
     and no waiver covers it; INCOMPLETE when nothing failed but cells errored, are missing or the run

@@ -217,6 +217,13 @@ def test_missing_and_errored_cells_make_a_report_incomplete():
     results = run_of("oracle")
     results["interrupted"] = True
     assert finish(results)["verdict"] == INCOMPLETE and "interrupted" in render(results, "ascend910b")
+    # stopped by a signal, one worker lost without a word: the page says so for each cell
+    results["stopped"] = "SIGTERM"
+    results["planned"] = results["planned"] + ["data_move/ascend910b/legal/uint8"]
+    results["cells"][0].update(status="error", error=None)
+    text = render(finish(results), "ascend910b")
+    assert "The run was stopped (SIGTERM)" in text and "not run: the run was stopped (SIGTERM)" in text
+    assert f"{results['cells'][0]['id']}</td><td class=\"mono small\">worker lost<" in text
 
 
 def test_results_file_read_back_names_what_is_wrong(tmp_path):
