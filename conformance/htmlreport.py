@@ -15,7 +15,7 @@ from oracle.spec import Rulebook, default_rulebook
 
 from .bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from .results import calls, cell_error, missing_cells, overall, spec_hash, totals, why_missing
-from .text import markup, replay_command
+from .text import cut, markup, replay_command
 from .traceability import rule_rows
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -147,10 +147,11 @@ def _kits(kit: Any) -> str:
 
 
 def _clean(value: Any) -> Any:
-    """Results with every string (keys too) as HTML can hold it: the one place where what a backend
-    sent is made fit for the page (jinja's autoescape then escapes the markup)."""
+    """Results with every string (keys too) as HTML can hold it, cut to the length a page shows: the
+    one place where what a backend sent is made fit for the page (jinja's autoescape then escapes the
+    markup)."""
     if isinstance(value, str):
-        return markup(value)
+        return markup(cut(value))
     if isinstance(value, dict):
         return {_clean(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from .results import calls, cell_error, why_missing
-from .text import markup, replay_command
+from .text import cut, markup, replay_command
 
 MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
-    """A child element whose text and attributes XML 1.0 can hold, whatever they came from."""
+    """A child element whose text and attributes XML 1.0 can hold, whatever they came from (the text
+    is built of fields already cut to the length a report shows)."""
     node = ET.SubElement(parent, tag, {k: markup(v) for k, v in attrs.items()})
     if text is not None:
         node.text = markup(text)
@@ -32,7 +33,7 @@ def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> 
 
 
 def _message(text: Any) -> str:
-    return markup(text)[:MESSAGE_CHARS]
+    return markup(str(text)[:MESSAGE_CHARS])[:MESSAGE_CHARS]
 
 
 def _case_name(cell: dict[str, Any]) -> str:
@@ -84,13 +85,13 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
             elif f:
                 replay = replay_command(repro_folder + f["reproducer"], backend.get("spec") or "B") \
                     if f.get("reproducer") else ""
-                _el(case, "failure", "\n".join(x for x in (f"{f['verdict']}: {f['message']}",
+                _el(case, "failure", "\n".join(x for x in (f"{f['verdict']}: {cut(f['message'])}",
                                                             f"rule: {f['rule']}" if f.get("rule") else "", replay) if x),
                     type=f["verdict"], message=_message(f["message"]))
                 counts["failures"] += 1
             elif c["status"] == "error":
                 why = cell_error(c)
-                _el(case, "error", why, message=_message(why))
+                _el(case, "error", cut(why), message=_message(why))
                 counts["errors"] += 1
             elif c["status"] in ("not_supported", "unreachable"):
                 reason = "NOT_SUPPORTED by the backend" if c["status"] == "not_supported" \
@@ -109,7 +110,7 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
                     failures="0", skipped="0")
         for i, message in enumerate(errors):
             case = _el(suite, "testcase", classname="run", name=f"error-{i}")
-            _el(case, "error", message, message=_message(message))
+            _el(case, "error", cut(message), message=_message(message))
         totals["tests"] += len(errors)
         totals["errors"] += len(errors)
     for key in ("tests", "failures", "errors", "skipped"):

@@ -26,10 +26,13 @@ import yaml
 
 from .htmlreport import render_reports
 from .junit import junit_bytes
-from .text import escape_char
+from .text import cut
 
 REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "call", "memory")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPES = {code: f"\\u{code:04x}" for code in range(0xD800, 0xE000)}
+# libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def reproducer_name(cell_id: str) -> str:
@@ -39,19 +42,23 @@ def reproducer_name(cell_id: str) -> str:
 
 
 def reproducer_text(failure: dict[str, Any]) -> str:
+    """The reproducer file of a failure. Its message is cut to what a report shows (text.cut), so that
+    a backend's 100 MB message cannot make a reproducer too large to replay (results.json keeps it)."""
     body = _no_surrogates({k: failure.get(k) for k in REPRO_FIELDS})
+    if isinstance(body["message"], str):
+        body["message"] = cut(body["message"])
     head = ("# ascend-conformance reproducer: one call and the memory it ran on.\n"
             "#   ascend-conformance check THIS_FILE                 legality and expected image\n"
             "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
-    # PyYAML writes controls and non-characters as escapes in double quotes, which read back equal.
-    return head + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=110)
+    # Controls and non-characters are written as escapes in double quotes, which read back equal.
+    return head + yaml.dump(body, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=110)
 
 
 def _no_surrogates(value: Any) -> Any:
     """YAML cannot hold a lone surrogate (libyaml refuses its escape): it is written as the text of its
     escape, `\\udc80`, the one loss a reproducer has (results.json keeps it)."""
     if isinstance(value, str):
-        return _SURROGATE.sub(lambda m: escape_char(m.group()), value)
+        return value.translate(_SURROGATE_ESCAPES) if _SURROGATE.search(value) else value
     if isinstance(value, dict):
         return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -64,7 +71,7 @@ def json_text(data: Any) -> str:
     written as its \\uXXXX escape, which reads back to the same string; other characters stay as
     they are, so the file remains readable."""
     text = json.dumps(data, indent=1, ensure_ascii=False)
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.translate(_SURROGATE_ESCAPES) if _SURROGATE.search(text) else text
 
 
 def write_atomic(path: Path, data: str | bytes) -> Path:

@@ -8,6 +8,7 @@ losslessly (outputs.py); everywhere else they pass through one function per form
     markup(s)       XML 1.0 and HTML text: the characters those formats forbid as visible escapes
                     (tab, newline and carriage return stay); the markup's own escaping is the
                     serializer's (ElementTree, jinja autoescape)
+    cut(s)          a field as a report shows it, at most SHOWN_CHARS characters of it
 """
 from __future__ import annotations
 
@@ -16,17 +17,18 @@ import shlex
 from typing import Any
 
 TERMINAL_CHARS = 4000       # most characters of one field printed on the terminal
+SHOWN_CHARS = 100_000       # most characters of one field in junit.xml and the HTML (results.json has all)
 
 # Forbidden in XML 1.0 (and parse errors in HTML): C0 controls but tab/LF/CR, C1 controls and DEL
 # (allowed by XML but invisible and dangerous on a terminal that shows the file), surrogates,
-# U+FFFE/U+FFFF and the other non-characters.
-_NOT_MARKUP = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
-                         + "".join(f"{chr(p)}-{chr(p + 1)}" for p in range(0x1fffe, 0x110000, 0x10000)) + "]")
-# On the terminal also tab, newline, carriage return and the line / paragraph separators: a message
-# must not start a line of its own that looks like the kit's ("CONFORMS: ...").
-_NOT_TERMINAL = re.compile(_NOT_MARKUP.pattern[:-1] + "\t\n\r\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
+# U+FFFE/U+FFFF and the other non-characters. Inclusive ranges of code points.
+_NOT_MARKUP = [(0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0xD800, 0xDFFF), (0xFDD0, 0xFDEF),
+               *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))]
+# On the terminal also tab, newline, carriage return, the line / paragraph separators and the
+# direction marks and overrides: a message must not start a line of its own that looks like the kit's
+# ("CONFORMS: ...") nor turn the rest of one around.
+_NOT_TERMINAL = [*_NOT_MARKUP, (0x09, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029), (0x200E, 0x200F), (0x202A, 0x202E),
+                 (0x2066, 0x2069)]
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -37,9 +39,20 @@ def escape_char(ch: str) -> str:
                               else f"\\U{code:08x}")
 
 
-def _escaped(pattern: re.Pattern[str], value: Any) -> str:
-    text = value if isinstance(value, str) else str(value)
-    return pattern.sub(lambda m: escape_char(m.group()), text)
+class _Escapes:
+    """A set of characters to escape: a regex that finds one, and a table for str.translate (a message
+    of 100 MB of ESC is escaped in seconds, where a regex callback per character takes minutes)."""
+
+    def __init__(self, ranges: list[tuple[int, int]]):
+        self.find = re.compile("[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]")
+        self.table = {code: escape_char(chr(code)) for a, b in ranges for code in range(a, b + 1)}
+
+    def __call__(self, value: Any) -> str:
+        text = value if isinstance(value, str) else str(value)
+        return text.translate(self.table) if self.find.search(text) else text
+
+
+_markup, _terminal = _Escapes(_NOT_MARKUP), _Escapes(_NOT_TERMINAL)
 
 
 def printable(value: Any, limit: int = TERMINAL_CHARS) -> str:
@@ -47,14 +60,22 @@ def printable(value: Any, limit: int = TERMINAL_CHARS) -> str:
     of it (the rest counted, not printed)."""
     text = value if isinstance(value, str) else str(value)
     more = len(text) - limit
-    shown = _escaped(_NOT_TERMINAL, text[:limit] if more > 0 else text)
+    shown = _terminal(text[:limit] if more > 0 else text)
     return shown + (f"... ({more} more characters)" if more > 0 else "")
+
+
+def cut(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """A field as a report shows it: at most `limit` characters, and how many more results.json holds
+    (a page of 200 MB helps nobody)."""
+    text = value if isinstance(value, str) else str(value)
+    more = len(text) - limit
+    return text if more <= 0 else f"{text[:limit]}... ({more} more characters in results.json)"
 
 
 def markup(value: Any) -> str:
     """`value` as text an XML 1.0 or HTML document may hold (escaping <, & and quotes is left to the
     serializer)."""
-    return _escaped(_NOT_MARKUP, value)
+    return _markup(value)
 
 
 def replay_command(reproducer: str, backend_spec: str) -> str:

@@ -420,3 +420,21 @@ def test_merge_keeps_product_ids_to_known_ones(tmp_path):
     with pytest.raises(ResultsError, match=r"products\[0\]"):
         load_results(bad)
     assert merge([("a", run_of("oracle"))])["products"] == ["ascend910b"]
+
+
+def test_a_huge_message_is_kept_whole_in_results_json_only(tmp_path):
+    """results.json holds all of it; junit.xml, the page and the reproducer show SHOWN_CHARS of it, so
+    that the reproducer stays small enough to replay and the page to open."""
+    from conformance.text import SHOWN_CHARS
+    doc = copy.deepcopy(run_of("stray"))
+    i = stray_index(doc)
+    message = "\x1b" * 10 + "y" * (3 * SHOWN_CHARS)
+    doc["cells"][i]["failure"]["message"] = message
+    doc["failures"] = [c["failure"] for c in doc["cells"] if c.get("failure")]
+    written = write_outputs(doc, tmp_path)
+    assert load_results(written["results"])["cells"][i]["failure"]["message"] == message
+    kept = load_call_file(str(tmp_path / doc["cells"][i]["failure"]["reproducer"]))[2]["message"]
+    assert kept == message[:SHOWN_CHARS] + f"... ({2 * SHOWN_CHARS + 10} more characters in results.json)"
+    for page in (written["junit"], written["html"][0]):
+        assert f"({2 * SHOWN_CHARS + 10} more characters in results.json)" in page.read_text(encoding="utf-8")
+        assert page.stat().st_size < 4 * SHOWN_CHARS
