@@ -3,6 +3,7 @@ outside it), rendered from a results.json alone, so that `ascend-conformance rep
 backend again. The markup lives in templates/report.html.j2; this module only shapes the data."""
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -159,7 +160,9 @@ def _clean(value: Any) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    """One environment per process, so the template is compiled once, not once per page."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
