@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import platform
 import shutil
@@ -22,6 +21,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from oracle.spec import default_rulebook
+
+from .outputs import json_text, write_atomic
+from .text import printable, replay_command
 
 # The property-based pass of a certification always uses this seed, so two certifications of the same
 # backend with the same kit and Hypothesis make the same calls.
@@ -56,7 +58,7 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
     products = results["products"]
     backend = results["backend"]
     lines = [
-        f"# Conformance certification: {backend['name']} on {', '.join(products)}",
+        f"# Conformance certification: {printable(backend['name'], 200)} on {', '.join(products)}",
         "",
         f"Verdict: **{results['verdict']}** ({results['calls']} calls in {len(results['cells'])} cells; "
         f"frozen case list {results['certify']['frozen_hash']}, then a property-based pass with seed "
@@ -78,7 +80,7 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
         lines += [
             "Replay a failure from this folder with the kit installed:",
             "",
-            f"    ascend-conformance replay repro/<file>.yaml --backend '{backend['spec']}'",
+            "    " + printable(replay_command("repro/FILE.yaml", backend["spec"]), 1000),
             "",
             "and explain what the documentation asks of its call with `ascend-conformance check repro/<file>.yaml`.",
             "",
@@ -90,17 +92,19 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     """Add the bundle's own files to a report folder already written by `write_outputs`; returns the
     checksum file."""
     specs = folder / "specs"
+    environment_text = json_text(environment(results, argv))
+    readme = _readme(results, bool(waivers_file))
+    waivers = Path(waivers_file).read_bytes() if waivers_file else None
     if specs.exists():
         shutil.rmtree(specs)
     specs.mkdir()
     for name, text in sorted(default_rulebook().files.items()):
-        (specs / name).write_text(text, encoding="utf-8")
-    (folder / "environment.json").write_text(json.dumps(environment(results, argv), indent=1), encoding="utf-8")
-    if waivers_file:
-        shutil.copyfile(waivers_file, folder / "waivers.yaml")
-    (folder / "README.md").write_text(_readme(results, bool(waivers_file)), encoding="utf-8")
+        write_atomic(specs / name, text)
+    write_atomic(folder / "environment.json", environment_text)
+    if waivers is not None:
+        write_atomic(folder / "waivers.yaml", waivers)
+    write_atomic(folder / "README.md", readme)
     sums = folder / "SHA256SUMS"
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p != sums)
-    sums.write_text("".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
-                            for p in files), encoding="utf-8")
-    return sums
+    return write_atomic(sums, "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
+                                      for p in files))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import math
 import os
 import random
 import sys
@@ -39,10 +40,20 @@ class UsageError(Exception):
 # ---------------------------------------------------------------------------------------------
 # run
 
+MAX_WORKERS = 256          # worker processes at most, and at most WORKERS_PER_CORE per core
+WORKERS_PER_CORE = 4
+MAX_TIMEOUT_S = 24 * 3600  # a call's time limit is below a day
+
+
 def _workers(value: str) -> str:
-    if value == "auto" or (value.isdigit() and int(value) >= 0):
-        return value
-    raise argparse.ArgumentTypeError(f"-n expects a number of workers or 'auto', got {value!r}")
+    """-n: 'auto' or a number of worker processes the machine can hold."""
+    if value != "auto" and not (value.isascii() and value.isdigit()):
+        raise argparse.ArgumentTypeError(f"-n expects a number of workers or 'auto', got {value!r}")
+    limit = min(MAX_WORKERS, WORKERS_PER_CORE * (os.cpu_count() or 1))
+    if value != "auto" and int(value) > limit:
+        raise argparse.ArgumentTypeError(f"-n {value}: at most {limit} workers ({WORKERS_PER_CORE} per core on "
+                                         f"{os.cpu_count() or 1} cores, {MAX_WORKERS} in all)")
+    return value
 
 
 def _products_and_apis(args: argparse.Namespace) -> tuple[list[str], list[str]]:
@@ -93,29 +104,39 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
 
 
 def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
-    """The summary, ambiguities, failures with their replay commands and the verdict line; the exit code."""
+    """The summary, ambiguities, failures with their replay commands and the verdict line; the exit code.
+    Everything a backend may have chosen goes through text.printable (no raw control sequence reaches
+    the terminal); the replay command is shell-quoted, to be pasted as it is."""
+    from .htmlreport import report_name
     from .results import CONFORMANT, NOT_CONFORMANT, summary
+    from .text import printable, replay_command
     print()
-    print(summary(results))
+    for line in summary(results).splitlines():
+        print(printable(line, 1000))
     print()
     for amb in results["ambiguities"]:
-        print(f"ambiguity {amb['id']} (no call generated there): {amb['question']}")
+        print(printable(f"ambiguity {amb['id']} (no call generated there): {' '.join(amb['question'].split())}"))
     for failure in results["failures"]:
         waived = " (WAIVED)" if failure.get("waived") else ""
-        print(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}")
-        print(f"              reproduce: ascend-conformance replay {folder / failure['reproducer']} "
-              f"--backend {backend_spec}")
+        print(printable(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}"))
+        if failure.get("reproducer"):
+            print("              reproduce: "
+                  + printable(replay_command(str(folder / failure["reproducer"]), backend_spec)))
     against = results.get("against")
     for divergence in (results.get("agreement") or {}).get("divergences", []):
-        print(f"DIVERGE       {divergence['cell']}: {divergence['message']}")
-        print(f"              reproduce: ascend-conformance replay {folder / divergence['reproducer']} "
-              f"--backend {backend_spec} --against {against['spec']}" if divergence.get("reproducer") else "")
+        print(printable(f"DIVERGE       {divergence['cell']}: {divergence['message']}"))
+        if divergence.get("reproducer"):
+            print("              reproduce: " + printable(replay_command(
+                str(folder / divergence["reproducer"]), backend_spec, against["spec"], against.get("oracle", True))))
     for err in results["errors"]:
-        print(f"ERROR         {err}")
+        print(printable(f"ERROR         {err}"))
+    if results.get("stopped"):
+        print(printable(f"stopped: {results['stopped']}"))
     for w in results.get("waivers") or []:
         if w["status"] != "applied":
-            print(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, expires {w['expires']})"
-                  + (f"; its failures count: {', '.join(w['cells'])}" if w["status"] == "expired" and w["cells"] else ""))
+            print(printable(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, "
+                            f"expires {w['expires']})" + (f"; its failures count: {', '.join(w['cells'])}"
+                                                          if w["status"] == "expired" and w["cells"] else "")))
     verdict = results["verdict"]
     words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
     if against:
@@ -124,12 +145,12 @@ def _print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
                  + ((words + "; ") if against.get("oracle", True) else "")
                  + ("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
                  + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
-    print(f"\n{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
-          + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
-          + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}"
-          + "".join(f"\n  {folder / f}" for f in ("results.json", "junit.xml"))
-          + "".join(f"\n  {folder / ('report-' + p + '.html')}" for p in results["products"]))
-    if results.get("interrupted"):
+    print(printable(f"{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
+                    + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
+                    + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}", 100_000))
+    for path in [folder / "results.json", folder / "junit.xml", *(folder / report_name(p) for p in results["products"])]:
+        print("  " + printable(str(path)))
+    if results.get("interrupted") or results.get("stopped"):
         print("interrupted: the results above are those gathered before the interruption")
         return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
     if against and not results.get("agrees"):
@@ -157,13 +178,16 @@ def _chosen(args: argparse.Namespace, products: list[str], apis: list[str]) -> l
 
 
 def _seconds(value: str) -> float:
+    """--timeout: a finite number of seconds above 0 and below a day (`inf` would make every call of
+    the reference a CRASH, `nan` compares false with everything)."""
     try:
         seconds = float(value)
     except ValueError:
-        seconds = 0.0
-    if seconds > 0:
+        seconds = math.nan
+    if 0 < seconds < MAX_TIMEOUT_S:
         return seconds
-    raise argparse.ArgumentTypeError(f"--timeout expects a number of seconds > 0, got {value!r}")
+    raise argparse.ArgumentTypeError(f"--timeout expects a number of seconds above 0 and below {MAX_TIMEOUT_S} "
+                                     f"(a day), got {value!r}")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -309,9 +333,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .outputs import write_outputs
     from .results import CONFORMANT, ResultsError, load_results, merge, overall
+    from .text import printable
 
     if len(args.files) > 1 and not args.out:
         raise UsageError("several results files are merged into one report: name its folder with --out DIR")
+    # Everything is read and checked, merged and rendered before the first file of the folder changes.
     waivers = _waivers(args)
     try:   # a report folder stands for the results.json in it
         sources = [(path, load_results(Path(path) / "results.json" if Path(path).is_dir() else path))
@@ -322,13 +348,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     _waive(results, waivers)
     given = Path(args.files[0])
     folder = Path(args.out) if args.out else given if given.is_dir() else given.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{printable(str(folder))}: not a folder")
     written = write_outputs(results, folder)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
-    print(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
-          f"{len(sources)} results file(s); report in {folder}")
+    print(printable(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
+                    f"{len(sources)} results file(s); report in {folder}"))
     for path in [written["results"], written["junit"], *written["html"]]:
-        print(f"  {path}")
+        print("  " + printable(str(path)))
     return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
 
 
@@ -336,45 +364,63 @@ def cmd_report(args: argparse.Namespace) -> int:
 # check / replay: one call from a file
 
 def load_call_file(path: str) -> tuple[Call, MemoryRecipe | None, dict[str, Any]]:
-    """A bare call (api/product/form/args) or a reproducer (call + memory + what was seen)."""
+    """A bare call (api/product/form/args) or a reproducer (call + memory + what was seen), read as an
+    untrusted file (conformance/untrusted.py: size, encoding, no YAML aliases, real dates); the call's
+    product must be one the specs know and the memory's sizes within its scopes. UsageError is one line
+    naming the file and the field."""
+    from .text import printable
+    from .untrusted import FileFormatError, load_yaml
+    name = printable(str(path))
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        data = load_yaml(path, what="call")
+    except FileFormatError as exc:
+        raise UsageError(str(exc)) from None
+    reproducer = isinstance(data, dict) and "call" in data
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{path}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
-    if isinstance(data, dict) and "call" in data:
-        known = {"cell", "verdict", "message", "expect", "rule", "call", "memory", "reproducer"}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise UsageError(f"{path}: unknown field {unknown[0]!r} in a reproducer (known: {', '.join(sorted(known))})")
-        try:
-            call = Call.from_dict(data["call"])
-            memory = MemoryRecipe.from_dict(data["memory"]) if "memory" in data else None
-        except CallFormatError as exc:
-            raise UsageError(f"{path}: {exc}") from None
-        return call, memory, data
-    try:
-        return Call.from_dict(data), None, {}
+        if reproducer:
+            known = {"cell", "verdict", "message", "expect", "rule", "call", "memory", "reproducer"}
+            unknown = sorted(map(str, set(data) - known))
+            if unknown:
+                raise CallFormatError(f"unknown field {unknown[0]!r} in a reproducer (known: {', '.join(sorted(known))})")
+            if not isinstance(data.get("verdict", ""), str):
+                raise CallFormatError(f"verdict: expected a string, got {type(data['verdict']).__name__}")
+        call = Call.from_dict(data["call"] if reproducer else data)
+        products = default_rulebook().products
+        if call.product not in products:
+            raise CallFormatError(f"call.product: unknown product {call.product!r} (known: {', '.join(products)})")
+        memory = MemoryRecipe.from_dict(data["memory"], "memory", products[call.product]) \
+            if reproducer and "memory" in data else None
     except CallFormatError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+        raise UsageError(f"{name}: {printable(str(exc), 400)}") from None
+    return call, memory, data if reproducer else {}
 
 
-def _recipe(call: Call, memory: MemoryRecipe | None) -> MemoryRecipe:
-    return memory or MemoryRecipe(0, image_sizes(call, default_rulebook()))
+def _recipe(call: Call, memory: MemoryRecipe | None, source: str = "") -> MemoryRecipe:
+    """The file's memory, or images the call fits in; refused (UsageError) where those would not fit
+    the product (a legal call may address GM byte 10**13: its image is not allocated)."""
+    from .memory import check_sizes
+    if memory is not None:
+        return memory
+    rulebook = default_rulebook()
+    try:
+        sizes = image_sizes(call, rulebook)
+        check_sizes(sizes, rulebook.product(call.product), "memory.sizes")
+    except CallFormatError as exc:
+        raise UsageError(f"{source or call.api}: the images the call needs: {exc}") from None
+    return MemoryRecipe(0, sizes)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from oracle.rules import context
+
+    from .text import printable
     call, memory, meta = load_call_file(args.file)
     try:
         # Rules on memory contents (Scatter's offsets) need the file's memory; random bytes are no offsets.
         violations = check(call, memory.build() if memory is not None else None)
     except CallFormatError as exc:
-        raise UsageError(f"{args.file}: {exc}") from None
-    print(f"{call.api} on {call.product}" + (f" (form {call.form})" if call.form else ""))
+        raise UsageError(printable(f"{args.file}: {exc}", 400)) from None
+    print(printable(f"{call.api} on {call.product}" + (f" (form {call.form})" if call.form else "")))
     if memory is None and any(d.get("values") for d in default_rulebook().api(call.api).operands.values()):
         print("  (no memory in the file: the rules on the offsets in memory are not evaluated)")
     klass = verdict_class(violations)
@@ -382,10 +428,10 @@ def cmd_check(args: argparse.Namespace) -> int:
            "reject": "must be refused (Rejected):",
            "undefined": "undefined territory: anything but a crash or hang is accepted:"}[klass])
     for v in violations:
-        print(f"  {v.severity:<9} {v.rule}: {v.message}")
+        print("  " + printable(f"{v.severity:<9} {v.rule}: {v.message}"))
     if klass == "reject":
         return EXIT_OK
-    recipe = _recipe(call, memory)
+    recipe = _recipe(call, memory, printable(args.file))
     images = recipe.build()
     want = expected(call, images)
     ctx = context(call, images)
@@ -426,14 +472,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
     """FIXED / STILL FAILING / MALFORMED per file; the worst status of them all."""
     from .pool import Replay
+    from .text import printable
     from .verdicts import NONCONFORMING
     status = EXIT_OK
     for path in files:
         try:
             call, memory, meta = load_call_file(path)
-            recipe = _recipe(call, memory)
-        except (UsageError, CallFormatError) as exc:
-            print(f"MALFORMED      {exc}")
+            recipe = _recipe(call, memory, printable(path))
+        except (UsageError, CallFormatError, SpecError) as exc:
+            print("MALFORMED      " + printable(exc))
             status = EXIT_USAGE
             continue
         outcome = supervisor.judge(Replay(call.to_dict(), recipe.to_dict()), stop)
@@ -444,15 +491,15 @@ def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
         verdict, message = outcome["verdict"], outcome["message"]
         if "agreement" in outcome:      # --against: the two backends' agreement is what is replayed
             if outcome["agreement"] == "AGREE" and verdict not in {v.value for v in NONCONFORMING}:
-                print(f"FIXED          {path}: AGREE ({outcome['agreement_message']}); {verdict}")
+                print(printable(f"FIXED          {path}: AGREE ({outcome['agreement_message']}); {verdict}"))
                 continue
             if outcome["agreement"] == "DIVERGE":
                 verdict, message = "DIVERGE", outcome["agreement_message"]
         if verdict not in {v.value for v in NONCONFORMING} and verdict != "DIVERGE":
-            print(f"FIXED          {path}: {verdict} ({message})")
+            print(printable(f"FIXED          {path}: {verdict} ({message})"))
         else:
             same = "" if not recorded else " (as recorded)" if recorded == verdict else f" (recorded: {recorded})"
-            print(f"STILL FAILING  {path}: {verdict}{same}: {message}")
+            print(printable(f"STILL FAILING  {path}: {verdict}{same}: {message}"))
             status = max(status, EXIT_NONCONFORMING) if status != EXIT_USAGE else status
     return status
 
@@ -564,16 +611,36 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+EXIT_INTERNAL = 3       # a bug of the kit: exit 1 means "does not conform" and nothing else
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Exit 0 conforms, 1 does not conform, 2 bad input (one line on stderr), 3 a bug of the kit (its
+    traceback), 130 interrupted."""
+    from .results import ResultsError
+    from .text import printable
+    from .untrusted import FileFormatError
+    from .waivers import WaiverError
     args = parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, BackendLoadError, SpecError, FolderBusy, ClusterError) as exc:
-        print(f"ascend-conformance: error: {exc}", file=sys.stderr)
+    except (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError,
+            CallFormatError, FolderBusy, ClusterError) as exc:
+        print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:          # a folder that cannot be written, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ascend-conformance: error: {printable(where + (exc.strerror or str(exc)), 1000)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ascend-conformance: interrupted", file=sys.stderr)
         return 130
+    except Exception:               # noqa: BLE001 - never a traceback that reads as exit 1
+        import traceback
+        traceback.print_exc()
+        print("ascend-conformance: internal error (a bug of the kit, please report it with the traceback above)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

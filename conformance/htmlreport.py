@@ -3,6 +3,8 @@ outside it), rendered from a results.json alone, so that `ascend-conformance rep
 backend again. The markup lives in templates/report.html.j2; this module only shapes the data."""
 from __future__ import annotations
 
+import functools
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Iterable
@@ -13,7 +15,8 @@ import yaml
 from oracle.spec import Rulebook, default_rulebook
 
 from .bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
-from .results import calls, missing_cells, overall, spec_hash, totals
+from .results import calls, cell_error, missing_cells, overall, spec_hash, totals, why_missing
+from .text import cut, markup, replay_command
 from .traceability import rule_rows
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -25,6 +28,11 @@ STATES = ("fail", "error", "waived", "unreachable", "pass", "not_supported")
 MAP_KIND = {UNTOUCHED: "untouched", MATCH: "match", OPEN: "open", WRONG: "wrong", STRAY: "stray"}
 STATE_LABEL = {"fail": "NOT CONFORMANT", "error": "ERROR", "waived": "WAIVED", "unreachable": "NO CALL",
                "pass": "CONFORMANT", "not_supported": "NOT SUPPORTED"}
+
+
+# What the page reads of a results document, for one written by a kit that had not all of it.
+_META = {"kit": None, "spec_hash": None, "seed": None, "profile": None, "started": None, "duration_s": None,
+         "interrupted": False, "stopped": None, "certify": None, "sources": None}
 
 
 def cell_state(cell: dict[str, Any]) -> str:
@@ -93,8 +101,7 @@ def failure_view(failure: dict[str, Any], backend_spec: str) -> dict[str, Any]:
         if not isinstance(info, dict):
             continue
         scopes.append({"scope": scope, **info, "map": map_rows(info["map"]) if info.get("map") else None})
-    replay = (f"ascend-conformance replay {failure['reproducer']} --backend '{backend_spec}'"
-              if failure.get("reproducer") else "")
+    replay = replay_command(failure["reproducer"], backend_spec) if failure.get("reproducer") else ""
     call = yaml.safe_dump({"call": failure["call"], "memory": failure["memory"]}, sort_keys=False,
                           allow_unicode=True, width=100)
     return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call}
@@ -104,7 +111,8 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
     cells = sorted((c for c in results["cells"] if c["cell"]["product"] == product), key=lambda c: c["id"])
     apis = sorted({c["cell"]["api"] for c in cells})
     counted = totals(cells)
-    backend = results.get("backend", {})
+    backend = {"name": "", "spec": "", "version": "", **(results.get("backend") or {})}
+    meta = {**_META, **results}
     traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
                "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
                "rules": rule_rows(rulebook.api(api), cells, product)} for api in apis]
@@ -112,19 +120,19 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "product": rulebook.product(product) if product in rulebook.products else None,
         "product_id": product,
         "verdict": overall(results, product),
-        "meta": results, "backend": backend,
+        "meta": meta, "backend": backend, "kit": _kits(results.get("kit")),
         "current_spec_hash": spec_hash(rulebook),
         "calls": calls(counted),
         "totals": list(counted.items()),
         "states": Counter(cell_state(c) for c in cells),
         "ncells": len(cells), "missing": missing_cells(results, product),
         "matrix": matrices(cells, rulebook),
-        "failures": [failure_view(c["failure"], backend.get("spec", "B")) | {"waived": c.get("waived")}
+        "failures": [failure_view(c["failure"], backend.get("spec") or "B") | {"waived": c.get("waived")}
                      for c in cells if c.get("failure")],
-        "errors": [c for c in cells if c["status"] == "error"]
+        "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
                   + [{"id": "run", "error": e} for e in results.get("errors", [])]
-                  + [{"id": cid, "error": "planned, but no result came back"} for cid in missing_cells(results, product)],
-        "traced": traced,
+                  + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],
+        "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},
         "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
         "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],
         "waivers": results.get("waivers") or [],
@@ -132,7 +140,29 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
     }
 
 
+def _kits(kit: Any) -> str:
+    """The kit (or, merged from several versions, the kits) that made the results."""
+    kits = kit if isinstance(kit, list) else [kit] if kit else []
+    return ", ".join(f"{k.get('name', '?')} {k.get('version', '?')}" if isinstance(k, dict) else str(k) for k in kits) \
+        or "an unknown kit"
+
+
+def _clean(value: Any) -> Any:
+    """Results with every string (keys too) as HTML can hold it, cut to the length a page shows: the
+    one place where what a backend sent is made fit for the page (jinja's autoescape then escapes the
+    markup)."""
+    if isinstance(value, str):
+        return markup(cut(value))
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    """One environment per process, so the template is compiled once, not once per page."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
@@ -142,21 +172,23 @@ def _environment() -> jinja2.Environment:
 
 def render(results: dict[str, Any], product: str, rulebook: Rulebook | None = None) -> str:
     """The HTML report of one product of a results.json."""
-    rulebook = rulebook or default_rulebook()
-    return _environment().get_template("report.html.j2").render(
-        **product_view(results, product, rulebook), map_columns=MAP_COLUMNS)
+    return _render(_clean(results), product, rulebook or default_rulebook())
+
+
+def _render(clean: dict[str, Any], product: str, rulebook: Rulebook) -> str:
+    """The page of results already passed through _clean (everything else on it comes from the specs)."""
+    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook),
+                                                                map_columns=MAP_COLUMNS)
 
 
 def report_name(product: str) -> str:
-    return f"report-{product}.html"
+    """report-<product>.html, odd characters as '_': a plain file name whatever the id."""
+    return "report-" + re.sub(r"[^A-Za-z0-9_.-]", "_", product) + ".html"
 
 
-def write_reports(results: dict[str, Any], folder: Path, products: Iterable[str] | None = None) -> list[Path]:
-    """report-<product>.html in `folder` for every product of the results."""
+def render_reports(results: dict[str, Any], products: Iterable[str] | None = None) -> dict[str, str]:
+    """{report-<product>.html: page} for every product of the results."""
     rulebook = default_rulebook()
-    out = []
-    for product in products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]}):
-        path = folder / report_name(product)
-        path.write_text(render(results, product, rulebook), encoding="utf-8")
-        out.append(path)
-    return out
+    chosen = products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]})
+    clean = _clean(results)
+    return {report_name(p): _render(clean, p, rulebook) for p in chosen}

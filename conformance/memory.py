@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from oracle.call import SCOPES, CallFormatError
+from oracle.spec import Product
 
 
 POOL_BYTES = 16 << 20
@@ -97,23 +98,47 @@ class MemoryRecipe:
         return out
 
     @classmethod
-    def from_dict(cls, data: Any, where: str = "memory") -> "MemoryRecipe":
+    def from_dict(cls, data: Any, where: str = "memory", product: Product | None = None) -> "MemoryRecipe":
+        """A recipe read from a file: every field checked, sizes within `product`'s scopes (see
+        check_sizes), so that a forged file cannot make the kit allocate a terabyte."""
         if not isinstance(data, Mapping) or set(data) - {"seed", "sizes", "writes"}:
-            raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes and writes, got {data!r}")
+            raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes and writes, got {_short(data)}")
         seed, sizes = data.get("seed"), data.get("sizes", {})
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise CallFormatError(f"{where}.seed: expected a non-negative integer, got {seed!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MASK64:
+            raise CallFormatError(f"{where}.seed: expected an integer from 0 to 2**64-1, got {_short(seed)}")
         if not isinstance(sizes, Mapping):
-            raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {sizes!r}")
-        for scope, size in sizes.items():
-            if scope not in SCOPES:
-                raise CallFormatError(f"{where}.sizes.{scope}: {scope!r} is not one of {', '.join(SCOPES)}")
-            if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-                raise CallFormatError(f"{where}.sizes.{scope}: expected a byte count, got {size!r}")
+            raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {_short(sizes)}")
+        check_sizes(sizes, product, f"{where}.sizes")
         writes = data.get("writes", [])
         if not isinstance(writes, list):
-            raise CallFormatError(f"{where}.writes: expected a list, got {writes!r}")
+            raise CallFormatError(f"{where}.writes: expected a list, got {_short(writes)}")
         return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)))
+
+
+# GM has no size on any product; the generators place operands in a window of a few MiB (profiles.py),
+# so an image past this is no call the kit made, and would only exhaust the machine.
+MAX_GM_BYTES = 256 << 20
+
+
+def check_sizes(sizes: Mapping[Any, Any], product: Product | None, where: str = "memory.sizes") -> None:
+    """Image sizes a run may allocate: UB and L1 up to `product`'s (a scope it lacks: none), GM up to
+    MAX_GM_BYTES; without a product every scope up to MAX_GM_BYTES. CallFormatError names the field."""
+    for scope, size in sizes.items():
+        if scope not in SCOPES:
+            raise CallFormatError(f"{where}.{_short(scope)}: {_short(scope)} is not one of {', '.join(SCOPES)}")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise CallFormatError(f"{where}.{scope}: expected a byte count, got {_short(size)}")
+        limit = MAX_GM_BYTES if product is None or scope == "GM" else product.capacity(scope) or 0
+        if size > limit:
+            owner = f"{product.id} has {limit} bytes of {scope}" if product is not None and scope != "GM" \
+                else f"the most an image of {scope} may have is {limit} bytes"
+            raise CallFormatError(f"{where}.{scope}: {size} bytes, but {owner}")
+
+
+def _short(value: Any) -> str:
+    """repr of a value from a file, cut to a length a one-line message can hold."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _fresh(sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -124,21 +149,21 @@ def _fresh(sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
 def _write(data: Any, where: str) -> Write:
     keys = ("scope", "addr", "dtype", "values")
     if not isinstance(data, Mapping) or set(data) != set(keys):
-        raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(keys)}, got {data!r}")
+        raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(keys)}, got {_short(data)}")
     if data["scope"] not in SCOPES:
-        raise CallFormatError(f"{where}.scope: {data['scope']!r} is not one of {', '.join(SCOPES)}")
+        raise CallFormatError(f"{where}.scope: {_short(data['scope'])} is not one of {', '.join(SCOPES)}")
     if not isinstance(data["addr"], int) or isinstance(data["addr"], bool) or data["addr"] < 0:
-        raise CallFormatError(f"{where}.addr: expected a byte offset, got {data['addr']!r}")
+        raise CallFormatError(f"{where}.addr: expected a byte offset, got {_short(data['addr'])}")
     try:
         kind = np.dtype(data["dtype"])
-    except TypeError:
-        raise CallFormatError(f"{where}.dtype: unknown dtype {data['dtype']!r}") from None
+    except (TypeError, ValueError):
+        raise CallFormatError(f"{where}.dtype: unknown dtype {_short(data['dtype'])}") from None
     values = data["values"]
     if not isinstance(values, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         raise CallFormatError(f"{where}.values: expected a list of integers")
     info = np.iinfo(kind) if kind.kind in "iu" else None
     if info is None or any(not info.min <= v <= info.max for v in values):
-        raise CallFormatError(f"{where}.values: integers of {data['dtype']} expected")
+        raise CallFormatError(f"{where}.values: integers of {_short(data['dtype'])} expected")
     return Write(data["scope"], data["addr"], data["dtype"], tuple(values))
 
 

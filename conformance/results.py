@@ -7,6 +7,7 @@ alone, never on the backend.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -15,9 +16,15 @@ from importlib.metadata import PackageNotFoundError, version as dist_version
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from oracle.spec import Rulebook
+import jsonschema
 
+from oracle import Call, CallFormatError
+from oracle.spec import Rulebook, default_rulebook
+
+from .memory import MemoryRecipe
 from .runner import CellResult
+from .text import printable
+from .untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
 from .verdicts import NONCONFORMING, Verdict
 
 VERDICT_ORDER = [v.value for v in Verdict]
@@ -48,6 +55,21 @@ def missing_cells(results: dict[str, Any], product: str | None = None) -> list[s
     ran = {c["id"] for c in results["cells"]}
     return sorted(c for c in results.get("planned") or []
                   if c not in ran and (product is None or c.split("/")[1] == product))
+
+
+def why_missing(results: dict[str, Any]) -> str:
+    """Why a planned cell left no result: the run was stopped (the signal, where known), interrupted, or
+    nobody knows (a shard or a worker that never reported)."""
+    if results.get("stopped"):
+        return f"not run: the run was stopped ({results['stopped']})"
+    if results.get("interrupted"):
+        return "not run: the run was interrupted"
+    return "planned, but no result came back"
+
+
+def cell_error(cell: dict[str, Any]) -> str:
+    """Why a cell in error did not finish (a worker that died without a word: 'worker lost')."""
+    return cell.get("error") or "worker lost"
 
 
 def overall(results: dict[str, Any], product: str | None = None) -> str:
@@ -125,40 +147,149 @@ def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, An
 
 # ---------------------------------------------------------------------------------------------- reading
 
-_CELL_FIELDS = {"id": str, "cell": dict, "status": str, "counts": dict}
-_CELL_INFO = ("api", "product", "kind")
+SCHEMA = Path(__file__).resolve().parent / "schemas" / "results.schema.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    """The schema of what reports read, with the products and apis of the specs, the verdicts of the
+    kit and the bytemap's size filled in (the schema file holds no copy of them)."""
+    from .bytemap import MAP_CELLS
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    rulebook = default_rulebook()
+    defs = schema["$defs"]
+    defs["product"]["enum"] = list(rulebook.products)
+    defs["api"]["enum"] = sorted(rulebook.apis)
+    defs["verdict"]["enum"] = VERDICT_ORDER
+    defs["scopeDiff"]["properties"]["map"]["properties"]["cells"]["maxLength"] = MAP_CELLS
+    return jsonschema.Draft202012Validator({**_inlined(schema, defs), "$defs": defs})
+
+
+def _inlined(node: Any, defs: dict[str, Any]) -> Any:
+    """The schema with its (non-recursive) local $refs replaced by what they name: the same checks,
+    three times faster (jsonschema resolves a $ref at every use, some 20 per cell)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref", "")
+        if ref.startswith("#/$defs/") and len(node) == 1:
+            return _inlined(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: v if k == "$defs" else _inlined(v, defs) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_inlined(v, defs) for v in node]
+    return node
+
+
+def _field(path: Iterable[Any]) -> str:
+    """cells[3].counts.PASS"""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}" if out else str(p)
+    return printable(out, 200)
+
+
+def _short(value: Any) -> str:
+    return printable(json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value), 60)
+
+
+def _schema_error(error: jsonschema.ValidationError) -> str:
+    """One schema error as 'field: what was expected, got what'."""
+    path = list(error.absolute_path)
+    expected, value = error.validator_value, error.instance
+    if error.validator == "required":
+        missing = next((k for k in expected if k not in value), expected[0])
+        return f"{_field(path + [missing])}: missing"
+    if "propertyNames" in error.relative_schema_path:
+        return f"{_field(path)}: key {_short(value)}: expected one of {', '.join(error.schema.get('enum', []))}" \
+            if error.validator == "enum" else f"{_field(path)}: key {_short(value)}: {error.message}"
+    if error.validator == "type":
+        kinds = " or ".join(expected) if isinstance(expected, list) else expected
+        what = f"expected {kinds}, got {_short(value)}"
+    elif error.validator == "enum":
+        what = f"expected one of {', '.join(map(str, expected))}, got {_short(value)}"
+    elif error.validator == "pattern" and expected == _validator().schema["$defs"]["cellId"]["pattern"]:
+        what = f"expected a cell id (api/product/legal|reject|undefined/...), got {_short(value)}"
+    elif error.validator == "pattern":
+        what = f"got {_short(value)}, expected text matching {expected}"
+    elif error.validator == "minimum":
+        what = f"expected a number >= {expected}, got {_short(value)}"
+    else:
+        what = printable(error.message, 200)
+    return f"{_field(path) or '(top level)'}: {what}"
+
+
+def _check_cell(cell: dict[str, Any], where: str, rulebook: Rulebook) -> None:
+    """What a schema cannot say: the id names the cell's api, product and kind, the failure is of this
+    cell, and its call and memory are ones `replay` would accept (sizes within the product's)."""
+    info = cell["cell"]
+    if cell["id"].split("/")[:3] != [info["api"], info["product"], info["kind"]]:
+        raise ResultsError(f"{where}.id: {_short(cell['id'])} does not name the cell's api, product and kind")
+    failure = cell.get("failure")
+    if not failure:
+        return
+    if failure["cell"] != cell["id"]:
+        raise ResultsError(f"{where}.failure.cell: {_short(failure['cell'])} is not the cell's id")
+    try:
+        call = Call.from_dict(failure["call"], "call")
+        MemoryRecipe.from_dict(failure["memory"], "memory", rulebook.products.get(call.product))
+    except CallFormatError as exc:
+        raise ResultsError(f"{where}.failure.{printable(str(exc), 300)}") from None
+
+
+# What reports read of a cell, a failure and a document that a kit of another version may not have written.
+_CELL_DEFAULTS = {"failure": None, "error": None, "seconds": 0, "tags": {}, "by_dtype": {}}
+_FAILURE_DEFAULTS = {"rule": None, "expect": None, "violations": [], "diff": None}
+_DOC_DEFAULTS = {"errors": [], "ambiguities": [], "planned": [], "apis": [], "interrupted": False}
+
+
+def _fill(data: dict[str, Any]) -> dict[str, Any]:
+    for key, value in _DOC_DEFAULTS.items():
+        if data.get(key) is None:
+            data[key] = type(value)(value) if isinstance(value, list) else value
+    data["backend"] = {"name": "", "spec": "", "version": "", **(data.get("backend") or {})}
+    if not data.get("products"):
+        data["products"] = list(dict.fromkeys(c["cell"]["product"] for c in data["cells"]))
+    for cell in data["cells"]:
+        for key in ("form", "dtype", "rule"):
+            cell["cell"].setdefault(key, None)
+        for key, value in _CELL_DEFAULTS.items():
+            if cell.get(key) is None:
+                cell[key] = type(value)() if isinstance(value, dict) else value
+        if cell["failure"]:
+            for key, value in _FAILURE_DEFAULTS.items():
+                if cell["failure"].get(key) is None:
+                    cell["failure"][key] = [] if isinstance(value, list) else value
+        if not cell.get("waived"):
+            cell.pop("waived", None)
+    return data
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
-    """A results.json, checked for what reports read; ResultsError names the file and the field."""
+    """A results.json, checked against the schema of what reports read (schemas/results.schema.json)
+    and for what a schema cannot say; ResultsError is one line naming the file and the field. The
+    size is checked before the file is read; fields an older kit did not write are filled in."""
+    name = printable(str(path))
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ResultsError(f"{path}: not a results.json (invalid JSON: {exc})") from None
+        text = read_text(path, MAX_RESULTS_BYTES, "results.json")
+    except FileFormatError as exc:
+        raise ResultsError(str(exc)) from None
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except ValueError as exc:           # JSONDecodeError, NaN, an integer of 5000 digits
+        raise ResultsError(f"{name}: not a results.json (invalid JSON: {printable(str(exc), 200)})") from None
+    except RecursionError:
+        raise ResultsError(f"{name}: not a results.json (invalid JSON: nested too deep)") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise ResultsError(f"{path}: not a results.json (no 'cells' list at the top)")
+        raise ResultsError(f"{name}: not a results.json (no 'cells' list at the top)")
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is not None:
+        raise ResultsError(f"{name}: {_schema_error(error)}")
+    rulebook = default_rulebook()
     for i, cell in enumerate(data["cells"]):
-        where = f"{path}: cells[{i}]"
-        if not isinstance(cell, dict):
-            raise ResultsError(f"{where}: expected an object")
-        for key, kind in _CELL_FIELDS.items():
-            if not isinstance(cell.get(key), kind):
-                raise ResultsError(f"{where}.{key}: expected {kind.__name__}, got {cell.get(key)!r}")
-        for key in _CELL_INFO:
-            if not isinstance(cell["cell"].get(key), str):
-                raise ResultsError(f"{where}.cell.{key}: expected a string, got {cell['cell'].get(key)!r}")
-        if not all(isinstance(n, int) for n in cell["counts"].values()):
-            raise ResultsError(f"{where}.counts: expected verdict -> number of calls")
-        if cell.get("failure") is not None and not isinstance(cell["failure"], dict):
-            raise ResultsError(f"{where}.failure: expected an object or null")
-    for key in ("errors", "ambiguities", "planned"):
-        if not isinstance(data.setdefault(key, []), list):
-            raise ResultsError(f"{path}: {key}: expected a list")
-    if not all(isinstance(c, str) and c.count("/") >= 2 for c in data["planned"]):
-        raise ResultsError(f"{path}: planned: expected a list of cell ids")
-    return data
+        _check_cell(cell, f"{name}: cells[{i}]", rulebook)
+    return _fill(data)
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not a number JSON allows")
 
 
 # ---------------------------------------------------------------------------------------------- merging

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from .text import printable
+from .untrusted import FileFormatError, load_yaml
 
 FIELDS = ("expires", "product", "reason", "rule", "test", "tracker")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -81,15 +82,11 @@ def _rules(cell: dict[str, Any], failure: dict[str, Any]) -> list[str]:
 
 def load_waivers(path: str | Path) -> list[Waiver]:
     """Read and validate a waiver file; any problem is a WaiverError naming the file."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise WaiverError(f"{source}: cannot read: {getattr(e, 'strerror', None) or e}") from e
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise WaiverError(f"{source}: not valid YAML: {' '.join(str(e).split())}") from e
+    source = printable(str(path))
+    try:     # dates as text: an impossible one (2027-02-30) is then refused naming its waiver and field
+        data = load_yaml(path, what="waiver", dates=False)
+    except FileFormatError as e:
+        raise WaiverError(str(e)) from None
     return parse_waivers(data, source)
 
 
@@ -98,7 +95,7 @@ def parse_waivers(data: Any, source: str = "waivers") -> list[Waiver]:
     if isinstance(data, dict):
         unknown = sorted(str(k) for k in data if k != "waivers")
         if unknown:
-            raise WaiverError(f"{source}: unknown top-level key {unknown[0]!r} (known: waivers)")
+            raise WaiverError(f"{source}: unknown top-level key {_shown(unknown[0])} (known: waivers)")
         data = data.get("waivers")
     if data is None:
         return []
@@ -115,7 +112,7 @@ def _waiver(entry: Any, index: int, where: str) -> Waiver:
                           f"got {type(entry).__name__}")
     unknown = sorted(str(k) for k in entry if k not in FIELDS)
     if unknown:
-        raise WaiverError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(FIELDS)})")
+        raise WaiverError(f"{where}: unknown field {_shown(unknown[0])} (known: {', '.join(FIELDS)})")
     if entry.get("test") is None and entry.get("rule") is None:
         raise WaiverError(f"{where}: field 'test' or 'rule': at least one is required")
     return Waiver(index=index,
@@ -135,7 +132,7 @@ def _text(entry: dict, name: str, where: str, required: bool) -> str | None:
     if value is None:
         raise WaiverError(f"{where}: field {name!r}: required")
     if not isinstance(value, str) or not value.strip():
-        raise WaiverError(f"{where}: field {name!r}: expected a non-empty string, got {value!r}")
+        raise WaiverError(f"{where}: field {name!r}: expected a non-empty string, got {_shown(value)}")
     return value
 
 
@@ -152,7 +149,12 @@ def _date(entry: dict, where: str) -> datetime.date:
             return datetime.date.fromisoformat(value.strip())
         except ValueError:
             pass
-    raise WaiverError(f"{where}: field 'expires': expected a date YYYY-MM-DD, got {value!r}")
+    raise WaiverError(f"{where}: field 'expires': expected a date YYYY-MM-DD, got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value of the file in a one-line message."""
+    return printable(repr(value), 80)
 
 
 def apply_waivers(results: dict[str, Any], waivers: list[Waiver], today: datetime.date) -> None:

@@ -124,7 +124,7 @@ def test_report_merges_shards(tmp_path, modules):  # noqa: F811
 @pytest.mark.parametrize("args, message", [
     (["report", "a.json", "b.json"], "name its folder with --out DIR"),
     (["report", "absent.json"], "absent.json: cannot read"),
-    (["report", "bad.json"], "bad.json: cells[0].status: expected str"),
+    (["report", "bad.json"], "bad.json: cells[0].status: missing"),
     (["run", "--backend", "oracle", "--product", "ascend910b", "--waivers", "w.yaml"],
      "w.yaml: waiver 1: unknown field 'expire'"),
     (["certify", "--backend", "oracle", "--product", "ascend999"], "unknown product 'ascend999'"),

@@ -187,3 +187,27 @@ def test_entry_point_backend(tmp_path, monkeypatch):
     assert load_backend("ep-sim").name == "ep-sim"
     with pytest.raises(BackendLoadError, match="unknown backend"):
         load_backend("ep-simm")
+
+
+def test_a_bug_of_the_kit_is_exit_3_never_1(monkeypatch, capsys):
+    """Exit 1 means 'does not conform': an exception nobody expected is exit 3 with its traceback."""
+    import conformance.cli as cli_module
+
+    def broken(args):
+        raise KeyError("a bug")
+    monkeypatch.setattr(cli_module, "cmd_specs", broken)
+    assert cli_module.main(["specs"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "internal error" in err.splitlines()[-1]
+
+
+def test_an_unwritable_report_folder_is_one_line(tmp_path, capsys):
+    from conformance.cli import main
+    results = tmp_path / "in"
+    (tmp_path / "blocked").write_text("a file where the folder's repro/ would go")
+    done = cli("run", "--backend", "oracle", "--product", "ascend910b", "--profile", "quick", "--seed", "1",
+               "--select", "data_move/*/legal/int8", "--report", str(results), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    code = main(["report", str(results / "results.json"), "--out", str(tmp_path / "blocked" / "x")])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "blocked" in err

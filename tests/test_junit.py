@@ -53,3 +53,41 @@ def test_outcomes(tmp_path):
     # written as a file that parses back
     path = write_junit(tmp_path, {**META, "cells": [passed.to_dict()], "errors": []})
     assert ET.parse(path).getroot().get("tests") == "1"
+
+
+def test_incomplete_run_lists_every_planned_cell():
+    """A run stopped early: the planned cells it never ran are errors saying why, a cell whose worker
+    was lost says so, and the stop is a property of every suite."""
+    ran = CellResult(cell("data_move", "ascend910b", "legal", dtype="float16"), counts={"PASS": 5})
+    lost = CellResult(cell("data_move", "ascend910b", "legal", dtype="int8"), status="error")
+    killed = CellResult(cell("data_move", "ascend910b", "legal", dtype="int16"), status="error",
+                        error="worker lost: killed by signal 9 (out of memory?)")
+    planned = [ran.id, lost.id, killed.id, "data_move/ascend910b/reject/data_move.nburst.range",
+               "scatter/ascend310b/legal/count/float16"]
+    meta = {**META, "planned": planned, "interrupted": True}
+    root = junit_tree(meta, [c.to_dict() for c in (ran, lost, killed)], []).getroot()
+    assert (root.get("tests"), root.get("errors")) == ("5", "4")
+    cases = {f"{c.get('classname')}/{c.get('name')}": c for c in root.iter("testcase")}
+    assert set(cases) == {"data_move.ascend910b/legal/float16", "data_move.ascend910b/legal/int8",
+                          "data_move.ascend910b/legal/int16", "data_move.ascend910b/reject/data_move.nburst.range",
+                          "scatter.ascend310b/legal/count/float16"}
+    why = {name: c.find("error").get("message") for name, c in cases.items() if c.find("error") is not None}
+    assert why["data_move.ascend910b/legal/int8"] == "worker lost"
+    assert why["data_move.ascend910b/legal/int16"].startswith("worker lost: killed by signal 9")
+    assert why["scatter.ascend310b/legal/count/float16"] == "not run: the run was interrupted"
+    stopped = junit_tree({**meta, "stopped": "SIGTERM"}, [ran.to_dict()], []).getroot()
+    assert {c.find("error").get("message") for c in stopped.iter("testcase") if c.find("error") is not None} \
+        == {"not run: the run was stopped (SIGTERM)"}
+    assert "SIGTERM" in {p.get("value") for p in stopped.iter("property") if p.get("name") == "stopped"}
+
+
+def test_replay_command_is_shell_quoted():
+    """An exec: backend's command line, spaces and quotes included, pastes back as one argument."""
+    import shlex
+    spec = """exec:./my sim --opt "a b" 'c'"""
+    failed = CellResult(cell("data_move", "ascend910b", "legal", dtype="float16"), counts={"FAIL": 1},
+                        failure={"verdict": "FAIL", "message": "m", "rule": None, "reproducer": "repro/x y.yaml"})
+    root = junit_tree({**META, "backend": {"name": "sim", "spec": spec}}, [failed.to_dict()], [], "my reports/").getroot()
+    (node,) = root.iter("failure")
+    line = node.text.splitlines()[-1]
+    assert shlex.split(line) == ["ascend-conformance", "replay", "my reports/repro/x y.yaml", "--backend", spec]

@@ -139,7 +139,7 @@ def test_buggy_run_report_shows_the_failure_and_replays(tmp_path):
     card = card[:card.index('<div class="card', 10)] if '<div class="card' in card[10:] else card
     # the minimal call as YAML, the replay command, the first wrong element decoded, the byte map
     assert "api: data_move" in card and "nburst: " in card
-    assert f"ascend-conformance replay {failure['reproducer']} --backend &#39;tests:OneBytePastBurst&#39;" in card
+    assert f"ascend-conformance replay {failure['reproducer']} --backend tests:OneBytePastBurst</pre>" in card
     stray = failure["diff"]["UB"] if "UB" in failure["diff"] else next(iter(failure["diff"].values()))
     assert stray["stray_bytes"] >= 1
     element = stray["elements"][0]
@@ -217,6 +217,13 @@ def test_missing_and_errored_cells_make_a_report_incomplete():
     results = run_of("oracle")
     results["interrupted"] = True
     assert finish(results)["verdict"] == INCOMPLETE and "interrupted" in render(results, "ascend910b")
+    # stopped by a signal, one worker lost without a word: the page says so for each cell
+    results["stopped"] = "SIGTERM"
+    results["planned"] = results["planned"] + ["data_move/ascend910b/legal/uint8"]
+    results["cells"][0].update(status="error", error=None)
+    text = render(finish(results), "ascend910b")
+    assert "The run was stopped (SIGTERM)" in text and "not run: the run was stopped (SIGTERM)" in text
+    assert f"{results['cells'][0]['id']}</td><td class=\"mono small\">worker lost<" in text
 
 
 def test_results_file_read_back_names_what_is_wrong(tmp_path):
@@ -226,9 +233,11 @@ def test_results_file_read_back_names_what_is_wrong(tmp_path):
     cases = {
         "not json": r"bad\.json: not a results\.json \(invalid JSON",
         json.dumps({"cells": 3}): r"no 'cells' list",
-        json.dumps({"cells": [{"id": "x", "cell": {}, "status": "ran", "counts": {}}]}): r"cells\[0\]\.cell\.api",
-        json.dumps({"cells": [{"id": "x", "cell": {"api": "a", "product": "p", "kind": "legal"},
-                               "status": "ran", "counts": {"PASS": "many"}}]}): r"cells\[0\]\.counts",
+        json.dumps({"cells": [{"id": LEGAL, "cell": {}, "status": "ran", "counts": {}}]}):
+            r"bad\.json: cells\[0\]\.cell\.api: missing$",
+        json.dumps({"cells": [{"id": LEGAL, "cell": {"api": "data_move", "product": "ascend910b", "kind": "legal"},
+                               "status": "ran", "counts": {"PASS": "many"}}]}):
+            r"bad\.json: cells\[0\]\.counts\.PASS: expected integer, got 'many'$",
     }
     for text, message in cases.items():
         bad = tmp_path / "bad.json"
