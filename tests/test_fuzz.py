@@ -63,7 +63,7 @@ def test_fuzzer_spreads_effort_and_writes_as_it_goes(monkeypatch, modules):  # n
     chosen = [c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal"][:3] + \
         [c for c in cells(["ascend310b"], ["data_move"]) if c.kind == "legal"][:2]
     writes = []
-    fuzzer = Fuzzer(chosen, duration=3.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
+    fuzzer = Fuzzer(chosen, duration=60.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
     supervisor = Supervisor(BUGGY, 1, db_spec="none")
     supervisor.start()
     try:
