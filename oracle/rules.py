@@ -7,7 +7,6 @@ range", "an operand's address is aligned"). Adding a kind means adding it here a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
@@ -25,6 +24,20 @@ class Violation:
     message: str
 
 
+class _once:
+    """functools.cached_property without the lock it takes on every first access under Python 3.11
+    (a context is made per call and never shared between threads)."""
+
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 @dataclass
 class Context:
     """What a rule may look at: the call, its spec, the product, and (for value rules) memory."""
@@ -35,20 +48,32 @@ class Context:
     product: Product
     memory: Optional[Mapping[str, np.ndarray]] = None
 
-    @cached_property
+    @_once
     def units(self) -> dict[str, int]:
-        """The spec's units for this call, and `element`: the bytes of one element of its dtype."""
-        units = self.spec.units(self.call)
-        dtype = self.spec.dtype_of_call(self.call)
-        width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
-        if width is not None:
-            units["element"] = width
-        for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
-            if isinstance(unit, Mapping):
-                units[name] = unit["elements"] * (width or 1)
-        return units
+        """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
+        depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
+        cache = _cache(self.spec, "_units", self.rulebook)
+        key = self.cell
+        if key not in cache:
+            dtype = key[2]
+            units = self.spec.units(self.call)
+            width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
+            if width is not None:
+                units["element"] = width
+            for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
+                if isinstance(unit, Mapping):
+                    units[name] = unit["elements"] * (width or 1)
+            cache[key] = units
+        return dict(cache[key])
 
-    @cached_property
+    @_once
+    def cell(self) -> tuple:
+        """(product, form, dtype, path): what the call shares with every call of its cell, and all that
+        its units and the `when` of its rules (but parameter ranges) depend on."""
+        call, spec = self.call, self.spec
+        return call.product, call.form, spec.dtype_of_call(call), spec.path_of(call)
+
+    @_once
     def accesses(self) -> dict[str, Any]:
         """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
         return index_math(self.spec.api).accesses(self.call, self.units, self.memory)
@@ -56,7 +81,7 @@ class Context:
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
 
-    @cached_property
+    @_once
     def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
         """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a
         list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
@@ -68,15 +93,17 @@ class Context:
                 out[name] = [(name, self.call.tensor(name))]
         return out
 
+    @_once
+    def _entries(self) -> dict[str, list[tuple[str, Tensor, Any]]]:
+        accesses, out = self.accesses, {}
+        for name, pairs in self.labelled.items():
+            runs = accesses[name] if self.spec.is_list(name) else [accesses[name]]
+            out[name] = [(label, t, r) for (label, t), r in zip(pairs, runs)]
+        return out
+
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
         """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
-        cache = self.__dict__.setdefault("_entries", {})
-        if name not in cache:
-            runs = self.accesses[name]
-            if not self.spec.is_list(name):
-                runs = [runs]
-            cache[name] = [(label, t, r) for (label, t), r in zip(self.labelled[name], runs)]
-        return cache[name]
+        return self._entries[name]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
@@ -246,6 +273,8 @@ def _offset_align(rule: Rule, ctx: Context) -> str | None:
     for label, tensor, runs in ctx.entries(rule["operand"]):
         if runs is None or runs.empty:
             continue
+        if _all_aligned(tensor.addr, runs.starts(), width):
+            continue
         starts = tensor.addr + runs.starts()
         odd = np.flatnonzero(starts % width)
         if odd.size:
@@ -253,8 +282,14 @@ def _offset_align(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+def _all_aligned(addr: int, starts: np.ndarray, width: int) -> bool:
+    """addr + every start a multiple of a power-of-two width: one OR over the starts (False: look closer)."""
+    return not width & (width - 1) and not (addr | int(np.bitwise_or.reduce(starts))) & (width - 1)
+
+
 def _values_read(ctx: Context, name: str) -> np.ndarray | None:
-    """The values the call reads from a tensor of offsets: its accessed elements, from memory."""
+    """The values the call reads from a tensor of offsets: its accessed elements, from memory (a view
+    where they lie side by side)."""
     if ctx.memory is None:
         return None
     tensor, runs = ctx.call.tensor(name), ctx.accesses[name]
@@ -262,6 +297,9 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
     image = ctx.memory.get(tensor.scope)
     if image is None or runs is None or runs.empty or tensor.addr + runs.end > image.shape[0]:
         return None
+    if isinstance(runs, Runs) and runs.step == runs.length == kind.itemsize and runs.count > 0:
+        lo = tensor.addr + runs.first
+        return image[lo:lo + runs.count * kind.itemsize].view(kind)
     at = runs.starts() if hasattr(runs, "at") else runs.first + runs.step * np.arange(runs.count)
     where = tensor.addr + at[:, None] + np.arange(kind.itemsize)
     return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
@@ -382,18 +420,58 @@ def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
 
 
 def violations(ctx: Context) -> list[Violation]:
-    call = ctx.call
+    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
     out = []
-    for rule in ctx.spec.rules:
-        if ctx.rulebook.matches(rule.when, call, ctx.spec):
+    rules, ambiguities = _plan(ctx)
+    for rule, ranges in rules:
+        if ranges is None or matches(ranges, call, spec):
             message = KINDS[rule.kind](rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
-    for amb in ctx.spec.ambiguities:
-        if any(ctx.rulebook.matches(r, call, ctx.spec) for r in amb.regions) and (
+    for amb, regions in ambiguities:
+        if any(ranges is None or matches(ranges, call, spec) for ranges in regions) and (
                 not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks)):
             out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
     return out
+
+
+# -- which rules a call falls under ------------------------------------------------------------------
+# A rule's `when` (an ambiguity's regions) names products, forms, dtypes and paths, which a call shares
+# with every call of its cell, and parameter ranges, which are its own. Rulebook.matches decides the
+# first part once per (product, form, dtype, path) and the ranges per call.
+
+def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
+    """A cache kept on the spec, one per rulebook that reads it."""
+    caches = spec.__dict__.setdefault(name, {})
+    entry = caches.get(id(rulebook))
+    if entry is None or entry[0] is not rulebook:
+        entry = caches[id(rulebook)] = (rulebook, {})
+    return entry[1]
+
+
+def _plan(ctx: Context) -> tuple[list, list]:
+    """(rule, its `when` ranges or None) of each rule, and (ambiguity, the ranges of each region) of each
+    ambiguity, whose products, forms, dtypes and paths cover the call."""
+    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
+    key = ctx.cell
+    cache = _cache(spec, "_plans", ctx.rulebook)
+    if key not in cache:
+        rules = [(rule, ranges) for rule in spec.rules
+                 for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
+        ambiguities = []
+        for amb in spec.ambiguities:
+            regions = [ranges for shared, ranges in map(_split, amb.regions) if matches(shared, call, spec)]
+            if regions:
+                ambiguities.append((amb, regions))
+        cache[key] = (rules, ambiguities)
+    return cache[key]
+
+
+def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
+    """(the part of `when` every call of a cell shares, {"params": ranges} or None)."""
+    if not when or "params" not in when:
+        return when, None
+    return {k: v for k, v in when.items() if k != "params"}, {"params": when["params"]}
 
 
 def verdict_class(violations: list[Violation]) -> str:

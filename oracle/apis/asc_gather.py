@@ -29,7 +29,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), elements)
     offsets = offset_entries(call, memory, "src_offset", index)
-    return {"dst": dst, "src": Spots(shifted(offsets, 0), width) if offsets is not None else None, "src_offset": offs}
+    return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> list:

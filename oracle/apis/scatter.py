@@ -33,7 +33,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     width = units["element"]
     index, src, offs = plain_side(call, units, call.form == "count", elements)
     offsets = offset_entries(call, memory, "dstOffsetLocal", index)
-    dst = Spots(shifted(offsets, call.args["dstBaseAddr"]), width) if offsets is not None else None
+    dst = Spots.offsets(offsets, call.args["dstBaseAddr"], width) if offsets is not None else None
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 
