@@ -122,42 +122,40 @@ def kind(name: str) -> Callable[[Kind], Kind]:
 
 @kind("product")
 def _product(rule: Rule, ctx: Context) -> str | None:
-    if ctx.call.product not in rule["products"]:
-        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {', '.join(rule['products'])})"
+    if ctx.call.product not in rule.fields["products"]:
+        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {', '.join(rule.fields['products'])})"
     return None
 
 
 @kind("path")
 def _path(rule: Rule, ctx: Context) -> str | None:
-    allowed = rule["allowed"].get(ctx.call.product)
+    allowed = rule.fields["allowed"].get(ctx.call.product)
     if allowed is None:      # the page says nothing of this product's paths; the product rule speaks for it
         return None
-    path = f"{ctx.tensor(rule['from']).scope}->{ctx.tensor(rule['to']).scope}"
+    path = f"{ctx.tensor(rule.fields['from']).scope}->{ctx.tensor(rule.fields['to']).scope}"
     if path not in allowed:
         return f"path {path} is not supported on {ctx.call.product} (supported: {', '.join(allowed)})"
     return None
 
 
 def _dtypes(ctx: Context, names) -> dict[str, str]:
-    return {label: t.dtype for name in names for label, t in _labelled(ctx, name)}
-
-
-def _labelled(ctx: Context, name: str) -> list[tuple[str, Tensor]]:
-    return ctx.labelled[name]
+    return {label: t.dtype for name in names for label, t in ctx.labelled[name]}
 
 
 @kind("dtype")
 def _dtype(rule: Rule, ctx: Context) -> str | None:
-    for label, dtype in _dtypes(ctx, rule["operands"]).items():
-        if dtype not in rule["allowed"]:
-            return f"{label} has dtype {dtype}, not one of {', '.join(rule['allowed'])}"
+    allowed = rule.fields["allowed"]
+    for name in rule.fields["operands"]:
+        for label, t in ctx.labelled[name]:
+            if t.dtype not in allowed:
+                return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
     return None
 
 
 @kind("same_dtype")
 def _same_dtype(rule: Rule, ctx: Context) -> str | None:
     """Every tensor of the operands (each entry of a list operand) has one dtype."""
-    dtypes = _dtypes(ctx, rule["operands"])
+    dtypes = _dtypes(ctx, rule.fields["operands"])
     if len(set(dtypes.values())) > 1:
         first = next(iter(dtypes.values()))
         odd = next(k for k, v in dtypes.items() if v != first)
@@ -167,15 +165,15 @@ def _same_dtype(rule: Rule, ctx: Context) -> str | None:
 
 @kind("scope")
 def _scope(rule: Rule, ctx: Context) -> str | None:
-    for label, tensor in _labelled(ctx, rule["operand"]):
-        if tensor.scope not in rule["allowed"]:
-            return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule['allowed'])}"
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        if tensor.scope not in rule.fields["allowed"]:
+            return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule.fields['allowed'])}"
     return None
 
 
 @kind("list_length")
 def _list_length(rule: Rule, ctx: Context) -> str | None:
-    name = rule["operand"]
+    name = rule.fields["operand"]
     want, got = ctx.spec.operands[name]["entries"], len(ctx.call.tensors(name))
     if got != want:
         return f"{name} has {got} entries; it must have {want}"
@@ -184,29 +182,29 @@ def _list_length(rule: Rule, ctx: Context) -> str | None:
 
 @kind("range")
 def _range(rule: Rule, ctx: Context) -> str | None:
-    name = rule["param"]
+    name = rule.fields["param"]
     value = ctx.call.param(name) if "." in name else ctx.call.args[name]
     if isinstance(value, bool):                            # a bool parameter: 0 / 1
         value = int(value)
     elif not isinstance(value, int):
         value = ctx.call.int_arg(name)                     # raises the format error
-    if not rule["min"] <= value <= rule["max"]:
-        return f"{rule['param']}={value} is outside [{rule['min']}, {rule['max']}]"
+    if not rule.fields["min"] <= value <= rule.fields["max"]:
+        return f"{rule.fields['param']}={value} is outside [{rule.fields['min']}, {rule.fields['max']}]"
     return None
 
 
 @kind("align")
 def _align(rule: Rule, ctx: Context) -> str | None:
     need = ctx.rulebook.align_bytes(rule, ctx.product)
-    for label, tensor in _labelled(ctx, rule["operand"]):
-        if tensor.scope == rule["scope"] and tensor.addr % need:
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        if tensor.scope == rule.fields["scope"] and tensor.addr % need:
             return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
     return None
 
 
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
             continue
         size = ctx.nbytes(tensor)
@@ -219,13 +217,13 @@ def _bounds(rule: Rule, ctx: Context) -> str | None:
 @kind("capacity")
 def _capacity(rule: Rule, ctx: Context) -> str | None:
     """A tensor lies inside its buffer; `reserve` bytes at the top of the buffer are left out."""
-    for label, tensor in _labelled(ctx, rule["operand"]):
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
         if not ctx.product.has_scope(tensor.scope):
             return f"{ctx.call.product} has no {tensor.scope}"
         cap = ctx.product.capacity(tensor.scope) if tensor.scope != "GM" else None
         if cap is None:
             continue
-        cap -= rule.get("reserve", 0)
+        cap -= rule.fields.get("reserve", 0)
         end = tensor.addr + ctx.nbytes(tensor)
         if end > cap:
             return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
@@ -234,7 +232,7 @@ def _capacity(rule: Rule, ctx: Context) -> str | None:
 
 @kind("overlap")
 def _overlap(rule: Rule, ctx: Context) -> str | None:
-    a, b = rule["operands"]
+    a, b = rule.fields["operands"]
     for la, ta, ra in ctx.entries(a):
         for lb, tb, rb in ctx.entries(b):
             if ra is not None and rb is not None and ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
@@ -246,7 +244,7 @@ def _overlap(rule: Rule, ctx: Context) -> str | None:
 def _reach(rule: Rule, ctx: Context) -> str | None:
     """The bytes an operand touches (from the offsets in memory, for an offset-addressed one) lie inside
     its buffer. Without memory such an operand is not known and the rule is not evaluated."""
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
             continue
         cap = ctx.product.capacity(tensor.scope)
@@ -259,10 +257,10 @@ def _reach(rule: Rule, ctx: Context) -> str | None:
 @kind("offset_range")
 def _offset_range(rule: Rule, ctx: Context) -> str | None:
     """The offsets the call reads from `operand` (memory contents) are at most `max`."""
-    values = _values_read(ctx, rule["operand"])
-    if values is not None and values.size and int(values.max()) > rule["max"]:
-        i = int(np.argmax(values > rule["max"]))
-        return f"{rule['operand']} entry {i} is {int(values[i])}, past {rule['max']}"
+    values = _values_read(ctx, rule.fields["operand"])
+    if values is not None and values.size and int(values.max()) > rule.fields["max"]:
+        i = int(np.argmax(values > rule.fields["max"]))
+        return f"{rule.fields['operand']} entry {i} is {int(values[i])}, past {rule.fields['max']}"
     return None
 
 
@@ -270,7 +268,7 @@ def _offset_range(rule: Rule, ctx: Context) -> str | None:
 def _offset_align(rule: Rule, ctx: Context) -> str | None:
     """Every element an offset-addressed operand touches starts at a multiple of its element width."""
     width = ctx.units.get("element", 1)
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
             continue
         if _all_aligned(tensor.addr, runs.starts(), width):
@@ -307,16 +305,16 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
 
 @kind("multiple")
 def _multiple(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.int_arg(rule["param"])
-    if value % rule["of"]:
-        return f"{rule['param']}={value} is not a multiple of {rule['of']}"
+    value = ctx.call.int_arg(rule.fields["param"])
+    if value % rule.fields["of"]:
+        return f"{rule.fields['param']}={value} is not a multiple of {rule.fields['of']}"
     return None
 
 
 @kind("self_overlap")
 def _self_overlap(rule: Rule, ctx: Context) -> str | None:
     """Two of the runs an operand writes share a byte (its footprint says how: Grid.self_overlaps)."""
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is not None and hasattr(runs, "self_overlaps") and runs.self_overlaps():
             return f"rows of {label} overlap one another: some bytes are written more than once"
     return None
@@ -325,14 +323,14 @@ def _self_overlap(rule: Rule, ctx: Context) -> str | None:
 @kind("mask_words")
 def _mask_words(rule: Rule, ctx: Context) -> str | None:
     """A bitwise mask (a list of words): word k inside words[k]; with `nonzero`, not every word 0."""
-    words = ctx.call.args[rule["param"]]
-    if len(words) != len(rule["words"]):
-        return f"{rule['param']} has {len(words)} words; it must have {len(rule['words'])}"
-    for k, (value, (lo, hi)) in enumerate(zip(words, rule["words"])):
+    words = ctx.call.args[rule.fields["param"]]
+    if len(words) != len(rule.fields["words"]):
+        return f"{rule.fields['param']} has {len(words)} words; it must have {len(rule.fields['words'])}"
+    for k, (value, (lo, hi)) in enumerate(zip(words, rule.fields["words"])):
         if not lo <= value <= hi:
-            return f"{rule['param']}[{k}] = {value} is outside [{lo}, {hi}]"
-    if rule.get("nonzero") and not any(words):
-        return f"{rule['param']} selects no element (every word is 0)"
+            return f"{rule.fields['param']}[{k}] = {value} is outside [{lo}, {hi}]"
+    if rule.fields.get("nonzero") and not any(words):
+        return f"{rule.fields['param']} selects no element (every word is 0)"
     return None
 
 
@@ -341,8 +339,8 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     """Run r of an operand is what its iteration r touches (repeat-style instructions). Broken when an
     iteration r of `a` and an iteration r' of `b` with r' - r inside `lag` share a byte; with
     `allow: identical`, same-iteration overlap is allowed where every entry of a and b coincide."""
-    a, b = rule["operands"]
-    lo, hi = rule.get("lag", [0, 0])
+    a, b = rule.fields["operands"]
+    lo, hi = rule.fields.get("lag", [0, 0])
     ea, eb = ctx.entries(a), ctx.entries(b)
     for scope in {t.scope for _, t, _ in ea} & {t.scope for _, t, _ in eb}:
         pa = [(i, (t.addr, r)) for i, (_, t, r) in enumerate(ea) if t.scope == scope]
@@ -350,7 +348,7 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         hits = iteration_hits([x for _, x in pa], [x for _, x in pb], (lo, hi), distinct=a == b)
         if not hits.any():
             continue
-        if rule.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
+        if rule.fields.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
             same = iterations_identical([x for _, x in pa], [x for _, x in pb])
             hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
         found = np.argwhere(hits)
@@ -358,7 +356,7 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
             r, i, j = (int(v) for v in found[0])
             what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
                 (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if rule.get("allow") == "identical" else ""
+            extra = " (not entry for entry identical)" if rule.fields.get("allow") == "identical" else ""
             return (f"iteration {r} of {ea[pa[i][0]][0]} meets {eb[pb[j][0]][0]} {what} in {scope}{extra}")
     return None
 
