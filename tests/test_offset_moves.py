@@ -157,3 +157,26 @@ def test_gather_repeat_form_keeps_the_later_repeat(stride):
     _gather_loop(loop, 0, 1024, 2048, width,
                  [(r * per + e, r * stride * 32 + e * width) for r in range(repeat) for e in range(per)])
     assert image["UB"].tobytes() == loop.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "float32"])
+@pytest.mark.parametrize("seed", range(3))
+def test_scatter_bit_mask_picks_bit_e_mod_64_of_word_e_div_64(dtype, seed):
+    """mask_bits: element e of a repeat moves when bit e % 64 of word e // 64 is set."""
+    rng = np.random.default_rng([seed, WIDTHS[dtype], 7])
+    width = WIDTHS[dtype]
+    per, repeat, stride = 256 // width, 2, 8
+    words = [int(w) for w in rng.integers(0, 2**63, 2, dtype=np.int64)]
+    words[seed % 2] |= 1 << 63                                       # the top bit of a word
+    if width == 4:
+        words[1] = 0                                                 # "mask[1]为0" for 32-bit types
+    offsets = _offsets(rng, per * repeat, width, "distinct", 1024)
+    memory = _memory(rng, 2048, offsets)
+    call = Call("scatter", "ascend310b", {"dstLocal": Tensor("UB", 0, dtype, 1024 // width),
+                                          "srcLocal": Tensor("UB", 1024, dtype, 1024 // width),
+                                          "dstOffsetLocal": Tensor("UB", 2048, "uint32", per * repeat),
+                                          "dstBaseAddr": 0, "mask": words, "repeatTimes": repeat,
+                                          "srcRepStride": stride}, "mask_bits")
+    chosen = [e for e in range(per) if e < 128 and (words[e // 64] >> (e % 64)) & 1]
+    positions = [(r * per + e, r * stride * 32 + e * width) for r in range(repeat) for e in chosen]
+    _check_scatter(call, memory, positions)

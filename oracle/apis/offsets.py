@@ -22,24 +22,19 @@ OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)"
 
 def picked(mask: int | Sequence[int], per: int) -> np.ndarray:
     """Which of the `per` elements of a repeat a mask selects (an int: the first `mask` ones)."""
-    e = np.arange(per)
     if isinstance(mask, int):
-        return e < mask
-    words = np.array([int(w) for w in mask], dtype=object)
-    bit = np.zeros(per, dtype=bool)
-    for k in range(min(per, 64 * len(words))):
-        bit[k] = (int(words[k // 64]) >> (k % 64)) & 1
-    return bit
+        return np.arange(per) < mask
+    words = np.array([int(w) for w in mask], dtype="<u8")        # 64-bit words (the param type says so)
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)   # bit k of word j: j * 64 + k
+    return np.concatenate([bits[:per], np.zeros(max(per - bits.size, 0), dtype=bool)])
 
 
 def repeated(repeat: int, per: int, stride: int, width: int,
              mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(offset index, byte position in the strided operand) of each element of `repeat` repeats."""
     r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-    e = np.arange(per, dtype=np.int64)[None, :]
+    e = (np.arange(per, dtype=np.int64) if mask is None else np.flatnonzero(mask).astype(np.int64))[None, :]
     index, at = r * per + e, r * stride + e * width
-    if mask is not None:
-        index, at = index[:, mask], at[:, mask]
     return index.reshape(-1), at.reshape(-1)
 
 
