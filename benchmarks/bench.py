@@ -24,7 +24,8 @@
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
-Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...] [--only exec|reports|fuzz|oracle]
+Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
+                                [--only exec|reports|fuzz|oracle]
 """
 from __future__ import annotations
 

@@ -123,7 +123,8 @@ def kind(name: str) -> Callable[[Kind], Kind]:
 @kind("product")
 def _product(rule: Rule, ctx: Context) -> str | None:
     if ctx.call.product not in rule.fields["products"]:
-        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {', '.join(rule.fields['products'])})"
+        supported = ", ".join(rule.fields["products"])
+        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {supported})"
     return None
 
 
