@@ -17,12 +17,18 @@
   (f) isolation: the ci data_move cells of the product run in this process (run_cells, the reference) and
       through the supervised workers every CLI run uses (-n 1 and -n 2), the same seeded calls; the
       overhead of -n 1 against in process                                          target: < 5%
+  (g) the oracle's cost on one call (issue 20): the offset moves of Scatter / asc_gather against numpy's
+      fancy indexing doing the same move (largest count form)                     target: <= 3x numpy;
+      check(call, memory) for Scatter's largest count form                        target: < 100 us;
+      expected() of the largest UB->UB data_move with GM, UB and L1 images against numpy copying that
+      UB and doing the move                                                       target: <= 3x numpy;
+      each beside main's figure (issue 20's table)
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
-                                [--only exec|reports|fuzz|isolation]
+                                [--only exec|reports|fuzz|isolation|oracle]
 """
 from __future__ import annotations
 
@@ -150,34 +156,15 @@ def largest_transpose(product: str) -> None:
 def largest_offset_move(api: str, product: str) -> None:
     """Scatter / asc_gather, count form, float16, as many elements as fit UB with src, dst and the
     offsets side by side, the offsets a random permutation: the oracle against numpy's fancy indexing."""
-    rulebook = default_rulebook()
-    ub = rulebook.product(product).capacity("UB")
-    n = ub // (2 + 2 + 4) // 128 * 128
-    perm = np.random.default_rng(0).permutation(n)
-    src_at, dst_at, off_at = 0, 2 * n, 4 * n
-    memory = {"UB": np.random.default_rng(1).integers(0, 256, ub, dtype=np.uint8)}
-    memory["UB"][off_at:off_at + 4 * n] = (perm * 2).astype("<u4").view(np.uint8)
-    if api == "scatter":
-        args = {"dstLocal": Tensor("UB", dst_at, "float16", n), "srcLocal": Tensor("UB", src_at, "float16", n),
-                "dstOffsetLocal": Tensor("UB", off_at, "uint32", n), "dstBaseAddr": 0, "count": n}
-    else:
-        args = {"dst": Tensor("UB", dst_at, "float16", n), "src": Tensor("UB", src_at, "float16", n),
-                "src_offset": Tensor("UB", off_at, "uint32", n), "count": n}
-    call = Call(api, product, args, "count")
+    call, memory, numpy_fn = _offset_case(api, product)
     assert check(call, memory) == [], check(call, memory)
     image = {"UB": memory["UB"].copy()}
     apply, units = index_math(api).apply, context(call).units
-    src = memory["UB"][src_at:src_at + 2 * n].view(np.uint16)
-    dst = image["UB"][dst_at:dst_at + 2 * n].view(np.uint16)
-    if api == "scatter":
-        numpy_fn = lambda: dst.__setitem__(perm, src)            # noqa: E731
-    else:
-        numpy_fn = lambda: np.take(src, perm, out=dst)           # noqa: E731
     numpy_s = best_of(numpy_fn)
     move_s = best_of(lambda: apply(call, image, units))
     check_s = best_of(lambda: check(call, memory))
-    print(f"(a) {api} largest count-form move on {product}: {n} float16 elements by a permutation; numpy "
-          f"{numpy_s * 1e6:.0f} us; index math {move_s * 1e6:.0f} us = {move_s / numpy_s:.1f}x numpy; "
+    print(f"(a) {api} largest count-form move on {product}: {call.args['count']} float16 elements by a permutation; "
+          f"numpy {numpy_s * 1e6:.0f} us; index math {move_s * 1e6:.0f} us = {move_s / numpy_s:.1f}x numpy; "
           f"check(call, memory) {check_s * 1e6:.0f} us")
 
 
@@ -205,6 +192,80 @@ def largest_nz2nd(product: str) -> None:
     print(f"(a) data_copy_nz2nd largest move on {product}: {n} x {d} float16 ({size} bytes); numpy reshape/"
           f"transpose {numpy_s * 1e6:.0f} us; index math {move_s * 1e6:.0f} us = {move_s / numpy_s:.2f}x numpy; "
           f"check() {check_s * 1e6:.0f} us")
+
+
+# main's figures (issue 20's table, one 16-core machine): what the figures of (g) are set against
+MAIN_ORACLE = {"scatter index math": 35.7, "asc_gather index math": 34.4, "scatter check us": 808.0,
+               "data_move expected": 18.8}
+
+
+def _offset_case(api: str, product: str):
+    """Scatter / asc_gather, count form, float16, as many elements as fit UB with src, dst and the
+    offsets side by side, the offsets a random permutation: (call, memory, numpy doing the move)."""
+    ub = default_rulebook().product(product).capacity("UB")
+    n = ub // (2 + 2 + 4) // 128 * 128
+    perm = np.random.default_rng(0).permutation(n)
+    src_at, dst_at, off_at = 0, 2 * n, 4 * n
+    memory = {"UB": np.random.default_rng(1).integers(0, 256, ub, dtype=np.uint8)}
+    memory["UB"][off_at:off_at + 4 * n] = (perm * 2).astype("<u4").view(np.uint8)
+    if api == "scatter":
+        args = {"dstLocal": Tensor("UB", dst_at, "float16", n), "srcLocal": Tensor("UB", src_at, "float16", n),
+                "dstOffsetLocal": Tensor("UB", off_at, "uint32", n), "dstBaseAddr": 0, "count": n}
+    else:
+        args = {"dst": Tensor("UB", dst_at, "float16", n), "src": Tensor("UB", src_at, "float16", n),
+                "src_offset": Tensor("UB", off_at, "uint32", n), "count": n}
+    out = np.empty(n, np.uint16)
+    src = memory["UB"][src_at:src_at + 2 * n].view(np.uint16)
+    if api == "scatter":
+        numpy_fn = lambda: out.__setitem__(perm, src)            # noqa: E731
+    else:
+        numpy_fn = lambda: np.take(src, perm, out=out)           # noqa: E731
+    return Call(api, product, args, "count"), memory, numpy_fn
+
+
+def oracle_cost(product: str) -> None:
+    """(g): the figures of issue 20 item 1 that are the oracle's own, each against numpy and main."""
+    from conformance.memory import keep_freed_images
+    keep_freed_images()                     # as the kit's workers run: freed buffers stay mapped
+    for api, where in (("scatter", PRODUCT["scatter"]), ("asc_gather", PRODUCT["asc_gather"])):
+        call, memory, numpy_fn = _offset_case(api, where)
+        assert check(call, memory) == [], check(call, memory)
+        image = {"UB": memory["UB"].copy()}
+        apply, units = index_math(api).apply, context(call).units
+        numpy_s = best_of(numpy_fn, repeat=15)
+        move_s = best_of(lambda: apply(call, image, units), repeat=15)
+        ratio, main = move_s / numpy_s, MAIN_ORACLE[f"{api} index math"]
+        print(f"(g) {api} largest count form on {where} ({call.args['count']} float16, a permutation): numpy "
+              f"{numpy_s * 1e6:.0f} us, index math {move_s * 1e6:.0f} us = {ratio:.1f}x numpy (target <= 3x; "
+              f"main {main}x: {main / ratio:.1f}x better)")
+        if api == "scatter":
+            check_s = best_of(lambda: check(call, memory), repeat=15)
+            main = MAIN_ORACLE["scatter check us"]
+            print(f"    check(call, memory) {check_s * 1e6:.0f} us (target < 100 us; main {main:.0f} us: "
+                  f"{main / (check_s * 1e6):.1f}x better)")
+    rulebook = default_rulebook()
+    where = rulebook.product(product)
+    ub, l1 = where.capacity("UB"), where.capacity("L1") or 0
+    half = ub // 2 // 32 * 32
+    call = Call("data_move", product, {"dst": Tensor("UB", half, "uint8", half), "src": Tensor("UB", 0, "uint8", half),
+                                       "sid": 0, "nburst": 1, "burst": half // 32, "src_stride": 0, "dst_stride": 0})
+    assert check(call) == []
+    rng = np.random.default_rng(0)
+    memory = {"GM": rng.integers(0, 256, 1 << 20, dtype=np.uint8), "UB": rng.integers(0, 256, ub, dtype=np.uint8),
+              "L1": rng.integers(0, 256, l1, dtype=np.uint8)}
+
+    def numpy_fn():
+        image = memory["UB"].copy()
+        image[half:2 * half] = image[:half]
+    numpy_s = best_of(numpy_fn, repeat=15)
+    full_s = best_of(lambda: expected(call, memory), repeat=15)
+    check_s = best_of(lambda: check(call, memory), repeat=15)
+    ratio, main = full_s / numpy_s, MAIN_ORACLE["data_move expected"]
+    print(f"(g) data_move largest UB->UB on {product} ({half} bytes; images GM 1 MiB, UB {ub}, L1 {l1}): numpy "
+          f"copying UB and moving {numpy_s * 1e6:.1f} us; expected() {full_s * 1e6:.1f} us = {ratio:.1f}x numpy "
+          f"(target <= 3x; main {main}x: {main / ratio:.1f}x better)")
+    print(f"    of which check() {check_s * 1e6:.1f} us (the rules, Python); the rest, image and masks, "
+          f"{(full_s - check_s) * 1e6:.1f} us = {(full_s - check_s) / numpy_s:.1f}x numpy")
 
 
 def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
@@ -367,11 +428,12 @@ def main() -> None:
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation"], help="just figure (d), (c), (e) or (f)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle"],
+                    help="just figure (d), (c), (e), (f) or (g)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
-         "isolation": isolation_figures}[args.only](args.product)
+         "isolation": isolation_figures, "oracle": oracle_cost}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -382,6 +444,7 @@ def main() -> None:
         one = end_to_end(product, api, args.profile, "1")
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
+    oracle_cost(args.product)
     exec_overhead(args.product)
     isolation_figures(args.product)
     fuzz_figures(args.product)

@@ -76,6 +76,12 @@ def prepare(call: Call, recipe: MemoryRecipe, images=None) -> Prepared:
         violations = want.violations
     except IllegalCall as exc:
         want, violations = None, exc.violations
+    if want is not None:
+        # expected() copies only the scopes the call writes; the others are views of `memory`, which the
+        # backend is about to write into: keep their bytes, or a stray write there would go unseen
+        for scope, image in want.memory.items():
+            if np.shares_memory(image, memory[scope]):
+                want.memory[scope] = image.copy()
     return Prepared(call, memory, want, violations, verdict_class(violations))
 
 

@@ -1,8 +1,8 @@
 """The memory image a legal call must leave: the index math applied to a copy of the input."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 
@@ -34,7 +34,8 @@ class Expected:
     # row per element, sorted by start: the bytes are not defined, but a conforming backend leaves the
     # value of one of the elements sent to a place there
     choices: list[tuple[str, np.ndarray, np.ndarray]] = field(default_factory=list)
-    written: dict[str, np.ndarray] = field(default_factory=dict)   # bytes the call may write, per scope
+    # bytes the call may write, per scope (for a legal call, made when first read)
+    written: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def fully_defined(self, scope: str) -> bool:
         mask = self.defined[scope]
@@ -47,6 +48,15 @@ def _readonly(array: np.ndarray) -> np.ndarray:
     return view
 
 
+_TRUE = np.ones(1, dtype=bool)
+_TRUE.flags.writeable = False
+
+
+def _all_defined(size: int) -> np.ndarray:
+    """A read-only all-True mask of `size` bytes, one byte broadcast (what fully_defined looks for)."""
+    return np.ndarray((size,), dtype=bool, buffer=_TRUE, offset=0, strides=(0,))
+
+
 def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
     for scope, array in memory.items():
         if not isinstance(array, np.ndarray) or array.dtype != np.uint8 or array.ndim != 1:
@@ -57,36 +67,75 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Raises IllegalCall for a call that breaks a `reject` rule. For a call in `undefined` territory the
-    image is one possible outcome and the bytes the call writes are marked not defined."""
+    image is one possible outcome and the bytes the call writes are marked not defined. Only the scopes
+    the call writes are copied; the others are read-only views of `memory`."""
     _validate_memory(memory)
     ctx = context(call, memory, rulebook)
     violations = rule_violations(ctx)
     rejects = [v for v in violations if v.severity == "reject"]
     if rejects:
         raise IllegalCall(rejects)
-    written_scopes = set()
-    for name, operand in ctx.spec.operands.items():
-        for label, tensor, runs in ctx.entries(name):
-            scope = tensor.scope
-            if operand["role"] == "output":
-                written_scopes.add(scope)
-            if scope not in memory:
-                raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if runs is not None and tensor.addr + runs.end > memory[scope].shape[0] and not violations:
-                raise ValueError(f"memory[{scope!r}] has {memory[scope].shape[0]} bytes; "
-                                 f"{label} reaches byte {tensor.addr + runs.end}")
+    written_scopes = _written_scopes(ctx, memory, bool(violations))
     image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
     choices = index_math(call.api).apply(call, image, ctx.units) or []
-    defined = {s: np.broadcast_to(np.True_, a.shape) for s, a in image.items()}
-    written = _written(ctx, {s: a.shape[0] for s, a in image.items()})
+    defined = {s: _all_defined(a.shape[0]) for s, a in image.items()}
+    sizes = {s: a.shape[0] for s, a in image.items()}
     if violations:     # undefined territory: whatever the call writes is open
+        written: Mapping[str, np.ndarray] = _written(ctx, sizes)
         for scope, mask in written.items():
             defined[scope] = ~mask
+    else:
+        written = WrittenMasks(ctx, sizes)
     for scope, starts, values in choices:
         if defined[scope].strides == (0,):
             defined[scope] = np.ones(image[scope].shape, dtype=bool)
         defined[scope][(starts[:, None] + np.arange(values.shape[1])).reshape(-1)] = False
     return Expected(image, defined, violations, [] if violations else choices, written)
+
+
+def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: bool) -> set[str]:
+    """The scopes the call's output operands are in; every scope it uses must have an image, large
+    enough for what a legal call touches."""
+    out = set()
+    for name, operand in ctx.spec.operands.items():
+        output = operand["role"] == "output"
+        for label, tensor, runs in ctx.entries(name):
+            scope = tensor.scope
+            if output:
+                out.add(scope)
+            image = memory.get(scope)
+            if image is None:
+                raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
+            if runs is not None and not undefined and tensor.addr + runs.end > image.shape[0]:
+                raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
+                                 f"{label} reaches byte {tensor.addr + runs.end}")
+    return out
+
+
+class WrittenMasks(Mapping):
+    """Expected.written of a legal call, made on first use: only a verdict explaining a difference reads
+    it (which bytes a wrong byte lies among), and most calls have none."""
+
+    def __init__(self, ctx: Context, sizes: Mapping[str, int]):
+        self._ctx, self._sizes, self._masks = ctx, sizes, None
+
+    def _all(self) -> dict[str, np.ndarray]:
+        if self._masks is None:
+            self._masks = _written(self._ctx, self._sizes)
+            self._ctx = None
+        return self._masks
+
+    def __getitem__(self, scope: str) -> np.ndarray:
+        return self._all()[scope]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
 
 
 def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook | None = None,

@@ -57,37 +57,75 @@ class Runs(NamedTuple):
                           strides=(self.step, 1))
 
 
-class Spots(NamedTuple):
+class Spots:
     """Pieces of `length` bytes at arbitrary byte offsets `at` from the operand's address: where the
     elements of an offset-addressed operand are (Scatter's dst, asc_gather's src), known only from the
-    offset values in memory."""
+    offset values in memory.
 
-    at: np.ndarray          # int64, one start per element, in the order the call moves them
-    length: int
+    `Spots.offsets(entries, base, length)` keeps the offsets as read (uint32) and makes `at` = base +
+    entries only when a rule needs every start: bounds and span checks need only the lowest and highest
+    offset, which a reduction over the uint32 entries gives (computed once)."""
+
+    __slots__ = ("_at", "length", "_entries", "_base", "_span")
+
+    def __init__(self, at: np.ndarray | None, length: int):
+        self._at, self.length = at, length
+        self._entries, self._base, self._span = None, 0, None
+
+    @classmethod
+    def offsets(cls, entries: np.ndarray, base: int, length: int) -> "Spots":
+        """Starts base + entries[k]; the entries are copied (they may be a view of memory a call writes)."""
+        spots = cls(None, length)
+        spots._entries, spots._base = np.array(entries), base
+        return spots
+
+    @property
+    def at(self) -> np.ndarray:
+        """int64, one start per element, in the order the call moves them."""
+        if self._at is None:
+            self._at = self._entries.astype(np.int64)
+            self._at += self._base
+        return self._at
+
+    def __repr__(self) -> str:
+        return f"Spots(at={self.at!r}, length={self.length})"
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Spots) and self.length == other.length
+                and np.array_equal(self.at, other.at))
+
+    __hash__ = None         # type: ignore[assignment]  # holds an array
+
+    def _lowest_highest(self) -> tuple[int, int]:
+        if self._span is None:
+            values = self._entries if self._at is None else self._at
+            shift = self._base if self._at is None else 0
+            self._span = (int(values.min()) + shift, int(values.max()) + shift)
+        return self._span
 
     @property
     def empty(self) -> bool:
-        return self.at.size == 0 or self.length <= 0
+        return self.count == 0 or self.length <= 0
 
     @property
     def begin(self) -> int:
-        return int(self.at.min()) if not self.empty else 0
+        return self._lowest_highest()[0] if not self.empty else 0
 
     @property
     def end(self) -> int:
-        return int(self.at.max()) + self.length if not self.empty else 0
+        return self._lowest_highest()[1] + self.length if not self.empty else 0
 
     @property
     def first(self) -> int:
-        return int(self.at[0]) if self.at.size else 0
+        return int(self.at[0]) if self.count else 0
 
     @property
     def count(self) -> int:
-        return int(self.at.size)
+        return int((self._entries if self._at is None else self._at).size)
 
     @property
     def nbytes(self) -> int:
-        return 0 if self.empty else int(self.at.size) * self.length
+        return 0 if self.empty else self.count * self.length
 
     def starts(self) -> np.ndarray:
         return self.at
@@ -228,6 +266,8 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
     if isinstance(runs, Spots):
         where = runs.bytes(base).reshape(-1)
         mask[where[(where >= 0) & (where < mask.shape[0])]] = value
+    elif _solid(runs) and 0 <= base + runs.begin and base + runs.end <= mask.shape[0]:
+        mask[base + runs.begin:base + runs.end] = value          # one unbroken span: a slice
     else:
         runs.view(mask, base)[...] = value
 

@@ -7,7 +7,6 @@ range", "an operand's address is aligned"). Adding a kind means adding it here a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
@@ -25,6 +24,20 @@ class Violation:
     message: str
 
 
+class _once:
+    """functools.cached_property without the lock it takes on every first access under Python 3.11
+    (a context is made per call and never shared between threads)."""
+
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 @dataclass
 class Context:
     """What a rule may look at: the call, its spec, the product, and (for value rules) memory."""
@@ -35,20 +48,32 @@ class Context:
     product: Product
     memory: Optional[Mapping[str, np.ndarray]] = None
 
-    @cached_property
+    @_once
     def units(self) -> dict[str, int]:
-        """The spec's units for this call, and `element`: the bytes of one element of its dtype."""
-        units = self.spec.units(self.call)
-        dtype = self.spec.dtype_of_call(self.call)
-        width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
-        if width is not None:
-            units["element"] = width
-        for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
-            if isinstance(unit, Mapping):
-                units[name] = unit["elements"] * (width or 1)
-        return units
+        """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
+        depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
+        cache = _cache(self.spec, "_units", self.rulebook)
+        key = self.cell
+        if key not in cache:
+            dtype = key[2]
+            units = self.spec.units(self.call)
+            width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
+            if width is not None:
+                units["element"] = width
+            for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
+                if isinstance(unit, Mapping):
+                    units[name] = unit["elements"] * (width or 1)
+            cache[key] = units
+        return dict(cache[key])
 
-    @cached_property
+    @_once
+    def cell(self) -> tuple:
+        """(product, form, dtype, path): what the call shares with every call of its cell, and all that
+        its units and the `when` of its rules (but parameter ranges) depend on."""
+        call, spec = self.call, self.spec
+        return call.product, call.form, spec.dtype_of_call(call), spec.path_of(call)
+
+    @_once
     def accesses(self) -> dict[str, Any]:
         """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
         return index_math(self.spec.api).accesses(self.call, self.units, self.memory)
@@ -56,7 +81,7 @@ class Context:
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
 
-    @cached_property
+    @_once
     def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
         """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a
         list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
@@ -68,15 +93,17 @@ class Context:
                 out[name] = [(name, self.call.tensor(name))]
         return out
 
+    @_once
+    def _entries(self) -> dict[str, list[tuple[str, Tensor, Any]]]:
+        accesses, out = self.accesses, {}
+        for name, pairs in self.labelled.items():
+            runs = accesses[name] if self.spec.is_list(name) else [accesses[name]]
+            out[name] = [(label, t, r) for (label, t), r in zip(pairs, runs)]
+        return out
+
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
         """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
-        cache = self.__dict__.setdefault("_entries", {})
-        if name not in cache:
-            runs = self.accesses[name]
-            if not self.spec.is_list(name):
-                runs = [runs]
-            cache[name] = [(label, t, r) for (label, t), r in zip(self.labelled[name], runs)]
-        return cache[name]
+        return self._entries[name]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
@@ -95,42 +122,41 @@ def kind(name: str) -> Callable[[Kind], Kind]:
 
 @kind("product")
 def _product(rule: Rule, ctx: Context) -> str | None:
-    if ctx.call.product not in rule["products"]:
-        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {', '.join(rule['products'])})"
+    if ctx.call.product not in rule.fields["products"]:
+        supported = ", ".join(rule.fields["products"])
+        return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {supported})"
     return None
 
 
 @kind("path")
 def _path(rule: Rule, ctx: Context) -> str | None:
-    allowed = rule["allowed"].get(ctx.call.product)
+    allowed = rule.fields["allowed"].get(ctx.call.product)
     if allowed is None:      # the page says nothing of this product's paths; the product rule speaks for it
         return None
-    path = f"{ctx.tensor(rule['from']).scope}->{ctx.tensor(rule['to']).scope}"
+    path = f"{ctx.tensor(rule.fields['from']).scope}->{ctx.tensor(rule.fields['to']).scope}"
     if path not in allowed:
         return f"path {path} is not supported on {ctx.call.product} (supported: {', '.join(allowed)})"
     return None
 
 
 def _dtypes(ctx: Context, names) -> dict[str, str]:
-    return {label: t.dtype for name in names for label, t in _labelled(ctx, name)}
-
-
-def _labelled(ctx: Context, name: str) -> list[tuple[str, Tensor]]:
-    return ctx.labelled[name]
+    return {label: t.dtype for name in names for label, t in ctx.labelled[name]}
 
 
 @kind("dtype")
 def _dtype(rule: Rule, ctx: Context) -> str | None:
-    for label, dtype in _dtypes(ctx, rule["operands"]).items():
-        if dtype not in rule["allowed"]:
-            return f"{label} has dtype {dtype}, not one of {', '.join(rule['allowed'])}"
+    allowed = rule.fields["allowed"]
+    for name in rule.fields["operands"]:
+        for label, t in ctx.labelled[name]:
+            if t.dtype not in allowed:
+                return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
     return None
 
 
 @kind("same_dtype")
 def _same_dtype(rule: Rule, ctx: Context) -> str | None:
     """Every tensor of the operands (each entry of a list operand) has one dtype."""
-    dtypes = _dtypes(ctx, rule["operands"])
+    dtypes = _dtypes(ctx, rule.fields["operands"])
     if len(set(dtypes.values())) > 1:
         first = next(iter(dtypes.values()))
         odd = next(k for k, v in dtypes.items() if v != first)
@@ -140,15 +166,15 @@ def _same_dtype(rule: Rule, ctx: Context) -> str | None:
 
 @kind("scope")
 def _scope(rule: Rule, ctx: Context) -> str | None:
-    for label, tensor in _labelled(ctx, rule["operand"]):
-        if tensor.scope not in rule["allowed"]:
-            return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule['allowed'])}"
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        if tensor.scope not in rule.fields["allowed"]:
+            return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule.fields['allowed'])}"
     return None
 
 
 @kind("list_length")
 def _list_length(rule: Rule, ctx: Context) -> str | None:
-    name = rule["operand"]
+    name = rule.fields["operand"]
     want, got = ctx.spec.operands[name]["entries"], len(ctx.call.tensors(name))
     if got != want:
         return f"{name} has {got} entries; it must have {want}"
@@ -157,29 +183,29 @@ def _list_length(rule: Rule, ctx: Context) -> str | None:
 
 @kind("range")
 def _range(rule: Rule, ctx: Context) -> str | None:
-    name = rule["param"]
+    name = rule.fields["param"]
     value = ctx.call.param(name) if "." in name else ctx.call.args[name]
     if isinstance(value, bool):                            # a bool parameter: 0 / 1
         value = int(value)
     elif not isinstance(value, int):
         value = ctx.call.int_arg(name)                     # raises the format error
-    if not rule["min"] <= value <= rule["max"]:
-        return f"{rule['param']}={value} is outside [{rule['min']}, {rule['max']}]"
+    if not rule.fields["min"] <= value <= rule.fields["max"]:
+        return f"{rule.fields['param']}={value} is outside [{rule.fields['min']}, {rule.fields['max']}]"
     return None
 
 
 @kind("align")
 def _align(rule: Rule, ctx: Context) -> str | None:
     need = ctx.rulebook.align_bytes(rule, ctx.product)
-    for label, tensor in _labelled(ctx, rule["operand"]):
-        if tensor.scope == rule["scope"] and tensor.addr % need:
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        if tensor.scope == rule.fields["scope"] and tensor.addr % need:
             return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
     return None
 
 
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
             continue
         size = ctx.nbytes(tensor)
@@ -192,13 +218,13 @@ def _bounds(rule: Rule, ctx: Context) -> str | None:
 @kind("capacity")
 def _capacity(rule: Rule, ctx: Context) -> str | None:
     """A tensor lies inside its buffer; `reserve` bytes at the top of the buffer are left out."""
-    for label, tensor in _labelled(ctx, rule["operand"]):
+    for label, tensor in ctx.labelled[rule.fields["operand"]]:
         if not ctx.product.has_scope(tensor.scope):
             return f"{ctx.call.product} has no {tensor.scope}"
         cap = ctx.product.capacity(tensor.scope) if tensor.scope != "GM" else None
         if cap is None:
             continue
-        cap -= rule.get("reserve", 0)
+        cap -= rule.fields.get("reserve", 0)
         end = tensor.addr + ctx.nbytes(tensor)
         if end > cap:
             return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
@@ -207,7 +233,7 @@ def _capacity(rule: Rule, ctx: Context) -> str | None:
 
 @kind("overlap")
 def _overlap(rule: Rule, ctx: Context) -> str | None:
-    a, b = rule["operands"]
+    a, b = rule.fields["operands"]
     for la, ta, ra in ctx.entries(a):
         for lb, tb, rb in ctx.entries(b):
             if ra is not None and rb is not None and ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
@@ -219,7 +245,7 @@ def _overlap(rule: Rule, ctx: Context) -> str | None:
 def _reach(rule: Rule, ctx: Context) -> str | None:
     """The bytes an operand touches (from the offsets in memory, for an offset-addressed one) lie inside
     its buffer. Without memory such an operand is not known and the rule is not evaluated."""
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
             continue
         cap = ctx.product.capacity(tensor.scope)
@@ -232,10 +258,10 @@ def _reach(rule: Rule, ctx: Context) -> str | None:
 @kind("offset_range")
 def _offset_range(rule: Rule, ctx: Context) -> str | None:
     """The offsets the call reads from `operand` (memory contents) are at most `max`."""
-    values = _values_read(ctx, rule["operand"])
-    if values is not None and values.size and int(values.max()) > rule["max"]:
-        i = int(np.argmax(values > rule["max"]))
-        return f"{rule['operand']} entry {i} is {int(values[i])}, past {rule['max']}"
+    values = _values_read(ctx, rule.fields["operand"])
+    if values is not None and values.size and int(values.max()) > rule.fields["max"]:
+        i = int(np.argmax(values > rule.fields["max"]))
+        return f"{rule.fields['operand']} entry {i} is {int(values[i])}, past {rule.fields['max']}"
     return None
 
 
@@ -243,8 +269,10 @@ def _offset_range(rule: Rule, ctx: Context) -> str | None:
 def _offset_align(rule: Rule, ctx: Context) -> str | None:
     """Every element an offset-addressed operand touches starts at a multiple of its element width."""
     width = ctx.units.get("element", 1)
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty:
+            continue
+        if _all_aligned(tensor.addr, runs.starts(), width):
             continue
         starts = tensor.addr + runs.starts()
         odd = np.flatnonzero(starts % width)
@@ -253,8 +281,14 @@ def _offset_align(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+def _all_aligned(addr: int, starts: np.ndarray, width: int) -> bool:
+    """addr + every start a multiple of a power-of-two width: one OR over the starts (False: look closer)."""
+    return not width & (width - 1) and not (addr | int(np.bitwise_or.reduce(starts))) & (width - 1)
+
+
 def _values_read(ctx: Context, name: str) -> np.ndarray | None:
-    """The values the call reads from a tensor of offsets: its accessed elements, from memory."""
+    """The values the call reads from a tensor of offsets: its accessed elements, from memory (a view
+    where they lie side by side)."""
     if ctx.memory is None:
         return None
     tensor, runs = ctx.call.tensor(name), ctx.accesses[name]
@@ -262,6 +296,9 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
     image = ctx.memory.get(tensor.scope)
     if image is None or runs is None or runs.empty or tensor.addr + runs.end > image.shape[0]:
         return None
+    if isinstance(runs, Runs) and runs.step == runs.length == kind.itemsize and runs.count > 0:
+        lo = tensor.addr + runs.first
+        return image[lo:lo + runs.count * kind.itemsize].view(kind)
     at = runs.starts() if hasattr(runs, "at") else runs.first + runs.step * np.arange(runs.count)
     where = tensor.addr + at[:, None] + np.arange(kind.itemsize)
     return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
@@ -269,16 +306,16 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
 
 @kind("multiple")
 def _multiple(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.int_arg(rule["param"])
-    if value % rule["of"]:
-        return f"{rule['param']}={value} is not a multiple of {rule['of']}"
+    value = ctx.call.int_arg(rule.fields["param"])
+    if value % rule.fields["of"]:
+        return f"{rule.fields['param']}={value} is not a multiple of {rule.fields['of']}"
     return None
 
 
 @kind("self_overlap")
 def _self_overlap(rule: Rule, ctx: Context) -> str | None:
     """Two of the runs an operand writes share a byte (its footprint says how: Grid.self_overlaps)."""
-    for label, tensor, runs in ctx.entries(rule["operand"]):
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is not None and hasattr(runs, "self_overlaps") and runs.self_overlaps():
             return f"rows of {label} overlap one another: some bytes are written more than once"
     return None
@@ -287,14 +324,14 @@ def _self_overlap(rule: Rule, ctx: Context) -> str | None:
 @kind("mask_words")
 def _mask_words(rule: Rule, ctx: Context) -> str | None:
     """A bitwise mask (a list of words): word k inside words[k]; with `nonzero`, not every word 0."""
-    words = ctx.call.args[rule["param"]]
-    if len(words) != len(rule["words"]):
-        return f"{rule['param']} has {len(words)} words; it must have {len(rule['words'])}"
-    for k, (value, (lo, hi)) in enumerate(zip(words, rule["words"])):
+    words = ctx.call.args[rule.fields["param"]]
+    if len(words) != len(rule.fields["words"]):
+        return f"{rule.fields['param']} has {len(words)} words; it must have {len(rule.fields['words'])}"
+    for k, (value, (lo, hi)) in enumerate(zip(words, rule.fields["words"])):
         if not lo <= value <= hi:
-            return f"{rule['param']}[{k}] = {value} is outside [{lo}, {hi}]"
-    if rule.get("nonzero") and not any(words):
-        return f"{rule['param']} selects no element (every word is 0)"
+            return f"{rule.fields['param']}[{k}] = {value} is outside [{lo}, {hi}]"
+    if rule.fields.get("nonzero") and not any(words):
+        return f"{rule.fields['param']} selects no element (every word is 0)"
     return None
 
 
@@ -303,8 +340,8 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     """Run r of an operand is what its iteration r touches (repeat-style instructions). Broken when an
     iteration r of `a` and an iteration r' of `b` with r' - r inside `lag` share a byte; with
     `allow: identical`, same-iteration overlap is allowed where every entry of a and b coincide."""
-    a, b = rule["operands"]
-    lo, hi = rule.get("lag", [0, 0])
+    a, b = rule.fields["operands"]
+    lo, hi = rule.fields.get("lag", [0, 0])
     ea, eb = ctx.entries(a), ctx.entries(b)
     for scope in {t.scope for _, t, _ in ea} & {t.scope for _, t, _ in eb}:
         pa = [(i, (t.addr, r)) for i, (_, t, r) in enumerate(ea) if t.scope == scope]
@@ -312,7 +349,7 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         hits = iteration_hits([x for _, x in pa], [x for _, x in pb], (lo, hi), distinct=a == b)
         if not hits.any():
             continue
-        if rule.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
+        if rule.fields.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
             same = iterations_identical([x for _, x in pa], [x for _, x in pb])
             hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
         found = np.argwhere(hits)
@@ -320,7 +357,7 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
             r, i, j = (int(v) for v in found[0])
             what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
                 (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if rule.get("allow") == "identical" else ""
+            extra = " (not entry for entry identical)" if rule.fields.get("allow") == "identical" else ""
             return (f"iteration {r} of {ea[pa[i][0]][0]} meets {eb[pb[j][0]][0]} {what} in {scope}{extra}")
     return None
 
@@ -382,18 +419,58 @@ def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
 
 
 def violations(ctx: Context) -> list[Violation]:
-    call = ctx.call
+    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
     out = []
-    for rule in ctx.spec.rules:
-        if ctx.rulebook.matches(rule.when, call, ctx.spec):
+    rules, ambiguities = _plan(ctx)
+    for rule, ranges in rules:
+        if ranges is None or matches(ranges, call, spec):
             message = KINDS[rule.kind](rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
-    for amb in ctx.spec.ambiguities:
-        if any(ctx.rulebook.matches(r, call, ctx.spec) for r in amb.regions) and (
+    for amb, regions in ambiguities:
+        if any(ranges is None or matches(ranges, call, spec) for ranges in regions) and (
                 not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks)):
             out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
     return out
+
+
+# -- which rules a call falls under ------------------------------------------------------------------
+# A rule's `when` (an ambiguity's regions) names products, forms, dtypes and paths, which a call shares
+# with every call of its cell, and parameter ranges, which are its own. Rulebook.matches decides the
+# first part once per (product, form, dtype, path) and the ranges per call.
+
+def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
+    """A cache kept on the spec, one per rulebook that reads it."""
+    caches = spec.__dict__.setdefault(name, {})
+    entry = caches.get(id(rulebook))
+    if entry is None or entry[0] is not rulebook:
+        entry = caches[id(rulebook)] = (rulebook, {})
+    return entry[1]
+
+
+def _plan(ctx: Context) -> tuple[list, list]:
+    """(rule, its `when` ranges or None) of each rule, and (ambiguity, the ranges of each region) of each
+    ambiguity, whose products, forms, dtypes and paths cover the call."""
+    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
+    key = ctx.cell
+    cache = _cache(spec, "_plans", ctx.rulebook)
+    if key not in cache:
+        rules = [(rule, ranges) for rule in spec.rules
+                 for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
+        ambiguities = []
+        for amb in spec.ambiguities:
+            regions = [ranges for shared, ranges in map(_split, amb.regions) if matches(shared, call, spec)]
+            if regions:
+                ambiguities.append((amb, regions))
+        cache[key] = (rules, ambiguities)
+    return cache[key]
+
+
+def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
+    """(the part of `when` every call of a cell shares, {"params": ranges} or None)."""
+    if not when or "params" not in when:
+        return when, None
+    return {k: v for k, v in when.items() if k != "params"}, {"params": when["params"]}
 
 
 def verdict_class(violations: list[Violation]) -> str:

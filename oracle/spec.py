@@ -130,7 +130,7 @@ class ApiSpec:
     def rules_of(self, kind: str) -> list[Rule]:
         return [r for r in self.rules if r.kind == kind]
 
-    @property
+    @functools.cached_property
     def path_operands(self) -> tuple[str, str] | None:
         """(from, to) operand names of the API's path rule, if it has one."""
         rules = self.rules_of("path")

@@ -184,6 +184,44 @@ def test_input_is_not_modified_and_unwritten_scopes_are_read_only():
     assert_images_equal(memory, before)
 
 
+def test_unwritten_scopes_are_the_input_itself_not_copies():
+    """Only the scopes a call writes are copied: the others are read-only views of the caller's arrays,
+    byte-identical to them; the written one shares no byte with its input."""
+    memory = random_memory(17, GM=4096, UB=4096, L1=8192)
+    before = {s: a.copy() for s, a in memory.items()}
+    result = expected(dm(Tensor("UB", 0, "uint8", 64), Tensor("GM", 32, "uint8", 64), burst=2), memory)
+    for scope in ("GM", "L1"):
+        assert np.shares_memory(result.memory[scope], memory[scope])
+        assert not result.memory[scope].flags.writeable
+        assert result.memory[scope].tobytes() == before[scope].tobytes()
+    assert not np.shares_memory(result.memory["UB"], memory["UB"])
+    assert result.memory["UB"][:64].tobytes() == before["GM"][32:96].tobytes()
+    assert result.memory["UB"][64:].tobytes() == before["UB"][64:].tobytes()
+
+
+WRITERS = [("data_move", "ascend910b"), ("scatter", "ascend310b"), ("asc_gather", "ascend910b"),
+           ("vec_trans_scatter", "ascend910b"), ("data_copy_nz2nd", "ascend910b")]
+
+
+@pytest.mark.parametrize("api,product", WRITERS)
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_written_masks_are_those_of_written_mask_even_after_memory_changes(api, product, data):
+    """Expected.written of a legal call (made when first read) is written_mask's, and stays so when the
+    input is written after expected() returned (a backend runs on it): offsets were read at the call."""
+    case = data.draw(legal_calls(api, product), label="case")
+    memory = case.memory.build()
+    sizes = {s: a.shape[0] for s, a in memory.items()}
+    want = written_mask(case.call, sizes, memory=memory)
+    result = expected(case.call, memory)
+    for image in memory.values():
+        np.bitwise_not(image, out=image)              # every byte changes, the offsets among them
+    assert set(result.written) == set(want)
+    for scope, mask in want.items():
+        assert result.written[scope].tobytes() == mask.tobytes(), scope
+        assert result.written.get(scope) is result.written[scope]        # made once
+
+
 def test_legal_call_is_fully_defined():
     memory = random_memory(8, GM=256, UB=256)
     result = expected(dm(Tensor("UB", 0, "uint8", 32), Tensor("GM", 0, "uint8", 32)), memory)

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import offset_values, plain_side, put, repeated, take
+from .offsets import (inside, moved, offset_entries, plain_side, repeated, shifted, slots_of, take, take_slots,
+                      write_plain)
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -27,23 +28,30 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     """src's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), elements)
-    offsets = offset_values(call, memory, "src_offset", index)
-    return {"dst": dst, "src": Spots(offsets, width) if offsets is not None else None, "src_offset": offs}
+    offsets = offset_entries(call, memory, "src_offset", index)
+    return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> list:
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
-    index, at = elements(call, units)
-    offsets = offset_values(call, image, "src_offset", index)
-    if offsets is None or not index.size:
+    index, at = moved(call, units, call.form in ("count", "count_sync"), elements)
+    offsets = offset_entries(call, image, "src_offset", index)
+    if offsets is None or not offsets.size:
         return []
     source = image[src.scope]
-    starts = src.addr + offsets
-    inside = (starts >= 0) & (starts + width <= source.shape[0])       # the rest is undefined territory
-    values = np.zeros((index.size, width), dtype=np.uint8)
-    values[inside] = take(source, starts[inside], width)                   # every read before any write
-    put(image[dst.scope], dst.addr + at, values, width)
+    slots = slots_of(offsets, src.addr, width, source.shape[0])
+    if slots is not None:                                          # the usual case: one typed gather
+        values = take_slots(source, slots, width)                  # a fresh array: every read before any write
+    else:
+        starts = shifted(offsets, src.addr)
+        keep = inside(starts, width, source.shape[0])              # the rest is undefined territory
+        if keep is None:
+            values = take(source, starts, width)
+        else:
+            values = np.zeros((starts.size, width), dtype=np.uint8)
+            values[keep] = take(source, starts[keep], width)
+    write_plain(image[dst.scope], dst.addr, at, values, width)
     return []
 
 

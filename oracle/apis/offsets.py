@@ -22,24 +22,19 @@ OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)"
 
 def picked(mask: int | Sequence[int], per: int) -> np.ndarray:
     """Which of the `per` elements of a repeat a mask selects (an int: the first `mask` ones)."""
-    e = np.arange(per)
     if isinstance(mask, int):
-        return e < mask
-    words = np.array([int(w) for w in mask], dtype=object)
-    bit = np.zeros(per, dtype=bool)
-    for k in range(min(per, 64 * len(words))):
-        bit[k] = (int(words[k // 64]) >> (k % 64)) & 1
-    return bit
+        return np.arange(per) < mask
+    words = np.array([int(w) for w in mask], dtype="<u8")        # 64-bit words (the param type says so)
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)   # bit k of word j: j * 64 + k
+    return np.concatenate([bits[:per], np.zeros(max(per - bits.size, 0), dtype=bool)])
 
 
 def repeated(repeat: int, per: int, stride: int, width: int,
              mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(offset index, byte position in the strided operand) of each element of `repeat` repeats."""
     r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-    e = np.arange(per, dtype=np.int64)[None, :]
+    e = (np.arange(per, dtype=np.int64) if mask is None else np.flatnonzero(mask).astype(np.int64))[None, :]
     index, at = r * per + e, r * stride + e * width
-    if mask is not None:
-        index, at = index[:, mask], at[:, mask]
     return index.reshape(-1), at.reshape(-1)
 
 
@@ -63,10 +58,11 @@ def footprint(at: np.ndarray, width: int) -> Runs | Spots:
     return Spots(at, width)
 
 
-def offset_values(call: Call, memory: Mapping[str, np.ndarray] | None, operand: str,
-                  index: np.ndarray | int) -> np.ndarray | None:
-    """The offsets the call reads (entries `index` of `operand`, or entries 0..index-1 for an int;
-    little-endian uint32), or None where memory is not given or an entry lies outside the image."""
+def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand: str,
+                   index: np.ndarray | int) -> np.ndarray | None:
+    """The offsets the call reads: entries `index` of `operand` (entries 0..index-1 for an int) as
+    little-endian uint32, a view of memory for an int (read it before writing), or None where memory is
+    not given or an entry lies outside the image."""
     if memory is None:
         return None
     tensor = call.tensor(operand)
@@ -78,11 +74,28 @@ def offset_values(call: Call, memory: Mapping[str, np.ndarray] | None, operand: 
         end = tensor.addr + max(int(index), 0) * kind.itemsize
         if end > image.shape[0]:
             return None
-        return image[tensor.addr:end].view(kind).astype(np.int64)
-    where = tensor.addr + index[:, None] * kind.itemsize + np.arange(kind.itemsize)
-    if where.size and (where.min() < 0 or where.max() >= image.shape[0]):
+        return image[tensor.addr:end].view(kind)
+    if not index.size:
+        return np.zeros(0, dtype=kind)
+    entries = (image.shape[0] - tensor.addr) // kind.itemsize      # whole entries from the tensor's address
+    if index.min() < 0 or index.max() >= entries:
         return None
-    return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
+    return image[tensor.addr:tensor.addr + entries * kind.itemsize].view(kind)[index]
+
+
+def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
+    """shift + each offset, as a fresh int64 array (byte positions)."""
+    out = entries.astype(np.int64)
+    out += shift
+    return out
+
+
+def moved(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+    """(offset entries read: a count or an index array, byte position of each element in the operand the
+    offsets do not address: None for a count form, where element i is at i * width)."""
+    if counted:
+        return call.args["count"], None
+    return elements(call, units)
 
 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:
@@ -93,6 +106,64 @@ def element_bytes(at: np.ndarray, width: int) -> np.ndarray:
 def _typed(image: np.ndarray, width: int) -> np.ndarray:
     """The image seen as unsigned integers of `width` bytes (element i at byte i * width)."""
     return image[:image.shape[0] - image.shape[0] % width].view(f"u{width}")
+
+
+def _slots(at: np.ndarray, width: int) -> np.ndarray | None:
+    """at // width where every start is a multiple of width (None otherwise): the elements as indices
+    of the typed image. Widths are powers of two: one OR over the starts says whether all are aligned."""
+    if width == 1:
+        return at
+    if width & (width - 1):
+        return None if (at % width).any() else at // width
+    if int(np.bitwise_or.reduce(at)) & (width - 1):       # two's complement: holds for negatives too
+        return None
+    return at >> (width.bit_length() - 1)
+
+
+def _distinct(slots: np.ndarray, size: int) -> bool:
+    """No two slots equal (slots in [0, size)): one pass marking them, one count."""
+    marks = np.zeros(size, dtype=bool)
+    marks[slots] = True
+    return int(np.count_nonzero(marks)) == slots.size
+
+
+def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarray | None:
+    """(entries + shift) // width as int64, the elements as indices of the image seen as `width`-byte
+    integers, where every element starts aligned (offsets and shift multiples of width) and lies inside an
+    image of `size` bytes: the usual case, told by three reductions over the uint32 offsets; else None."""
+    if not entries.size or width & (width - 1):
+        return None
+    if int(entries.min()) + shift < 0 or int(entries.max()) + shift + width > size:
+        return None
+    if (int(np.bitwise_or.reduce(entries)) | shift) & (width - 1):
+        return None
+    # shift + the highest offset fits the image, so uint32 arithmetic cannot wrap here
+    slots = np.add(entries, shift, dtype=OFFSET) if shift else entries.copy()
+    slots >>= width.bit_length() - 1
+    return slots.astype(np.intp)
+
+
+def take_slots(image: np.ndarray, slots: np.ndarray, width: int) -> np.ndarray:
+    """(count, width) bytes (a fresh array) of the elements at `slots` of the typed image."""
+    return _typed(image, width)[slots].view(np.uint8).reshape(-1, width)
+
+
+def put_distinct(image: np.ndarray, slots: np.ndarray, values: np.ndarray, width: int) -> bool:
+    """Write element k at slot slots[k] of the typed image, in one assignment, when no two slots are
+    equal (True); otherwise write nothing (False)."""
+    typed = _typed(image, width)
+    if not _distinct(slots, typed.shape[0]):
+        return False
+    typed[slots] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
+    return True
+
+
+def inside(at: np.ndarray, width: int, size: int) -> np.ndarray | None:
+    """Which elements starting at `at` lie inside an image of `size` bytes; None when all do (the usual
+    case, told by the lowest and highest start alone)."""
+    if not at.size or (int(at.min()) >= 0 and int(at.max()) + width <= size):
+        return None
+    return (at >= 0) & (at + width <= size)
 
 
 def shared(at: np.ndarray, width: int) -> np.ndarray:
@@ -107,26 +178,58 @@ def shared(at: np.ndarray, width: int) -> np.ndarray:
 
 
 def take(image: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
-    """(count, width) bytes of the elements starting at `at`; one typed gather when all are aligned."""
-    if width > 1 and not (at % width).any():
-        return _typed(image, width)[at // width].view(np.uint8).reshape(-1, width)
+    """(count, width) bytes of the elements starting at `at` (a fresh array); one typed gather when all
+    are aligned."""
+    slots = _slots(at, width)
+    if slots is not None:
+        return take_slots(image, slots, width)
     return image[element_bytes(at, width)]
 
 
-def put(image: np.ndarray, at: np.ndarray, values: np.ndarray, width: int) -> None:
-    """Write element k's bytes at at[k]; for a place written twice the later element stays."""
-    if width > 1 and not (at % width).any():
+def put(image: np.ndarray, at: np.ndarray, values: np.ndarray, width: int) -> np.ndarray | None:
+    """Write element k's bytes at at[k]; for a place written twice the later element stays. Returns which
+    elements start where another one does (None: none does). All aligned and distinct, the usual case,
+    is one typed assignment."""
+    slots = _slots(at, width)
+    if slots is not None:
+        if put_distinct(image, slots, values, width):
+            return None
         typed = _typed(image, width)
+        flat = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
         # numpy does not promise which of repeated indices an assignment keeps: choose the last here
-        slots, order = at // width, np.arange(at.size)
+        order = np.arange(at.size)
         last = np.full(typed.shape[0], -1, dtype=np.int64)
         np.maximum.at(last, slots, order)
         keep = last[slots] == order
-        typed[slots[keep]] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)[keep]
-        return
+        typed[slots[keep]] = flat[keep]
+        return np.bincount(slots)[slots] > 1
     where = element_bytes(at, width).reshape(-1)
     flat = np.ascontiguousarray(values).reshape(-1)
     if np.unique(where).size != where.size:
         keep = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
         where, flat = where[keep], flat[keep]
     image[where] = flat
+    collided = shared(at, width)
+    return collided if collided.any() else None
+
+
+def read_plain(image: np.ndarray, base: int, at: np.ndarray | None, n: int, width: int) -> np.ndarray:
+    """(n, width) bytes (a fresh array) of the elements of the operand the offsets do not address: at
+    base + at, or side by side from base (at None)."""
+    if at is None:
+        if 0 <= base and base + n * width <= image.shape[0]:
+            return image[base:base + n * width].reshape(n, width).copy()
+        at = np.arange(n, dtype=np.int64) * width
+    return take(image, base + at, width)
+
+
+def write_plain(image: np.ndarray, base: int, at: np.ndarray | None, values: np.ndarray, width: int) -> None:
+    """Write the elements of the operand the offsets do not address (see read_plain); a place written
+    twice keeps the later element."""
+    n = values.shape[0]
+    if at is None:
+        if 0 <= base and base + n * width <= image.shape[0]:
+            image[base:base + n * width] = values.reshape(-1)
+            return
+        at = np.arange(n, dtype=np.int64) * width
+    put(image, base + at, values, width)

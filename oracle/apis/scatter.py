@@ -13,7 +13,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import offset_values, picked, plain_side, put, repeated, shared, take
+from .offsets import (inside, moved, offset_entries, picked, plain_side, put, put_distinct, read_plain,
+                      repeated, shifted, slots_of)
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -31,8 +32,8 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     """dstLocal's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
     index, src, offs = plain_side(call, units, call.form == "count", elements)
-    offsets = offset_values(call, memory, "dstOffsetLocal", index)
-    dst = Spots(call.args["dstBaseAddr"] + offsets, width) if offsets is not None else None
+    offsets = offset_entries(call, memory, "dstOffsetLocal", index)
+    dst = Spots.offsets(offsets, call.args["dstBaseAddr"], width) if offsets is not None else None
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 
@@ -41,18 +42,21 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int])
     one row per element sent to a shared place, sorted by place."""
     width = units["element"]
     src, dst = call.tensor("srcLocal"), call.tensor("dstLocal")
-    index, at = elements(call, units)
-    offsets = offset_values(call, image, "dstOffsetLocal", index)
-    if offsets is None or not index.size:
+    index, at = moved(call, units, call.form == "count", elements)
+    offsets = offset_entries(call, image, "dstOffsetLocal", index)
+    if offsets is None or not offsets.size:
         return []
-    values = take(image[src.scope], src.addr + at, width)                     # (n, width), read first
-    starts = dst.addr + call.args["dstBaseAddr"] + offsets
-    target = image[dst.scope]
-    inside = (starts >= 0) & (starts + width <= target.shape[0])     # the rest is undefined territory
-    starts, values = starts[inside], values[inside]
-    put(target, starts, values, width)
-    collided = shared(starts, width)
-    if not collided.any():
+    values = read_plain(image[src.scope], src.addr, at, offsets.size, width)     # (n, width), read first
+    target, shift = image[dst.scope], dst.addr + call.args["dstBaseAddr"]
+    slots = slots_of(offsets, shift, width, target.shape[0])
+    if slots is not None and put_distinct(target, slots, values, width):       # the usual case
+        return []
+    starts = shifted(offsets, shift)
+    keep = inside(starts, width, target.shape[0])                  # the rest is undefined territory
+    if keep is not None:
+        starts, values = starts[keep], values[keep]
+    collided = put(target, starts, values, width)
+    if collided is None:
         return []
     order = np.argsort(starts[collided], kind="stable")
     return [(dst.scope, starts[collided][order], values[collided][order])]

@@ -1,0 +1,44 @@
+"""A backend writing where the call does not write is FAIL, also in a scope the call only reads.
+
+expected() copies only the scopes a call writes (the others are views of its input); the verdict must
+still see a byte changed in the source scope of a GM->UB move or in UB of a UB->GM move."""
+from __future__ import annotations
+
+import pytest
+
+from conformance.memory import MemoryRecipe
+from conformance.verdicts import Verdict, judge
+from oracle import Call, Tensor
+
+
+def move(src: str, dst: str) -> Call:
+    return Call("data_move", "ascend910b", {"dst": Tensor(dst, 0, "uint8", 64), "src": Tensor(src, 0, "uint8", 64),
+                                            "sid": 0, "nburst": 1, "burst": 2, "src_stride": 0, "dst_stride": 0})
+
+
+class MovesThenScribbles:
+    """Moves the bytes right, then flips one byte of `scope` at `addr` (scope None: nothing more)."""
+
+    name = "scribbler"
+
+    def __init__(self, scope: str, addr: int):
+        self.scope, self.addr = scope, addr
+
+    def supports(self, api: str, product: str) -> bool:
+        return True
+
+    def run(self, call, memory) -> None:
+        src, dst = call.args["src"], call.args["dst"]
+        memory[dst.scope][dst.addr:dst.addr + 64] = memory[src.scope][src.addr:src.addr + 64]
+        if self.scope is not None:
+            memory[self.scope][self.addr] ^= 0xFF
+
+
+@pytest.mark.parametrize("src,dst,scope,addr", [("GM", "UB", "GM", 100), ("UB", "GM", "UB", 1000),
+                                                ("GM", "UB", "UB", 1000)])
+def test_a_stray_write_is_seen_in_every_scope(src, dst, scope, addr):
+    recipe = MemoryRecipe(5, {"GM": 512, "UB": 196608})
+    assert judge(move(src, dst), recipe, MovesThenScribbles(None, 0)).verdict == Verdict.PASS
+    outcome = judge(move(src, dst), recipe, MovesThenScribbles(scope, addr))
+    assert outcome.verdict == Verdict.FAIL, outcome
+    assert outcome.diff[scope]["wrong_bytes"] == 1
