@@ -27,6 +27,8 @@ class PairOutcome(Outcome):
     when A conforms and the two agree; a divergence is shrunk as DIVERGE."""
 
     agreement: "Agreement | None" = None
+    # where they diverge and the oracle has an image: each one's difference from it (None: it matches)
+    versus_oracle: dict[str, Any] | None = None
 
     @property
     def conforms(self) -> bool:
@@ -159,7 +161,14 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
         written = {}
     names = (_name(a, "A"), _name(b, "B"))
     agreed = agreement(call, a_raised, a_memory, b_raised, b_memory, names, written)
-    return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, agreed)
+    versus = None
+    if agreed.verdict == DIVERGE and p is not None and p.want is not None:
+        versus = {}
+        for who, raised, memory in (("A", a_raised, a_memory), ("B", b_raised, b_memory)):
+            diff = compare(memory, p.want, call) if raised is None else None
+            versus[who] = {"summary": diff.pop("summary"), "diff": diff} if diff else \
+                {"summary": "refused or crashed" if raised is not None else "matches the oracle's image", "diff": None}
+    return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, agreed, versus)
 
 
 _pool: Any = None

@@ -95,16 +95,49 @@ def map_rows(picture: dict[str, Any]) -> dict[str, Any]:
             "height": len(rows) * MAP_CELL_PX, "legend": [(MAP_KIND[c], LEGEND[c]) for c in present]}
 
 
-def failure_view(failure: dict[str, Any], backend_spec: str) -> dict[str, Any]:
-    scopes = []
-    for scope, info in (failure.get("diff") or {}).items():
-        if not isinstance(info, dict):
-            continue
-        scopes.append({"scope": scope, **info, "map": map_rows(info["map"]) if info.get("map") else None})
-    replay = replay_command(failure["reproducer"], backend_spec) if failure.get("reproducer") else ""
+def _scopes(diff: Any) -> list[dict[str, Any]]:
+    """A diff (verdicts.compare) as the page's per-scope blocks, byte maps as SVG rows."""
+    return [{"scope": scope, **info, "map": map_rows(info["map"]) if info.get("map") else None}
+            for scope, info in (diff or {}).items() if isinstance(info, dict)]
+
+
+def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A failure's card; a divergence's (under --against), with where each differs from the oracle."""
+    scopes = _scopes(failure.get("diff"))
+    replay = replay_command(failure["reproducer"], backend_spec, *(
+        (against.get("spec") or "B", against.get("oracle", True)) if against and failure["verdict"] == "DIVERGE"
+        else ())) if failure.get("reproducer") else ""
+    versus = [(who, {"summary": v.get("summary", ""), "scopes": _scopes(v.get("diff"))})
+              for who, v in (failure.get("versus_oracle") or {}).items() if isinstance(v, dict)]
     call = yaml.safe_dump({"call": failure["call"], "memory": failure["memory"]}, sort_keys=False,
                           allow_unicode=True, width=100)
-    return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call}
+    return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call, "versus": versus}
+
+
+def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """api x kind (legal / reject / undefined): did the two backends agree on every call."""
+    groups: dict[tuple[str, str], list] = defaultdict(list)
+    for c in cells:
+        if c.get("agreement") or c.get("divergence"):
+            groups[(c["cell"]["api"], c["cell"]["kind"])].append(c)
+    columns = [k for k in ("legal", "reject", "undefined") if any(kind == k for _, kind in groups)]
+    rows = []
+    for api in sorted({a for a, _ in groups}):
+        row = []
+        for k in columns:
+            members = groups.get((api, k))
+            if not members:
+                row.append(None)
+                continue
+            counted: Counter[str] = Counter()
+            for c in members:
+                counted.update(c.get("agreement") or {})
+            parted = [c["id"] for c in members if c.get("divergence")]
+            row.append({"state": "fail" if parted or counted["DIVERGE"] else "pass",
+                        "label": "DIVERGE" if parted or counted["DIVERGE"] else "AGREE", "calls": sum(counted.values()),
+                        "counts": {v: n for v, n in counted.items() if v != "AGREE"}, "cells": [c["id"] for c in members]})
+        rows.append({"api": api, "cells": row})
+    return {"columns": columns, "rows": rows}
 
 
 def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> dict[str, Any]:
@@ -129,6 +162,11 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "matrix": matrices(cells, rulebook),
         "failures": [failure_view(c["failure"], backend.get("spec") or "B") | {"waived": c.get("waived")}
                      for c in cells if c.get("failure")],
+        "against": results.get("against"),
+        "agreement_matrix": agreement_matrix(cells),
+        "agreement_totals": sorted(sum((Counter(c.get("agreement") or {}) for c in cells), Counter()).items()),
+        "divergences": [failure_view(c["divergence"], backend.get("spec") or "A", results.get("against"))
+                        for c in cells if c.get("divergence")],
         "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
                   + [{"id": "run", "error": e} for e in results.get("errors", [])]
                   + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],

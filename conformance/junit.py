@@ -56,10 +56,29 @@ def _planned_only(meta: dict[str, Any], cells: list[dict[str, Any]]) -> list[dic
     return out
 
 
+def _agreement_case(suite: ET.Element, c: dict[str, Any], api: str, product: str, against: dict[str, Any],
+                    backend: dict[str, Any], repro_folder: str, counts: dict[str, int]) -> None:
+    """Under --against, a second case per cell: did the two backends agree on every call of it."""
+    case = _el(suite, "testcase", classname=f"{api}.{product}.agreement",
+               name="agreement/" + (c.get("name") or _case_name(c["cell"])), time="0.000")
+    counts["tests"] += 1
+    d = c.get("divergence")
+    if d:
+        replay = replay_command(repro_folder + d["reproducer"], backend.get("spec") or "A", against.get("spec") or "B",
+                                against.get("oracle", True)) if d.get("reproducer") else ""
+        _el(case, "failure", "\n".join(x for x in (f"DIVERGE from {against.get('name')}: {cut(d['message'])}", replay) if x),
+            type="DIVERGE", message=_message(d["message"]))
+        counts["failures"] += 1
+    agreement = c.get("agreement") or {}
+    if agreement:
+        _el(case, "system-out", ", ".join(f"{v} {n}" for v, n in sorted(agreement.items())))
+
+
 def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[str],
                repro_folder: str = "") -> ET.ElementTree:
     """`repro_folder` is put before the reproducers' paths (they are relative to results.json)."""
     backend = meta.get("backend") or {}
+    against = meta.get("against")
     root = ET.Element("testsuites", name=markup(f"ascend-conformance {backend.get('name', '')}".strip()))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for c in sorted([*cells, *_planned_only(meta, cells)], key=lambda c: c["id"]):
@@ -101,6 +120,8 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
             if c["counts"]:
                 _el(case, "system-out", f"{calls(c['counts'])} calls: " + ", ".join(
                     f"{v} {n}" for v, n in sorted(c["counts"].items())))
+            if against and c["status"] == "ran":
+                _agreement_case(suite, c, api, product, against, backend, repro_folder, counts)
         for key in ("tests", "failures", "errors", "skipped"):
             suite.set(key, str(counts[key]))
             totals[key] += counts[key]

@@ -314,7 +314,7 @@ def combine_runs(same: list[dict[str, Any]]) -> dict[str, Any]:
     if len(same) == 1:
         return same[0]
     out = dict(same[0])
-    for key in ("counts", "tags"):
+    for key in ("counts", "tags", "agreement"):
         total: Counter[str] = Counter()
         for c in same:
             total.update(c.get(key) or {})
@@ -331,6 +331,7 @@ def combine_runs(same: list[dict[str, Any]]) -> dict[str, Any]:
         out["counts"] = {v: n for v, n in out["counts"].items() if n}
     out["error"] = next((c.get("error") for c in same if c.get("error")), None)
     out["failure"] = next((c["failure"] for c in same if c.get("failure")), None)
+    out["divergence"] = next((c["divergence"] for c in same if c.get("divergence")), None)
     out["waived"] = next((c["waived"] for c in same if c.get("waived") and c.get("failure") is out["failure"]),
                          None)
     if out["waived"] is None:
@@ -382,6 +383,13 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
             merged["errors"].append(f"the merged shards are {', '.join(sorted(shards))}: "
                                     f"shard{'s' if len(missing) != 1 else ''} {', '.join(missing) or '?'} missing")
         merged["shard"] = f"{len(shards)} of {count}"
+    against = _distinct(d.get("against") for d in docs)
+    if against:
+        merged["against"] = against[0] if len(against) == 1 else {
+            "name": " + ".join(_distinct(a.get("name") for a in against)),
+            "spec": " | ".join(_distinct(a.get("spec") for a in against)),
+            "version": ", ".join(_distinct(a.get("version") or None for a in against)),
+            "oracle": all(a.get("oracle", True) for a in against)}
     certified = [d["certify"] for d in docs if d.get("certify")]
     if certified:
         merged["certify"] = {"frozen_hash": _one_or_all(c["frozen_hash"] for c in certified),

@@ -94,7 +94,7 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
     if outcome.key == "DIVERGE":
         agreement = outcome.agreement
         record.update(verdict="DIVERGE", message=agreement.message, diff=agreement.diff,
-                      tested_verdict=outcome.verdict.value)
+                      tested_verdict=outcome.verdict.value, versus_oracle=outcome.versus_oracle)
     return record
 
 

@@ -127,6 +127,12 @@ def test_another_order_in_undefined_territory_diverges_there_only_and_conforms(o
     (divergence,) = results["agreement"]["divergences"]
     args = divergence["call"]["args"]
     assert args["nburst"] == 2 and args["burst"] == 1                 # shrunk to the smallest overlap that parts
+    page = (folder / "report-ascend910b.html").read_text(encoding="utf-8")
+    assert 'id="agreement"' in page and "live-overlap left" in page and "--against oracle" in page
+    import xml.etree.ElementTree as ET
+    cases = {c.get("name"): c for c in ET.parse(folder / "junit.xml").getroot().iter("testcase")}
+    assert cases["agreement/undefined/data_move.overlap"].find("failure").get("type") == "DIVERGE"
+    assert cases["agreement/legal/int8"].find("failure") is None
     repro = folder / divergence["reproducer"]
     again = cli(others, "replay", str(repro), "--backend", "others:LiveOverlap", "--against", "oracle")
     assert again.returncode == 1 and "DIVERGE (as recorded)" in again.stdout
