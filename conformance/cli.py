@@ -519,10 +519,13 @@ def cmd_specs(args: argparse.Namespace) -> int:
         print(f"\n{spec.api}: {spec.title}  [{spec.page}]")
         width = max(len(r.id) for r in spec.rules)
         for r in spec.rules:
-            tag = " (inferred)" if r.inferred else ""
+            tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
             print(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{' '.join(r.quote.split())[:70]}」")
         for a in spec.ambiguities:
             print(f"  ambiguity {a.id}: {' '.join(a.question.split())}")
+            for reading in a.readings:
+                variant = f", index math {reading.variant}" if reading.variant else ""
+                print(f"    reading {reading.id} ({reading.legality}{variant}): {' '.join(reading.sentence.split())}")
     return EXIT_OK
 
 

@@ -140,7 +140,7 @@ def kit_version() -> str:
 
 
 def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, Any]]:
-    return [{"id": a.id, "api": api, "question": a.question.strip(), "quote": a.quote, "readings": list(a.readings),
+    return [{"id": a.id, "api": api, "question": a.question.strip(), "quote": a.quote, "readings": [r.sentence for r in a.readings],
              "used": a.used, "generated": False}
             for api in apis for a in rulebook.api(api).ambiguities]
 

@@ -887,6 +887,8 @@ def reachable(env: Env, rule: Rule) -> bool:
         forms = rule.when.get("forms", env.spec.forms_or_default())
         if not any(d in env.legal_dtypes(f) for f in forms for d in rule.when["dtypes"]):
             return False            # e.g. a 64-bit mask range where no 64-bit dtype is legal
+    if rule.when and "forms" in rule.when and not any(env.legal_dtypes(f) for f in rule.when["forms"]):
+        return False                # every call of those forms is in an ambiguity (asc_gather's repeat form)
     layouts = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
     return any(_scopes_can_break(rule, scopes) for scopes in layouts)
 

@@ -233,9 +233,13 @@ def _capacity(rule: Rule, ctx: Context) -> str | None:
 
 @kind("overlap")
 def _overlap(rule: Rule, ctx: Context) -> str | None:
+    """With `allow: identical`, two operands given as the same tensor (scope, address, bytes) overlap 100%:
+    allowed (the general constraint: "100% overlap or none")."""
     a, b = rule.fields["operands"]
     for la, ta, ra in ctx.entries(a):
         for lb, tb, rb in ctx.entries(b):
+            if rule.get("allow") == "identical" and (ta.scope, ta.addr, ctx.nbytes(ta)) == (tb.scope, tb.addr, ctx.nbytes(tb)):
+                continue
             if ra is not None and rb is not None and ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
                 return f"the bytes {la} and {lb} access in {ta.scope} overlap"
     return None
@@ -420,17 +424,21 @@ def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
 
 def violations(ctx: Context) -> list[Violation]:
     call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
-    out = []
     rules, ambiguities = _plan(ctx)
+    concerned = [amb for amb, regions in ambiguities
+                 if any(ranges is None or matches(ranges, call, spec) for ranges in regions)
+                 and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]
+    overridden = {rule_id for amb in concerned for rule_id in amb.overrides}   # the reading judges these
+    out = []
     for rule, ranges in rules:
-        if ranges is None or matches(ranges, call, spec):
+        if rule.id not in overridden and (ranges is None or matches(ranges, call, spec)):
             message = KINDS[rule.kind](rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
-    for amb, regions in ambiguities:
-        if any(ranges is None or matches(ranges, call, spec) for ranges in regions) and (
-                not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks)):
-            out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
+    for amb in concerned:          # undeclared: undefined; declared: its reading's legality
+        if amb.legality != "legal":
+            reading = f" (reading {amb.declared.id})" if amb.declared else ""
+            out.append(Violation(amb.id, amb.legality, f"ambiguous{reading}: {amb.question.strip()}"))
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -27,18 +27,37 @@ class SpecError(ValueError):
     """A spec file is malformed. The message names the file, the path inside it and the problem."""
 
 
+# What a rule's `inferred` may name: the rule itself (no sentence states it), its severity (the sentence
+# is on the page, refuse-or-undefined is not), or its extent (stated for fewer forms / dtypes than `when`).
+INFERRED_ASPECTS = ("rule", "severity", "extent")
+LEGALITIES = ("legal", "reject", "undefined")
+
+
+class Inferred(dict):
+    """aspect -> why the kit takes it. A dict (JSON-ready); as text, "severity: why; extent: why"."""
+
+    def __str__(self) -> str:
+        return "; ".join(f"{aspect}: {' '.join(why.split())}" for aspect, why in self.items())
+
+    @property
+    def aspects(self) -> tuple[str, ...]:
+        return tuple(a for a in INFERRED_ASPECTS if a in self)
+
+
 @dataclass(frozen=True)
 class Rule:
-    """One checkable sentence of a page: id, kind (what the checker evaluates), severity, quote."""
+    """One checkable sentence of a page: id, kind (what the checker evaluates), severity, quote.
+    `inferred` says what of it the page does not state (empty: all of it is stated)."""
 
     id: str
     kind: str
     severity: str
     quote: str
     page: str
-    inferred: str | None = None
+    inferred: Inferred = field(default_factory=Inferred)
     when: Mapping[str, Any] | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
+    note: str | None = None
 
     def __getitem__(self, key: str) -> Any:
         return self.fields[key]
@@ -48,22 +67,62 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Source:
+    """Where a reading comes from: a seed page and its exact text, or other vendor material and what it says."""
+
+    page: str | None = None
+    quote: str | None = None
+    material: str | None = None
+    says: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.page}: 「{self.quote}」" if self.page else f"{self.material}: {self.says}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read an ambiguity, as data: what every call of its region is under it (`legality`), and
+    for a legal region whose bytes move otherwise than the API's default index math, the `variant` by name."""
+
+    id: str
+    sentence: str
+    sources: tuple[Source, ...]
+    legality: str                       # legal | reject | undefined
+    variant: str | None = None
+
+
+@dataclass(frozen=True)
 class Ambiguity:
-    """A place where the page can be read two ways: the kit judges neither and generates no call there."""
+    """A place where the page can be read two ways. Undeclared, the kit judges no reading (the region is
+    `undefined`, and no cell generates a call there); a backend declares the reading it follows by id."""
 
     id: str
     question: str
     quote: str
-    readings: tuple[str, ...]
+    readings: tuple[Reading, ...]
     region: Mapping[str, Any]
     page: str
     used: int | None = None
     checks: tuple[Rule, ...] = ()       # rule-shaped tests; the region holds the calls one of them flags
+    overrides: tuple[str, ...] = ()     # rules whose verdict the reading takes over inside the region
+    declared: Reading | None = None     # the reading a backend follows (Rulebook.with_readings); None: none
+
+    @property
+    def legality(self) -> str:
+        """What a call of the region is: the declared reading's legality, `undefined` while none is."""
+        return self.declared.legality if self.declared else "undefined"
 
     @property
     def regions(self) -> tuple[Mapping[str, Any], ...]:
         """`region` as a tuple of `when` mappings: a call is concerned if it matches any of them."""
         return tuple(self.region) if isinstance(self.region, (list, tuple)) else (self.region,)
+
+    def reading(self, reading_id: str) -> Reading:
+        for r in self.readings:
+            if r.id == reading_id:
+                return r
+        raise ValueError(f"ambiguity {self.id} has no reading {reading_id!r} "
+                         f"(readings: {', '.join(r.id for r in self.readings)})")
 
 
 @dataclass(frozen=True)
@@ -203,6 +262,46 @@ class Rulebook:
         except KeyError:
             raise ValueError(f"unknown product {name!r} (known: {', '.join(self.products)})") from None
 
+    def ambiguity(self, ambiguity_id: str) -> Ambiguity:
+        """The ambiguity of that id in any API (ValueError naming the known ones)."""
+        for spec in self.apis.values():
+            for amb in spec.ambiguities:
+                if amb.id == ambiguity_id:
+                    return amb
+        known = ", ".join(a.id for spec in self.apis.values() for a in spec.ambiguities)
+        raise ValueError(f"unknown ambiguity {ambiguity_id!r} (known: {known})")
+
+    def readings(self, declared: Mapping[str, str]) -> dict[str, Reading]:
+        """ambiguity id -> Reading for a declaration (ambiguity id -> reading id); an unknown ambiguity or
+        reading is a ValueError naming it."""
+        return {amb: self.ambiguity(amb).reading(rid) for amb, rid in declared.items()}
+
+    def with_readings(self, declared: Mapping[str, str]) -> "Rulebook":
+        """This rulebook with the declared readings (ambiguity id -> reading id): `check` and `expected`
+        given it judge each declared region by its reading's legality. A reading whose region moves bytes
+        by an index-math variant the oracle does not provide is refused (ValueError), never judged by
+        the default math."""
+        key = frozenset(declared.items())
+        cache = self.__dict__.setdefault("_with_readings", {})
+        if key in cache:
+            return cache[key]
+        chosen = self.readings(declared)
+        if not chosen:
+            return self
+        from .apis import index_math          # the index math sits above the specs; asked only here
+        apis = {}
+        for name, spec in self.apis.items():
+            ambiguities = []
+            for amb in spec.ambiguities:
+                reading = chosen.get(amb.id)
+                if reading is not None and reading.variant and reading.variant not in getattr(index_math(name), "VARIANTS", {}):
+                    raise ValueError(f"reading {amb.id}={reading.id} needs the index-math variant "
+                                     f"{reading.variant!r}, which the oracle does not provide for {name}")
+                ambiguities.append(replace(amb, declared=reading) if reading is not None else amb)
+            apis[name] = replace(spec, ambiguities=tuple(ambiguities)) if chosen.keys() & {a.id for a in spec.ambiguities} else spec
+        cache[key] = replace(self, apis=apis)
+        return cache[key]
+
     def itemsize(self, dtype: str) -> int:
         try:
             return self.dtypes[dtype]
@@ -326,10 +425,11 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, 
         seen.add(rid)
         _check_rule_fields(raw, f"rules[{i}]", api, operands, params, dtypes, fail)
         _check_when(raw.get("when"), f"rules[{i}].when", params, fail)
-        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source"}
+        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source", "note"}
+        inferred = raw.get("inferred", {})
         rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", page),
-                          raw.get("inferred"), raw.get("when"),
-                          {k: v for k, v in raw.items() if k not in meta}))
+                          Inferred((a, inferred[a]) for a in INFERRED_ASPECTS if a in inferred), raw.get("when"),
+                          {k: v for k, v in raw.items() if k not in meta}, raw.get("note")))
     ambiguities = []
     for i, raw in enumerate(data.get("ambiguities", [])):
         if not raw["id"].startswith(api + ".") or raw["id"] in seen:
@@ -347,8 +447,13 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, 
             _check_rule_fields(check, f"ambiguities[{i}].check[{j}]", api, operands, params, dtypes, fail)
             checks.append(Rule(raw["id"], check["kind"], "undefined", raw["quote"], page,
                                fields={k: v for k, v in check.items() if k != "kind"}))
-        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"], tuple(raw["readings"]),
-                                     raw["region"], page, used, tuple(checks)))
+        for j, rule_id in enumerate(raw.get("overrides", [])):
+            if rule_id not in {r.id for r in rules}:
+                fail(f"ambiguities[{i}].overrides[{j}]", f"{rule_id!r} is not a rule of {api}")
+        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"],
+                                     _readings(raw["readings"], f"ambiguities[{i}].readings", fail),
+                                     raw["region"], raw.get("source", page), used, tuple(checks),
+                                     tuple(raw.get("overrides", ()))))
     for name, p in data.get("paths", {}).items():
         for unit_param in p["units"]:
             if unit_param not in params:
@@ -356,6 +461,20 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, 
     return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
                    operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name,
                    data.get("units", {}))
+
+
+def _readings(raw: list[Mapping[str, Any]], where: str, fail: Any) -> tuple[Reading, ...]:
+    """What the schema cannot say: reading ids unique; a variant only where the region is legal."""
+    out, seen = [], set()
+    for j, r in enumerate(raw):
+        if r["id"] in seen:
+            fail(f"{where}[{j}].id", f"duplicate reading id {r['id']!r}")
+        seen.add(r["id"])
+        if r.get("variant") and r["legality"] != "legal":
+            fail(f"{where}[{j}].variant", f"a {r['legality']} region moves nothing to model; only a legal one has a variant")
+        out.append(Reading(r["id"], r["sentence"], tuple(Source(**s) for s in r["sources"]), r["legality"],
+                           r.get("variant")))
+    return tuple(out)
 
 
 def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: Mapping[str, Any],

@@ -15,11 +15,11 @@ from oracle import (
     CallFormatError,
     IllegalCall,
     Tensor,
-    check,
-    expected,
     verdict_class,
 )
 from oracle.spec import default_rulebook
+from oracle import check as oracle_check
+from readings import check, expected     # under the readings the default index math models (issue 18)
 
 ALL_PRODUCTS = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b",
                 "ascend910b", "ascend910_93"]
@@ -141,7 +141,7 @@ def test_every_rule_and_ambiguity_has_a_test_here():
                    "scatter.dstOffsetLocal.capacity", "scatter.offset.range_8bit_310b",
                    "scatter.offset.range_16bit_310b", "scatter.dstLocal.reach", "scatter.overlap.src",
                    "scatter.overlap.offsets", "scatter.count.zero", "scatter.repeat.8bit",
-                   "scatter.offset.unaligned", "scatter.dstOffsetLocal.dtype", "scatter.dstLocal.scope",
+                   "scatter.offset.unaligned", "scatter.offset.repeat_advance", "scatter.dstOffsetLocal.dtype", "scatter.dstLocal.scope",
                    "scatter.srcLocal.scope", "scatter.dstOffsetLocal.scope"}
     gather_ids = {"asc_gather.product.supported", "asc_gather.dtype.supported", "asc_gather.dtype.same",
                   "asc_gather.dst.scope", "asc_gather.src.scope", "asc_gather.src_offset.scope",
@@ -150,7 +150,8 @@ def test_every_rule_and_ambiguity_has_a_test_here():
                   "asc_gather.dst.bounds", "asc_gather.src_offset.bounds", "asc_gather.dst.capacity",
                   "asc_gather.src.capacity", "asc_gather.src_offset.capacity", "asc_gather.offset.align",
                   "asc_gather.src.reach", "asc_gather.overlap.src", "asc_gather.overlap.offsets",
-                  "asc_gather.count.zero", "asc_gather.src_offset.dtype"}
+                  "asc_gather.count.zero", "asc_gather.src_offset.dtype", "asc_gather.repeat.zero",
+                  "asc_gather.repeat.layout", "asc_gather.offset.repeat_advance", "asc_gather.dst.repeat_overlap"}
     for api, ids in (("scatter", scatter_ids), ("asc_gather", gather_ids)):
         spec = book.api(api)
         assert {r.id for r in spec.rules} | {a.id for a in spec.ambiguities} == ids
@@ -707,10 +708,89 @@ def test_gather_count_zero(form):
 
 
 def test_repeat_zero_is_legal():
-    """"repeatTimes∈[0,255]" states 0 (the oracle: nothing moves); asc_gather's repeat 0 the same."""
+    """"repeatTimes∈[0,255]" states 0 (the oracle: nothing moves)."""
     assert both(scatter(form="mask_bits", repeat=0)) == []
     assert both(scatter(form="mask_continuous", repeat=0)) == []
-    assert both(gather(form="repeat", repeat=0)) == []
+
+
+def plain(call: Call, mem: dict[str, np.ndarray] | None = None, **declared: str) -> list[tuple[str, str]]:
+    """(rule, severity) under no declared reading, or under `declared` (ambiguity id with '.' as '__')."""
+    book = default_rulebook().with_readings({k.replace("__", "."): v for k, v in declared.items()})
+    return sorted((v.rule, v.severity) for v in oracle_check(call, mem, book))
+
+
+def test_gather_repeat_zero_as_count_zero():
+    """asc_gather's "uint8_t repeat" and "uint32_t count" alike: the page gives neither a range, so 0 is an
+    ambiguity for both (nop | reject), the repeat form also being in asc_gather.repeat.layout."""
+    call = gather(form="repeat", repeat=0)
+    assert plain(call) == ga("repeat.zero", "repeat.layout", severity="undefined")
+    layout = {"asc_gather__repeat__layout": "datablocks"}
+    assert plain(call, **layout) == ga("repeat.zero", severity="undefined")
+    assert plain(call, **layout, asc_gather__repeat__zero="nop") == []
+    assert plain(call, **layout, asc_gather__repeat__zero="reject") == ga("repeat.zero")
+    assert plain(gather(form="count", count=0), asc_gather__count__zero="reject") == ga("count.zero")
+    assert plain(gather(form="count", count=0), asc_gather__count__zero="nop") == []
+
+
+def test_gather_repeat_layout():
+    """No elements per iteration, no unit for dst_repeat_stride: every call of the repeat form is in
+    asc_gather.repeat.layout; the count forms are not."""
+    call = gather(form="repeat")
+    assert plain(call) == ga("repeat.layout", severity="undefined")
+    assert plain(call, asc_gather__repeat__layout="datablocks") == []
+    assert plain(call, asc_gather__repeat__layout="undefined") == ga("repeat.layout", severity="undefined")
+    assert plain(gather(form="count")) == []
+
+
+@pytest.mark.parametrize("stride", [0, 7, 9, 16])
+def test_offsets_across_repeats(stride):
+    """Neither page says which offset entry an element of repeat r reads unless the stride is one whole
+    repeat (8 datablocks) or there is one repeat: scatter / asc_gather .offset.repeat_advance."""
+    layout = {"asc_gather__repeat__layout": "datablocks", "asc_gather__dst__repeat_overlap": "last_wins"}
+    sc_call = scatter(form="mask_continuous", stride=stride, src=Tensor("UB", S_SRC, "float16", 4096))
+    assert plain(sc_call) == sc("offset.repeat_advance", severity="undefined")
+    assert plain(sc_call, scatter__offset__repeat_advance="whole_repeat") == []
+    assert plain(sc_call.replace(repeatTimes=1)) == []
+    assert plain(scatter(form="mask_continuous", stride=8)) == []
+    ga_call = gather(form="repeat", stride=stride, dst=Tensor("UB", G_DST, "float16", 4096))
+    assert plain(ga_call, **layout) == ga("offset.repeat_advance", severity="undefined")
+    assert plain(ga_call, **layout, asc_gather__offset__repeat_advance="whole_repeat") == []
+    assert plain(gather(form="repeat", stride=8), **layout) == []
+    with pytest.raises(ValueError, match="offsets_follow_stride"):      # a variant the oracle lacks: refused
+        default_rulebook().with_readings({"scatter.offset.repeat_advance": "with_stride"})
+
+
+@pytest.mark.parametrize("stride", [0, 4, 7])
+def test_gather_iterations_writing_one_place(stride):
+    """dst_repeat_stride below 8 DataBlocks: two iterations write the same bytes; no page says the later
+    wins: asc_gather.dst.repeat_overlap, last_wins | undefined."""
+    layout = {"asc_gather__repeat__layout": "datablocks", "asc_gather__offset__repeat_advance": "whole_repeat"}
+    call = gather(form="repeat", stride=stride)
+    assert plain(call, **layout) == ga("dst.repeat_overlap", severity="undefined")
+    assert plain(call, **layout, asc_gather__dst__repeat_overlap="last_wins") == []
+    assert plain(call, **layout, asc_gather__dst__repeat_overlap="undefined") == ga("dst.repeat_overlap",
+                                                                                   severity="undefined")
+    assert plain(call.replace(repeat=1), **layout) == []
+
+
+@pytest.mark.parametrize("form", ["count", "count_sync"])
+def test_gather_in_place(form):
+    """"操作数地址重叠约束请参考通用地址重叠约束" -- 100% overlap or none: dst given as src's own tensor is an
+    in-place gather, legal; every element is read before any is written (the page's example, in place)."""
+    n = 128
+    same = Tensor("UB", G_SRC, "float16", n)
+    call = gather(form=form, dst=same, src=same)
+    mem = memory(call, {i: 2 * (n - 1 - i) for i in range(n)})
+    before = np.arange(2 * n, dtype=np.uint8)
+    mem["UB"][G_SRC:G_SRC + 2 * n] = before
+    assert found(call, mem) == []
+    out = expected(call, mem)
+    assert out.defined["UB"][G_SRC:G_SRC + 2 * n].all()
+    assert np.array_equal(out.memory["UB"][G_SRC:G_SRC + 2 * n].view("<u2"), before.view("<u2")[::-1])
+    # the same bytes with dst one element longer: a partial overlap, undefined
+    longer = gather(form=form, dst=Tensor("UB", G_SRC, "float16", n + 1), src=same)
+    assert found(longer, memory(longer, {i: 2 * (n - 1 - i) for i in range(n)})) == ga("overlap.src",
+                                                                                      severity="undefined")
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int8"])

@@ -7,7 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from oracle import Call, CallFormatError, Tensor, check, expected
+from oracle import Call, CallFormatError, Tensor
+from oracle import check as oracle_check
+from oracle.spec import default_rulebook
+from readings import check, expected     # under the readings the default index math models (issue 18)
 from oracle.footprint import Runs, iteration_hits, iterations_identical
 
 SUPPORTED = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b"]
@@ -262,3 +265,40 @@ def test_iterations_identical():
     assert iterations_identical(a, a).tolist() == [True, True, True]
     b = [(0, Runs(0, 64, 3, 32)), (32, Runs(0, 96, 3, 32))]
     assert iterations_identical(a, b).tolist() == [True, False, False]
+
+
+def under(call: Call, **declared: str) -> list[tuple[str, str]]:
+    """(rule, severity) with no reading declared, or under `declared` (ambiguity id with '.' as '__')."""
+    book = default_rulebook().with_readings({k.replace("__", "."): v for k, v in declared.items()})
+    return sorted((v.rule, v.severity) for v in oracle_check(call, None, book))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8"])
+@pytest.mark.parametrize("repeat, stride", [(1, 0), (2, 1)])
+def test_half_block_overlap_is_an_ambiguity(dtype, repeat, stride):
+    """int8/uint8: an entry touches only the half of its block the flag picks. src low halves and dst high
+    halves of overlapping blocks share no byte: vec_trans_scatter.overlap.half_block, blocks (the overlap
+    rules refuse it) | bytes (legal). With equal flags the blocks' overlap is the bytes' overlap."""
+    call = vts(dtype=dtype, dst=entries(BLOCK, dtype), src=entries(0, dtype), repeat=repeat,
+               dst_stride=stride, src_stride=stride, src_high=False, dst_high=True)
+    assert under(call) == only("overlap.half_block", "undefined")
+    assert under(call, vec_trans_scatter__overlap__half_block="bytes") == []
+    assert under(call, vec_trans_scatter__overlap__half_block="blocks") == only("overlap.half_block")
+    same_half = vts(dtype=dtype, dst=entries(BLOCK, dtype), src=entries(0, dtype), repeat=repeat,
+                    dst_stride=stride, src_stride=stride, src_high=True, dst_high=True)
+    rule = "overlap.single_repeat" if repeat == 1 else "overlap.repeat_same_iteration"
+    assert rule in {r.split(".", 1)[1] for r, _ in under(same_half)}
+    assert not any(r.endswith("half_block") for r, _ in under(same_half))
+
+
+@pytest.mark.parametrize("product", ["ascend310", "ascend910"])
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "float32"])
+def test_b32_on_older_products_is_an_ambiguity(product, dtype):
+    """The seed page lists int32/uint32/float32 for Atlas 200/300/500 and Atlas training; the English TIK
+    page and Ascend C's TransDataTo5HD do not: vec_trans_scatter.b32.older_products, supported | reject."""
+    call = vts(product, dtype)
+    assert under(call) == only("b32.older_products", "undefined")
+    assert under(call, vec_trans_scatter__b32__older_products="supported") == []
+    assert under(call, vec_trans_scatter__b32__older_products="reject") == only("b32.older_products")
+    assert under(vts("ascend310p-aicore", dtype)) == []
+    assert under(vts(product, "int16")) == []

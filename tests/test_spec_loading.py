@@ -171,10 +171,10 @@ def test_every_rule_quotes_the_page(spec):
 
 def test_quotes_not_on_the_page_are_marked_inferred(spec):
     """A rule whose quote is not the page's own text must say so in `inferred`; the kinds the page never
-    states (bounds, capacity, overlap: 注意事项 无) must carry `inferred` whatever they quote."""
+    states (bounds, capacity, overlap: 注意事项 无) must say the rule itself is inferred, whatever they quote."""
     for rule in spec.rules:
         if rule.kind in UNSTATED_KINDS:
-            assert rule.inferred and rule.inferred.strip(), rule.id
+            assert rule.inferred.aspects == ("rule",) and rule.inferred["rule"].strip(), rule.id
         if not rule.inferred:
             assert on_page(rule.quote), f"{rule.id}: {quote_fragments(rule.quote)}"
     for amb in spec.ambiguities:
@@ -255,10 +255,15 @@ def test_products_figures(book):
 
 
 def test_sid_ambiguity(spec):
+    """The issue's reading ids: same_data (the stated range: legal) | undefined ('输入0即可'); each quote is
+    on the page."""
     (amb,) = spec.ambiguities
     assert amb.region == {"params": {"sid": [1, 15]}}
-    assert len(amb.readings) == 2
+    assert [(r.id, r.legality, r.variant) for r in amb.readings] == [("same_data", "legal", None),
+                                                                      ("undefined", "undefined", None)]
     assert "输入0即可" in amb.quote
+    for reading in amb.readings:
+        assert reading.sources and all(s.page == spec.page and on_page(s.quote) for s in reading.sources)
 
 
 # -- broken spec folders ---------------------------------------------------------------------------

@@ -71,7 +71,8 @@ def test_cells_follow_forms_and_ambiguities() -> None:
     assert "scatter/ascend310b/reject/scatter.mask.bits_64bit" not in ids   # no 64-bit dtype is legal
     aicore = {c.id for c in _cells("scatter", "ascend310p-aicore")}
     assert not any("offset.range" in i for i in aicore)              # the 310b line's sentence only
-    assert {c.form for c in _cells("asc_gather", "ascend910b") if c.kind == "legal"} == {"count", "repeat", "count_sync"}
+    # asc_gather's repeat form is the ambiguity asc_gather.repeat.layout (issue 18): no legal cell
+    assert {c.form for c in _cells("asc_gather", "ascend910b") if c.kind == "legal"} == {"count", "count_sync"}
 
 
 def test_offset_shapes() -> None:
@@ -115,9 +116,6 @@ def test_repeat_zero_and_255() -> None:
              if cell.kind == "legal" and cell.form != "count" for c in _cases(cell)]
     repeats = {c.call.args["repeatTimes"] for c in cases}
     assert 0 in repeats and 255 in repeats
-    gather = [c for cell in _cells("asc_gather", "ascend910b")
-              if cell.kind == "legal" and cell.form == "repeat" for c in _cases(cell)]
-    assert 0 in {c.call.args["repeat"] for c in gather}
 
 
 def test_counts_that_are_not_a_multiple_of_a_repeat() -> None:

@@ -1,0 +1,33 @@
+"""The readings the oracle's default index math models, for tests written before issue 18 made them
+ambiguities: under these, the repeat forms of Scatter / asc_gather and the int8 half-block overlaps are
+judged as they were (offsets advance one whole repeat, 8 DataBlocks per gather iteration, the later of two
+gather iterations wins, overlap judged on blocks). Tests of the ambiguities themselves use the plain book.
+"""
+from __future__ import annotations
+
+from oracle import check as _check, expected as _expected
+from oracle.spec import default_rulebook
+
+DEFAULT_MATH = {
+    "scatter.offset.repeat_advance": "whole_repeat",
+    "asc_gather.offset.repeat_advance": "whole_repeat",
+    "asc_gather.repeat.layout": "datablocks",
+    "asc_gather.repeat.zero": "nop",
+    "asc_gather.dst.repeat_overlap": "last_wins",
+    "vec_trans_scatter.overlap.half_block": "blocks",
+    "vec_trans_scatter.b32.older_products": "supported",
+}
+
+
+def book():
+    return default_rulebook().with_readings(DEFAULT_MATH)
+
+
+def check(call, memory=None, rulebook=None):
+    """oracle.check under DEFAULT_MATH (or the rulebook given)."""
+    return _check(call, memory, rulebook or book())
+
+
+def expected(call, memory, rulebook=None):
+    """oracle.expected under DEFAULT_MATH (or the rulebook given)."""
+    return _expected(call, memory, rulebook or book())
