@@ -49,6 +49,7 @@ def seal() -> bool:
         return empty
 
     setattr(no_local_constants, _MARK, True)
+    no_local_constants.__wrapped__ = current      # type: ignore[attr-defined]  (tests put it back)
     providers._get_local_constants = no_local_constants
     cache = getattr(providers, "CONSTANTS_CACHE", None)
     if cache is not None and hasattr(cache, "cache"):
