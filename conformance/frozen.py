@@ -5,14 +5,15 @@ installed, so the cases are drawn here once and stored in `conformance/frozen/ca
 case per line. Per cell: a seeded Hypothesis search, then a small set of its cases that together reach
 every boundary tag the search saw. Tags that only big cases reach (an offset tensor filling the UB) are
 reached once per api and product instead of once per cell (pool_heavy): that keeps the file ~1 MB
-instead of ~8 MB. After a spec change a maintainer runs
+instead of ~8 MB; but every edge a cell's rules make reachable (conformance/edges.py) is covered in the
+cell itself, its sweep's call if need be. After a spec change a maintainer runs
 
     python -m conformance.frozen [EXAMPLES]
 
 and commits the new file. The bytes depend only on the drawn cases (sorted lines, gzip mtime 0). The
-draws themselves depend on the Hypothesis version and, since Hypothesis mixes the literals of loaded
-local modules into its draws, on the source of oracle/ and conformance/: a regeneration after a code
-change gives different (equally good) cases. That is why the list is frozen data.
+sweep's calls depend only on the kit; the search's on the kit and the Hypothesis version (not on other
+loaded modules: conformance/draws.py), so a regeneration after a code change or an upgrade gives
+different (equally good) cases beside the same edges. That is why the list is frozen data.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from oracle import Call, CallFormatError
 from oracle.spec import default_rulebook
 
 from .cells import Cell, cells
+from .edges import sweep, targets
 from .memory import MemoryRecipe
 from .strategies import KINDS, Case
 
@@ -51,9 +53,9 @@ class FrozenDataError(ValueError):
 
 
 def draw_cases(cell: Cell, examples: int) -> list[Case]:
-    """The cases a seeded search of `cell` generates. The seed is the cell id's crc32, so a cell's cases
-    do not depend on which other cells are frozen."""
-    return cell.draw(examples, zlib.crc32(cell.id.encode()))
+    """The cell's edge sweep (conformance/edges.py), then the cases a seeded search of `cell` generates.
+    The seed is the cell id's crc32, so a cell's cases do not depend on which other cells are frozen."""
+    return sweep(cell) + cell.draw(examples, zlib.crc32(cell.id.encode()))
 
 
 def case_line(cell_id: str, case: Case) -> str:
@@ -100,8 +102,9 @@ class CellPick:
 
 def freeze_cell(cell: Cell, examples: int, heavy_values: int = HEAVY_VALUES) -> CellPick:
     """Draw the cell's cases; cover its tags with light cases (at most `heavy_values` written values),
-    at least one case; offer the heavy cases that reach further tags as candidates, the smallest per
-    distinct set of such tags (keeps what travels back from a worker small)."""
+    at least one case, and its reachable edges (edges.targets) with any; offer the heavy cases that
+    reach further tags as candidates, the smallest per distinct set of such tags (keeps what travels
+    back from a worker small)."""
     drawn = draw_cases(cell, examples)
     lines = [case_line(cell.id, c) for c in drawn]
     tag_sets = [frozenset(c.tags) for c in drawn]
@@ -110,6 +113,10 @@ def freeze_cell(cell: Cell, examples: int, heavy_values: int = HEAVY_VALUES) -> 
     picked = [light[i] for i in choose([tag_sets[i] for i in light], [sizes[i] for i in light])]
     if not picked and drawn:
         picked = [min(range(len(drawn)), key=lambda i: (sizes[i], i))]
+    reached = set().union(*(tag_sets[i] for i in picked))
+    edges = set(targets(cell)) - reached          # every edge in the cell itself, a big case if need be
+    picked += choose(tag_sets, sizes, edges) if edges else []
+    picked = sorted(set(picked))
     reached = set().union(*(tag_sets[i] for i in picked))
     heavy: dict[frozenset[str], tuple[int, str]] = {}
     for i in range(len(drawn)):
@@ -154,9 +161,8 @@ def _freeze_star(args: tuple[Cell, int, int]) -> CellPick:
 
 
 def _freeze_all(todo: list[Cell], examples: int, heavy_values: int, workers: int) -> list[CellPick]:
-    """freeze_cell over every cell, in a pool when workers > 1. The pool forks, so workers see the same
-    loaded modules (hence the same Hypothesis constants) as this process: the result does not depend
-    on `workers`."""
+    """freeze_cell over every cell, in a pool when workers > 1 (forked: the workers draw as this process
+    does); the result does not depend on `workers`."""
     jobs = [(cell, examples, heavy_values) for cell in todo]
     if workers <= 1 or len(jobs) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return [_freeze_star(job) for job in jobs]

@@ -15,7 +15,7 @@ import yaml
 from oracle.spec import Rulebook, default_rulebook
 
 from .bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
-from .results import calls, cell_error, missing_cells, overall, spec_hash, totals, why_missing
+from .results import calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals, why_missing
 from .text import cut, markup, replay_command
 from .traceability import rule_rows
 
@@ -44,7 +44,7 @@ def cell_state(cell: dict[str, Any]) -> str:
 def _group(members: list[dict[str, Any]]) -> dict[str, Any]:
     counts = totals(members)
     state = min((cell_state(c) for c in members), key=STATES.index)
-    return {"state": state, "label": STATE_LABEL[state], "calls": calls(counts),
+    return {"state": state, "label": STATE_LABEL[state], "calls": calls(counts), "edges": edge_totals(members),
             "counts": {v: n for v, n in counts.items() if v != "NOT_SUPPORTED"},
             "cells": [c["id"] for c in members]}
 
@@ -156,6 +156,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "meta": meta, "backend": backend, "kit": _kits(results.get("kit")),
         "current_spec_hash": spec_hash(rulebook),
         "calls": calls(counted),
+        "edges": edge_totals(cells),
         "totals": list(counted.items()),
         "states": Counter(cell_state(c) for c in cells),
         "ncells": len(cells), "missing": missing_cells(results, product),

@@ -175,7 +175,9 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn) 
         from .frozen import load_frozen
         cases = list(load_frozen().get(task.cell.id, ())) + cases
     try:
-        result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, hang_after=timeout,
+        # the edge sweep is the same on every run: judged once per cell, in its first part
+        result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
+                          hang_after=timeout,
                           on_found=lambda failure: conn.send(("found", failure)))
     except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
         result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")

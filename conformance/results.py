@@ -337,9 +337,23 @@ def combine_runs(same: list[dict[str, Any]]) -> dict[str, Any]:
     if out["waived"] is None:
         out.pop("waived")
     out["seconds"] = round(sum(c.get("seconds") or 0 for c in same), 3)
-    for key in ("shrink_calls", "frozen_calls"):
+    for key in ("shrink_calls", "frozen_calls", "sweep_calls"):
         out[key] = sum(c.get(key) or 0 for c in same)
+    swept = [c["edges"] for c in same if c.get("edges")]
+    if swept:               # reached in any run: missed only where every run missed it
+        out["edges"] = {"reachable": sorted(set().union(*(e["reachable"] for e in swept))),
+                        "missed": sorted(set.intersection(*(set(e["missed"]) for e in swept)))}
     return out
+
+
+def edge_totals(cells: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Edges the cells' sweeps could reach and did (conformance/edges.py), one per (cell, edge)."""
+    reachable = reached = 0
+    for c in cells:
+        edges = c.get("edges") or {}
+        reachable += len(edges.get("reachable") or ())
+        reached += len(edges.get("reachable") or ()) - len(edges.get("missed") or ())
+    return {"reachable": reachable, "reached": reached}
 
 
 def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:

@@ -54,6 +54,8 @@ class CellResult:
     by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
     tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
     frozen_calls: int = 0               # of the counted calls, those from the frozen case list (certify)
+    sweep_calls: int = 0                # of the counted calls, those of the edge sweep (conformance/edges.py)
+    edges: dict[str, list[str]] = field(default_factory=dict)   # {"reachable": [tag...], "missed": [tag...]}
     shrink_calls: int = 0
     failure: dict[str, Any] | None = None
     error: str | None = None
@@ -99,14 +101,16 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
 
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
-             frozen: Sequence[Case] = (), database: Any = None, *, hang_after: float | None = None,
-             on_found: Callable[[dict[str, Any]], None] | None = None) -> CellResult:
+             frozen: Sequence[Case] = (), database: Any = None, sweep: bool | None = None, *,
+             hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None
+             ) -> CellResult:
     """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
-    let Hypothesis search the cell with the profile's budget; stop at the first non-conforming call and
-    shrink it. `database` (a Hypothesis ExampleDatabase): the search replays what it kept for the cell
-    first, and the failure found is kept there (conformance/failuredb.py). `hang_after`: the backend's
-    time limit, so that shrinking stops after a few calls that time out. `on_found` hears the first
-    failure as soon as it is found, before shrinking (a supervisor keeps it should the worker die)."""
+    the cell's edge sweep (`sweep`, default: the profile's), then let Hypothesis search the cell with the
+    profile's budget; stop at the first non-conforming call and shrink it. `database` (a Hypothesis
+    ExampleDatabase): the search replays what it kept for the cell first, and the failure found is kept
+    there (conformance/failuredb.py). `hang_after`: the backend's time limit, so that shrinking stops
+    after a few calls that time out. `on_found` hears the first failure as soon as it is found, before
+    shrinking (a supervisor keeps it should the worker die)."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
@@ -154,6 +158,20 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         if not outcome.conforms:
             found(case, outcome)
             break
+
+    # --- edge sweep (issue 16): the same calls on every run, judged and counted like the frozen ones
+    reachable: list[str] = []
+    if profile.sweep if sweep is None else sweep:
+        from .edges import sweep as edge_sweep, targets
+        reachable = targets(cell, profile.gm_window)
+        for case in edge_sweep(cell, profile.gm_window) if state["first"] is None else ():
+            outcome = inflight.judge(case, backend)
+            tally(case, outcome)
+            result.sweep_calls += 1
+            if not outcome.conforms:
+                found(case, outcome)
+                break
+    # --- end of the edge sweep
 
     @settings(max_examples=profile.calls, database=database, deadline=None, derandomize=False,
               print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
@@ -219,6 +237,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     result.counts = dict(counts)
     result.agreement = dict(agreement)
     result.tags = dict(tags)
+    if reachable:
+        result.edges = {"reachable": reachable, "missed": [t for t in reachable if t not in tags]}
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
     result.seconds = round(time.perf_counter() - started, 3)
     return result

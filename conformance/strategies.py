@@ -25,7 +25,10 @@ from oracle.call import SCOPES, nest
 from oracle.rules import KINDS as RULE_KINDS, Context, context, violations as rule_violations
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
+from .draws import seal
 from .memory import MemoryRecipe, Write, image_sizes
+
+seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (draws.py)
 
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
@@ -264,28 +267,67 @@ def _one_of(values: tuple) -> st.SearchStrategy[Any]:
     return st.sampled_from(values)
 
 
-def _rotated(draw: Draw, values: Sequence[Any]) -> list[Any]:
+class Picks:
+    """Where the choices of one call come from. `Searched` asks Hypothesis (the random search, which
+    shrinks); a sweep (conformance/edges.py) answers from a plan, the same on every run. Each choice
+    carries a label naming what it decides (a parameter, a gap, a dtype...) so that a plan can steer it;
+    Hypothesis ignores the labels."""
+
+    def integer(self, lo: int, hi: int, label: str = "") -> int:
+        raise NotImplementedError
+
+    def choice(self, values: Sequence[Any], label: str = "") -> Any:
+        raise NotImplementedError
+
+    def boolean(self, label: str = "") -> bool:
+        raise NotImplementedError
+
+    def how(self, label: str = "") -> str:
+        """"min", "any" or "max": where in its interval a bounded value goes."""
+        raise NotImplementedError
+
+
+class Searched(Picks):
+    """Choices drawn by Hypothesis: one draw per choice, as cheap strategies reused (see _integers)."""
+
+    def __init__(self, draw: Draw):
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int, label: str = "") -> int:
+        return self.draw(_integers(lo, hi))
+
+    def choice(self, values: Sequence[Any], label: str = "") -> Any:
+        return self.draw(_one_of(tuple(values)))
+
+    def boolean(self, label: str = "") -> bool:
+        return self.draw(_BOOLEANS)
+
+    def how(self, label: str = "") -> str:
+        return self.draw(_HOW)
+
+
+def _rotated(pick: Picks, values: Sequence[Any], label: str = "order") -> list[Any]:
     """`values` starting at a drawn position: each one can come first and each one last, for one choice
     (a full permutation costs one per value, and every choice costs Hypothesis ~70 us)."""
     if len(values) < 2:
         return list(values)
-    k = draw(_integers(0, len(values) - 1))
+    k = pick.integer(0, len(values) - 1, label)
     return [*values[k:], *values[:k]]
 
 
-def _pick(draw: Draw, lo: int, hi: int) -> tuple[int, str]:
+def _pick(pick: Picks, lo: int, hi: int, label: str = "") -> tuple[int, str]:
     """A value in [lo, hi], drawn so that both ends come up often (see _HOW for how it shrinks)."""
     if lo == hi:
         return lo, "min"
-    return _pick_as(draw, draw(_HOW), lo, hi)
+    return _pick_as(pick, pick.how(label), lo, hi, label)
 
 
-def _pick_as(draw: Draw, how: str, lo: int, hi: int) -> tuple[int, str]:
+def _pick_as(pick: Picks, how: str, lo: int, hi: int, label: str = "") -> tuple[int, str]:
     if how == "min":
         return lo, "min"
     if how == "max":
         return hi, "max"
-    value = draw(_integers(lo, hi))
+    value = pick.integer(lo, hi, label)
     return value, ("min" if value == lo else "max" if value == hi else "any")
 
 
@@ -401,7 +443,7 @@ def _largest_fit(env: Env, draft: _Draft, params: dict[str, int], name: str, lo:
     return lo
 
 
-def _draw_words(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, list[int]]:
+def _draw_words(pick: Picks, env: Env, draft: _Draft, target: Rule | None) -> dict[str, list[int]]:
     """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
     the last element only, or any; for a target rule, every word 0 or one word past its range."""
     out = {}
@@ -416,11 +458,12 @@ def _draw_words(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dic
         bounds = [tuple(w) for w in rule["words"]]
         if target is not None and target.id == rule.id:
             past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
-            how = draw(_one_of(tuple(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past))))
+            how = pick.choice(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past),
+                              f"{name}.shape")
             words = [0] * len(bounds)
             if how == "past":
-                k = draw(_one_of(tuple(past)))
-                words[k] = draw(_integers(bounds[k][1] + 1, 2**64 - 1))
+                k = pick.choice(past, f"{name}.word")
+                words[k] = _pick(pick, bounds[k][1] + 1, 2**64 - 1, f"{name}.past")[0]
                 words[0] = words[0] or (1 if k else words[0])
                 draft.tags.append(f"{name}[{k}]=above-max")
             else:
@@ -428,7 +471,7 @@ def _draw_words(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dic
             out[name] = words
             continue
         live = [k for k, (_, hi) in enumerate(bounds) if hi > 0]
-        shape = draw(_one_of(("single", "all", "first", "last", "any")))
+        shape = pick.choice(("single", "all", "first", "last", "any"), f"{name}.shape")
         words = [lo for lo, _ in bounds]
         if shape == "all":
             words = [hi for _, hi in bounds]
@@ -437,23 +480,36 @@ def _draw_words(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dic
         elif shape == "last":
             words[live[-1]] = 1 << (bounds[live[-1]][1].bit_length() - 1)
         elif shape == "single":
-            k = draw(_one_of(tuple(live)))
-            words[k] = 1 << draw(_integers(0, bounds[k][1].bit_length() - 1))
+            k = pick.choice(live, f"{name}.word")
+            words[k] = 1 << pick.integer(0, bounds[k][1].bit_length() - 1, f"{name}.bit")
         else:
-            words = [draw(_integers(lo, hi)) for lo, hi in bounds]
+            words = [pick.integer(lo, hi, f"{name}.value") for lo, hi in bounds]
         _require(any(words) and all(lo <= w <= hi for w, (lo, hi) in zip(words, bounds)))
         draft.tags.append(f"{name}={shape}")
         out[name] = words
     return out
 
 
-def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> None:
+@dataclass
+class _Start:
+    """Where the drawing of a call's parameters starts: each at the bottom of its domain."""
+
+    names: list[str]                                 # the parameters drawn (not the mask words)
+    domains: dict[str, list[tuple[int, int]]]        # their legal intervals (narrowed by a target's `when`)
+    ends: dict[str, tuple[int, int] | None]          # their lowest and highest legal values
+    aligns: Mapping[str, int]
+    params: dict[str, Any]
+    empties: set[str]                                # counts sized against 1 rather than 0
+
+
+def _start(pick: Picks, env: Env, draft: _Draft, target: Rule | None) -> _Start:
     names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
     domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: _subtract(_subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
-    params: dict[str, Any] = _draw_words(draw, env, draft, target)
+    params: dict[str, Any] = _draw_words(pick, env, draft, target)
     for n in names:
         _require(domains[n])
         params[n] = domains[n][0][0]
@@ -464,34 +520,76 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
             if not _moves_nothing(env, draft, {**params, n: 1}):
                 params[n] = 1
                 empties.add(n)
+    return _Start(names, domains, ends, aligns, params, empties)
+
+
+def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Picks
+             ) -> dict[str, tuple[int, int, int | None, dict[str, int]]]:
+    """For a legal call of this form, dtype and path, each parameter's (lowest, highest legal value,
+    largest value that fits its scopes with every other parameter at its start, the other parameters'
+    values that differ from their lowest there): what a sweep must reach and how. At its start a count
+    that would empty every footprint is 1, and a parameter that would put the call in an ambiguity region
+    with this one at its top is just outside it. `pick` answers the mask words (they size footprints).
+    Empty when no call starts here."""
+    draft = _Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
+    draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    try:
+        start = _start(pick, env, draft, None)
+    except _Retry:
+        return {}
+    out = {}
+    for n in start.names:
+        ends, step = start.ends[n], env.multiple_of(n, draft)
+        if ends is None:
+            continue
+        params = dict(start.params)
+        top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        if top is not None:
+            moved = {**params, n: top}
+            _stay_out(env, draft, moved, None, start.domains, keep=n)
+            if moved != {**params, n: top}:
+                params = {**moved, n: params[n]}
+                top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        lows = {m: d[0][0] for m, d in start.domains.items() if d}
+        adjust = {m: v for m, v in params.items() if m != n and m in lows and v != lows[m]}
+        out[n] = (ends[0], ends[1], None if top is None else top // step * step, adjust)
+    return out
+
+
+def _draw_params(pick: Picks, env: Env, draft: _Draft, target: Rule | None) -> None:
+    start = _start(pick, env, draft, target)
+    names, domains, ends, aligns = start.names, start.domains, start.ends, start.aligns
+    params, empties = start.params, start.empties
     forced = target["param"] if target is not None and target.kind == "range" else None
     pushed_down = False
+    fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
     if forced is not None:
         outside = [v for v in (target["min"] - 1, target["max"] + 1)
                    if _fits(env, draft, {**params, forced: v}, aligns)]
         _require(outside)
-        params[forced] = draw(_one_of(tuple(outside)))
+        params[forced] = pick.choice(outside, f"{forced}.outside")
         draft.tags.append(f"{forced}={'below-min' if params[forced] < target['min'] else 'above-max'}")
-    for n in _rotated(draw, names):
+    for n in _rotated(pick, names):
         if n == forced:
             continue
         step = env.multiple_of(n, draft)
         if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
             scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
             _require(scaled)
-            lo, hi = draw(_one_of(tuple(scaled)))
+            lo, hi = pick.choice(scaled, f"{n}.interval")
             top = _largest_fit(env, draft, params, n, lo * step, hi * step, aligns)
             _require(top is not None and top >= lo * step)
-            value, where = _pick(draw, lo, top // step)
+            value, where = _pick(pick, lo, top // step, n)
             params[n] = value * step
+            fit_top[n] = top // step * step
             if target is not None and target.kind == "multiple" and target["param"] == n:
-                params[n] = max(value * step - draw(_integers(1, step - 1)), 1)
+                params[n] = max(value * step - pick.integer(1, step - 1, f"{n}.off"), 1)
                 _require(params[n] % step)
-                where = "off-multiple"
-            draft.tags.append(f"{n}={where}")
+                draft.tags.append(f"{n}=off-multiple")
+                fit_top.pop(n)
             continue
-        lo, hi = draw(_one_of(tuple(domains[n])))
-        how = "min" if lo == hi else draw(_HOW)
+        lo, hi = pick.choice(domains[n], f"{n}.interval")
+        how = "min" if lo == hi else pick.how(n)
         if how == "min":                # the search for the largest fit is needed only above the minimum
             _require(_fits(env, draft, {**params, n: lo}, aligns))
             top = lo
@@ -500,21 +598,43 @@ def _draw_params(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> No
             _require(top is not None)
         if n in empties and how != "min" and top >= 1:
             lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
-        params[n], where = _pick_as(draw, how if top > lo else "min", lo, top)
-        if n in empties and how != "min" and where == "min" and lo == 1:
-            where = "max"           # 1 was all that fitted: the largest fit, not the (empty) minimum
+        params[n], where = _pick_as(pick, how if top > lo else "min", lo, top, n)
+        if how != "min":
+            fit_top[n] = top
         pushed_down |= how != "min" and top == lo == 0
-        if where == "max":
-            draft.tags.append(f"{n}=max" if top == hi else f"{n}=largest-fit")
-        elif where == "min":
-            draft.tags.append(f"{n}=min")
     if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
         _require(not _moves_nothing(env, draft, params))
     _stay_out(env, draft, params, forced, domains)
+    for n in names:     # tags from the final values: each says one thing (see _edge_of)
+        if n != forced and ends[n] is not None:
+            where = _edge_of(params[n], ends[n], fit_top.get(n))
+            if where is not None:
+                draft.tags.append(f"{n}={where}")
     for n in names:
         if env.spec.params[n].get("type") == "bool":
             params[n] = bool(params[n])
     draft.params = params
+
+
+def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:
+    """The lowest and highest legal value of a parameter: the ends of its domain (its range rules less
+    the ambiguity regions cut out of it), on its multiples."""
+    if not domain:
+        return None
+    lo, hi = -(-domain[0][0] // step) * step, domain[-1][1] // step * step
+    return (lo, hi) if lo <= hi else None
+
+
+def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | None:
+    """The tag a parameter's value earns: `min` / `max` at the lowest / highest legal value, and
+    `largest-fit` at the largest value that fitted the scopes when that is below the highest one."""
+    if value == ends[0]:
+        return "min"
+    if value == ends[1]:
+        return "max"
+    if fit_top is not None and value == fit_top:
+        return "largest-fit"
+    return None
 
 
 def _moves_nothing(env: Env, draft: _Draft, params: Mapping[str, Any]) -> bool:
@@ -523,10 +643,10 @@ def _moves_nothing(env: Env, draft: _Draft, params: Mapping[str, Any]) -> bool:
 
 
 def _stay_out(env: Env, draft: _Draft, params: dict[str, int], forced: str | None,
-              domains: Mapping[str, list[tuple[int, int]]]) -> None:
+              domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None) -> None:
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
-    stride) by moving the last of them just outside its interval: the generators keep out of
-    ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
+    stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
+    of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
     for amb in env.spec.ambiguities:
         for region in amb.regions:
             names = list(region.get("params", {}))
@@ -535,6 +655,8 @@ def _stay_out(env: Env, draft: _Draft, params: dict[str, int], forced: str | Non
             if not env.rulebook.matches(region, draft.template.replace(**nest(params)), env.spec):
                 continue
             for name in reversed(names):
+                if name == keep:
+                    continue
                 lo, hi = region["params"][name]
                 outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
                 if outside:
@@ -550,35 +672,35 @@ class _Slot:
     size: int
 
 
-def _layout(draw: Draw, n: int, align: int, extra_units: int) -> tuple[list[int], str]:
+def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tuple[list[int], str]:
     """Offsets of the n entries of a list operand (multiples of `align`, one entry's run), `extra_units` at most
     wider than packed: packed (one tensor sliced at every block, as the pages' examples do), evenly
     strided, or scattered in a drawn order (a backend must follow the list, not the addresses)."""
     packed = [i * align for i in range(n)]
     if n < 2 or extra_units <= 0:
         return packed, "packed"
-    style = draw(_one_of(("packed", "strided", "scattered")))
+    style = pick.choice(("packed", "strided", "scattered"), f"{label}.layout")
     if style == "packed":
         return packed, style
     if style == "strided":
-        gap, _ = _pick(draw, 1, 1 + extra_units // (n - 1))
+        gap, _ = _pick(pick, 1, 1 + extra_units // (n - 1), f"{label}.stride")
         return [i * gap * align for i in range(n)], style
-    width, _ = _pick(draw, n, n + extra_units)
-    rng = np.random.default_rng(draw(_integers(0, 2**32 - 1)))
+    width, _ = _pick(pick, n, n + extra_units, f"{label}.width")
+    rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{label}.seed"))
     return [int(k) * align for k in rng.choice(width, n, replace=False)], style
 
 
-def _pairing(draw: Draw, env: Env, draft: _Draft, target: Rule | None, ops: list[str], acc: Mapping[str, Any],
+def _pairing(pick: Picks, env: Env, draft: _Draft, target: Rule | None, ops: list[str], acc: Mapping[str, Any],
              align: int) -> tuple[str, str, Callable[[list[int]], list[int]]] | None:
     """Two operands that share one slot, and how the second's offsets follow from the first's: the
     overlap a rule's target asks for, or (legal calls) the in-place use a rule allows."""
     kind = target.kind if target is not None else None
     if kind == "overlap" and all(op in ops for op in target["operands"]):
         a, b = target["operands"]
-        if draw(_BOOLEANS):
+        if pick.boolean("overlap.swap"):
             a, b = b, a
         end = max((r.end for r in acc[a]), default=0) if isinstance(acc[a], list) else acc[a].end
-        delta = draw(_integers(0, max(end - 1, 0) // align)) * align
+        delta = pick.integer(0, max(end - 1, 0) // align, "overlap.delta") * align
         return a, b, lambda offs: [o + delta for o in offs]
     if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
         a, b = target["operands"]
@@ -588,14 +710,14 @@ def _pairing(draw: Draw, env: Env, draft: _Draft, target: Rule | None, ops: list
         lo, _ = target.get("lag", [0, 0])
         if target.get("allow") == "identical" and lo == 0:
             _require(n >= 2)
-            k = draw(_integers(1, n - 1))
-            if draw(_BOOLEANS):                            # the same blocks, in another order
+            k = pick.integer(1, n - 1, "overlap.shift")
+            if pick.boolean("overlap.reorder"):            # the same blocks, in another order
                 return a, b, lambda offs: [offs[(i + k) % n] for i in range(n)]
             return a, b, lambda offs: [o + k * align for o in offs[:n]]     # partly the same blocks
         first_a, first_b = acc[a][0], acc[b][0]
         rounds = min(first_a.count, first_b.count)
         _require(rounds - 1 - lo >= 0)
-        r = draw(_integers(0, rounds - 1 - lo))
+        r = pick.integer(0, rounds - 1 - lo, "overlap.round")
         shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
         return a, b, lambda offs: [o + shift for o in offs[:n]]
     if target is None:
@@ -604,23 +726,23 @@ def _pairing(draw: Draw, env: Env, draft: _Draft, target: Rule | None, ops: list
             a, b = rule["operands"]
             if (rule.get("allow") == "identical" and a != b and a in ops and b in ops
                     and draft.count(a) == draft.count(b) and env.rulebook.matches(rule.when, probe, env.spec)
-                    and draw(_one_of((False, False, True)))):
+                    and pick.choice((False, False, True), f"{b}.in-place")):
                 draft.tags.append(f"{b}=in-place")
                 return a, b, list
     return None
 
 
-def _collide(draw: Draw, offsets: list[int]) -> list[int]:
+def _collide(pick: Picks, offsets: list[int]) -> list[int]:
     """Two entries of one list operand at the same place."""
     _require(len(offsets) >= 2)
-    i, j = draw(_integers(0, len(offsets) - 1)), draw(_integers(0, len(offsets) - 2))
+    i, j = pick.integer(0, len(offsets) - 1, "collide.first"), pick.integer(0, len(offsets) - 2, "collide.second")
     j += j >= i
     out = list(offsets)
     out[j] = out[i]
     return out
 
 
-def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str, Any]:
+def _place(pick: Picks, env: Env, draft: _Draft, target: Rule | None) -> dict[str, Any]:
     acc = _accesses(env, draft, draft.params)
     ends = _ends(env, draft, draft.params)
     _, aligns, _ = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
@@ -634,7 +756,7 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         cap = _capacity(env, draft, scope)
         unit = {op: _entry_unit(acc[op], align) for op in ops}
         offsets = {op: [i * unit[op] for i in range(draft.count(op))] for op in ops}
-        pair = _pairing(draw, env, draft, target, ops, acc, align)
+        pair = _pairing(pick, env, draft, target, ops, acc, align)
         lead = {op: op for op in ops}
         if pair is not None:
             lead[pair[1]] = pair[0]
@@ -662,11 +784,11 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         _require(room(placed) >= 0)
         for op in ops:                              # list operands: how their entries spread
             if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
-                offsets[op], style = _layout(draw, draft.count(op), unit[op], room(placed) // unit[op])
+                offsets[op], style = _layout(pick, draft.count(op), unit[op], room(placed) // unit[op], op)
                 draft.tags.append(f"{op}={style}")
                 placed = slots()
                 if kind == "iteration_overlap" and target["operands"] == [op, op]:
-                    offsets[op] = _collide(draw, offsets[op])
+                    offsets[op] = _collide(pick, offsets[op])
                     placed = slots()
         if kind == "align" and target["operand"] in ops:
             placed[lead[target["operand"]]].size += align
@@ -674,14 +796,14 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
         slack = {}
         for key, slot in placed.items():            # slack: tensors larger than what the call touches
             slack[key] = 0
-            if kind not in ("bounds",) and draw(_BOOLEANS):
-                slack[key] = draw(_integers(0, max(room(placed), 0) // align)) * align
+            if kind not in ("bounds",) and pick.boolean(f"{scope}.slack"):
+                slack[key] = pick.integer(0, max(room(placed), 0) // align, f"{scope}.slack") * align
                 slot.size += slack[key]
         _require(cap - sum(s.size for s in placed.values()) >= 0)
-        order = _rotated(draw, sorted(placed))
+        order = _rotated(pick, sorted(placed), f"{scope}.order")
         cursor = 0
         for i, key in enumerate(order):
-            gap, _ = _pick(draw, 0, max(room(placed), 0) // align)
+            gap, _ = _pick(pick, 0, max(room(placed), 0) // align, f"{scope}.gap")
             placed[key].size += gap * align
             cursor += gap * align
             slot = placed[key]
@@ -696,7 +818,7 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     numel = {op: [-(-(limit[op] - a) // itemsize[op]) for a in addrs[op]] for op in env.spec.operands}
     if kind in ("align", "bounds", "capacity"):
         op = target["operand"]
-        k = draw(_integers(0, draft.count(op) - 1))
+        k = pick.integer(0, draft.count(op) - 1, f"{op}.entry")
         if kind == "align":         # the entry furthest up: misaligned into the slot's spare unit, not onto a neighbour
             k = max(range(draft.count(op)), key=lambda i: addrs[op][i])
         runs = acc[op][k] if isinstance(acc[op], list) else acc[op]
@@ -705,14 +827,20 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
             _require(draft.scopes[op] == target["scope"])
             deltas = [d for d in range(itemsize[op], aligns[op], itemsize[op]) if d % need]
             _require(deltas)
-            addrs[op][k] += draw(_one_of(tuple(deltas)))
+            delta = pick.choice(deltas, f"{op}.misalign")
+            addrs[op][k] += delta
             numel[op][k] = max(numel[op][k] - 1, -(-runs.end // itemsize[op]))
+            draft.tags.append(f"{op}=off-by-{delta}")
         elif kind == "bounds":
             _require(runs.end > 0)
             numel[op][k] = -(-runs.end // itemsize[op]) - 1
+            draft.tags.append(f"{op}=one-short")
         else:
             _require(draft.scopes[op] != "GM")
-            numel[op][k] = (env.capacity(draft.scopes[op]) - addrs[op][k]) // itemsize[op] + 1 + draw(_integers(0, 3))
+            extra = pick.integer(0, 3, f"{op}.past")
+            numel[op][k] = (env.capacity(draft.scopes[op]) - addrs[op][k]) // itemsize[op] + 1 + extra
+            if extra == 0:
+                draft.tags.append(f"{op}=one-past-top")
     out: dict[str, Any] = {}
     for op in env.spec.operands:
         tensors = [Tensor(draft.scopes[op], a, draft.dtypes[op], n) for a, n in zip(addrs[op], numel[op])]
@@ -720,7 +848,7 @@ def _place(draw: Draw, env: Env, draft: _Draft, target: Rule | None) -> dict[str
     return out
 
 
-def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
+def _draw_values(pick: Picks, env: Env, draft: _Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
     of the operand they address, on its element grid. Shapes: identity, reversed (the pages'
     example), a permutation, scattered, colliding, or one at the top of the allowed range; for a target
@@ -746,8 +874,8 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
         slots = (x_tensor.addr + x_tensor.numel * width - base - shift) // width
         _require(slots >= 1)
         n = index.size
-        rng = np.random.default_rng(draw(_integers(0, 2**32 - 1)))
-        style = draw(_one_of(("identity", "reversed", "permutation", "scattered", "collide", "top")))
+        rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
+        style = pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"), v_name)
         if style in ("identity", "reversed", "permutation") and slots < n:
             style = "scattered"
         k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
@@ -788,24 +916,27 @@ def _draw_values(draw: Draw, env: Env, draft: _Draft, call: Call, target: Rule |
     return tuple(writes)
 
 
-def _scopes_for(draw: Draw, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None) -> dict[str, str]:
+def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None
+                ) -> tuple[dict[str, str], list[str]]:
+    """The operands' scopes, and the tag naming the forbidden place a scope or path rule's call takes."""
     if target is not None and target.kind == "scope":       # the operand in a scope it may not be in
         scopes = env.operand_scopes(None)
         others = [s for s in SCOPES if env.product.has_scope(s) and s not in target["allowed"]]
         _require(others)
-        scopes[target["operand"]] = draw(_one_of(tuple(others)))
-        return scopes
+        scopes[target["operand"]] = pick.choice(others, "scope")
+        return scopes, [f"{target['operand']}={scopes[target['operand']]}"]
     if not env.spec.path_operands:
-        return env.operand_scopes(None)
+        return env.operand_scopes(None), []
     candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
     _require(candidates)
-    return env.operand_scopes(draw(_one_of(tuple(candidates))))
+    path = pick.choice(candidates, "path")
+    return env.operand_scopes(path), [f"path={path}"] if target is not None and target.kind == "path" else []
 
 
 @st.composite
 def _case_or_none(draw: Draw, *args: Any) -> Case | None:
     try:
-        return _case(draw, *args)
+        return _case(Searched(draw), *args)
     except _Retry:
         return None
 
@@ -814,39 +945,54 @@ def _usable(case: Case | None) -> bool:
     return case is not None
 
 
-def _case(draw: Draw, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
+def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
+                 dtype: str | None = None) -> Case | None:
+    """One call of a cell made from `pick`'s choices (a sweep's plan), or None when they give none."""
+    try:
+        return _case(pick, env, expect, rule_id, form, dtype, env.spec.forms_or_default())
+    except _Retry:
+        return None
+
+
+def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
           forms: tuple[str | None, ...]) -> Case:
     spec = env.spec
     target = spec.rule(rule_id) if rule_id is not None else None
     kind = target.kind if target is not None else None
-    form = form if form is not None or not spec.forms else draw(_one_of(tuple(forms)))
+    form = form if form is not None or not spec.forms else pick.choice(forms, "form")
     if target is not None and target.when and "forms" in target.when:
         _require(form in target.when["forms"])
+    tags = []
     fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
     if kind == "dtype" and not fixed:
-        dtype = draw(st.sampled_from(sorted(set(env.rulebook.dtypes) - set(target["allowed"]))))
+        dtype = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
+        tags.append(f"dtype={dtype}")
     elif dtype is None:
         legal = env.legal_dtypes(form)
         _require(legal)
-        dtype = draw(_one_of(tuple(legal)))
+        dtype = pick.choice(legal, "dtype")
     dtypes = env.operand_dtypes(dtype)
     if fixed:                       # an operand of one fixed dtype (Scatter's offsets) given another
-        wrong = draw(st.sampled_from(sorted(set(env.rulebook.dtypes) - set(target["allowed"]))))
+        wrong = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
         dtypes.update({op: wrong for op in target["operands"]})
+        tags.append(f"dtype={wrong}")
     if kind == "same_dtype":
         other = target["operands"][-1]
         alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
         _require(alternatives)
-        dtypes[other] = draw(_one_of(tuple(alternatives)))
-    draft = _Draft(form, dtypes, _scopes_for(draw, env, form, dtypes, target), spare=kind == "align")
+        dtypes[other] = pick.choice(alternatives, "other-dtype")
+        tags.append(f"{other}={dtypes[other]}")
+    scopes, scope_tags = _scopes_for(pick, env, form, dtypes, target)
+    draft = _Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind == "align")
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
     if kind == "list_length":                              # one entry short, one too many, or far off
         n = draft.counts[target["operand"]]
-        draft.counts[target["operand"]] = draw(_one_of(tuple(sorted({1, n - 1, n + 1, 2 * n} - {0, n}))))
-    _draw_params(draw, env, draft, target)
-    tensors = _place(draw, env, draft, target)
+        draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
+        draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
+    _draw_params(pick, env, draft, target)
+    tensors = _place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
-    writes = _draw_values(draw, env, draft, call, target) if env.has_values else ()
+    writes = _draw_values(pick, env, draft, call, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
     ctx = context(call, None, env.rulebook)

@@ -19,7 +19,7 @@ from .strategies import DEFAULT_GM_WINDOW, environment, reachable
 # {operands} are the rule's own fields. Kinds absent here (product, dtype, path, align...) have no edge a
 # legal call can sit on short of breaking them: they are exercised by their own cells only.
 _EDGES = {
-    "range": ("{param}=min", "{param}=max"),
+    "range": ("{param}=min", "{param}=max", "{param}=largest-fit"),
     "multiple": ("{param}=min", "{param}=max", "{param}=largest-fit"),
     "mask_words": ("{param}=all", "{param}=first", "{param}=last", "{param}=single"),
     "capacity": ("*=top", "*=largest-fit"),
@@ -43,11 +43,29 @@ def edge_tags(rule: Rule) -> list[str]:
     return out
 
 
+def _edge_counts(rule: Rule, cells: list[dict[str, Any]], globs: list[str]) -> tuple[int, int]:
+    """(edges reachable, edges reached) of a rule over the cells' sweeps (conformance/edges.py): the
+    edges of its own cell, and those of legal cells its globs claim; one per (cell, edge)."""
+    reachable = reached = 0
+    for c in cells:
+        edges = c.get("edges") or {}
+        own = c["cell"]["rule"] == rule.id
+        if not edges or not (own or c["cell"]["kind"] == "legal"):
+            continue
+        missed = set(edges.get("missed") or ())
+        for tag in edges.get("reachable") or ():
+            if own or any(fnmatch.fnmatchcase(tag, g) for g in globs):
+                reachable += 1
+                reached += tag not in missed
+    return reachable, reached
+
+
 def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str) -> list[dict[str, Any]]:
     """One row per rule of `spec` that applies on `product` (only the product rule where the api is not
     on it): the calls that broke it (with their verdicts), the legal calls on its edge (with the edges
     reached), whether a call can break it alone on this product (`breakable`: else it has no cell, e.g.
-    an L1 rule where there is no L1) and whether the run exercised it at all."""
+    an L1 rule where there is no L1), whether the run exercised it at all, and the edges of the rule the
+    cells' sweeps could reach and did (`edges_reachable`, `edges_reached`)."""
     env = environment(spec.api, product, default_rulebook(), DEFAULT_GM_WINDOW)
     cells = [c for c in cells if c["cell"]["api"] == spec.api and c["cell"]["product"] == product]
     legal_tags: Counter[str] = Counter()
@@ -65,10 +83,12 @@ def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str) -> l
         globs = edge_tags(rule)
         edges = {t: n for t, n in sorted(legal_tags.items()) if any(fnmatch.fnmatchcase(t, g) for g in globs)}
         broke = sum(verdicts.values())
+        edges_reachable, edges_reached = _edge_counts(rule, cells, globs)
         rows.append({
             "id": rule.id, "kind": rule.kind, "severity": rule.severity, "quote": " ".join(rule.quote.split()),
             "page": rule.page, "inferred": rule.inferred, "broke": broke, "verdicts": dict(verdicts),
             "edge_calls": sum(edges.values()), "edges": edges, "has_edge": bool(globs),
+            "edges_reachable": edges_reachable, "edges_reached": edges_reached,
             "failed": any(c.get("failure") and not c.get("waived") for c in own),
             "waived": any(c.get("waived") for c in own),
             "exercised": broke > 0 or sum(edges.values()) > 0, "breakable": reachable(env, rule),

@@ -170,7 +170,7 @@ def assert_controls_conform(backend: CheckedSim, results: list[CellResult], prof
     for r in results:
         assert r.status == "ran", f"{r.id}: {r.status}: {r.error}"
         assert r.failure is None, f"{r.id}: {r.failure['verdict']}: {r.failure['message']}"
-        assert sum(r.counts.values()) == prof.calls, (r.id, r.counts)
+        assert sum(r.counts.values()) == prof.calls + r.sweep_calls, (r.id, r.counts)   # the sweep, then the search
         assert set(r.counts) == ({"UNDEFINED"} if r.cell["kind"] == "undefined" else {"PASS"}), (r.id, r.counts)
     assert {r.cell["kind"] for r in results} == kinds
     assert backend.calls["refused"] > 0 and backend.calls["ran"] > 0 and backend.calls["moved"] > 0

@@ -91,7 +91,9 @@ def _shrunk_a(failure: dict[str, Any], call: Call) -> None:
     _missed(failure, "src.bounds")
     assert p["ndNum"] >= 1 and p["dValue"] >= 32 and p["srcNStride"] >= 1     # a second column block, moved
     if failure["verdict"] == "FAIL":
-        assert p["dValue"] == 32 and p["nValue"] == 1
+        # one row; a failure the edge sweep finds is shrunk by minimize() alone, which may leave more
+        # column blocks than the two Hypothesis's shrinker got down to
+        assert p["nValue"] == 1 and p["dValue"] >= 32
         d = _diff(failure)
         first = min(e["addr"] for e in d["first"]) - call.args["dst"].addr
         assert first >= 16 * _width(call)                        # the first column block is right

@@ -2,7 +2,7 @@
 
 Checked: it loads and names only existing cells; every reachable cell has cases; every case still has
 the verdict the spec gives it (a spec change that outdates the file fails here, telling how to
-regenerate it); it reaches the boundaries (largest fits, both sides of a range); freeze() gives the
+regenerate it); it reaches the boundaries (every reachable edge of every cell, in the cell); freeze() gives the
 same bytes twice; the reference backend conforms on a product's cases; a damaged file is reported
 with its name and line.
 """
@@ -17,6 +17,7 @@ import pytest
 
 from conformance import load_backend
 from conformance.cells import Cell, cells
+from conformance.edges import targets
 from conformance.frozen import (FROZEN_PATH, FrozenDataError, draw_cases, freeze, frozen_hash,
                                 load_frozen)
 from conformance.verdicts import judge
@@ -85,6 +86,18 @@ def test_largest_fits_are_reached():
     assert tags & {"burst=max", "burst=largest-fit"}, tags
     gather = {t for cid in _cells() if cid.startswith("asc_gather/ascend910b/legal/") for t in _tags(cid)}
     assert "count=largest-fit" in gather        # a big case: covered once per api and product
+
+
+def test_every_reachable_edge_is_frozen():
+    """Every edge a cell's rules make reachable (conformance/edges.py: range ends and largest fits, tops
+    of scopes, masks, one past each end, every misalignment, each forbidden path and dtype...) is
+    reached by a frozen case of that very cell."""
+    missed = {}
+    for cell_id, cell in _cells().items():
+        lost = set(targets(cell)) - _tags(cell_id)
+        if lost:
+            missed[cell_id] = sorted(lost)
+    assert not missed, f"{len(missed)} cells miss edges, e.g. {list(missed.items())[:3]}; {REGENERATE}"
 
 
 def test_both_sides_of_a_range_are_reached():

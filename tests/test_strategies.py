@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
 from conformance import OracleBackend
 from conformance.cells import Cell, cells, select
+from conformance.edges import sweep
 from conformance.memory import STRAY_ZONE, MemoryRecipe
 from conformance.profiles import profile
 from conformance.runner import cell_seed, run_cell
@@ -286,10 +287,12 @@ def test_same_run_seed_same_cases(cell_id: str) -> None:
 
 
 def test_collector_sees_what_the_runner_judges() -> None:
-    """The runner, given the same run seed, judges exactly the cases collect() draws."""
+    """The runner, given the same run seed, judges exactly the cell's edge sweep and then the cases
+    collect() draws."""
     for cell_id in (f"{API}/ascend910b/legal/int8", f"{API}/ascend310/reject/data_move.dst.align.L1"):
         (cell,) = select(_cells(cell_id.split("/")[1]), [cell_id])
         result = run_cell(cell, OracleBackend(), CI, RUN_SEED)
-        cases = _cases(cell)
+        cases = sweep(cell) + list(_cases(cell))
         assert result.failure is None and sum(result.counts.values()) == len(cases)
+        assert result.sweep_calls == len(sweep(cell)) > 0
         assert result.tags == dict(collections.Counter(t for c in cases for t in c.tags))
