@@ -439,7 +439,8 @@ class ExecBackend:
             return
         if op == "rejected":
             rule = reply.get("rule")
-            raise Rejected(backend_text(reply.get("message") or ""), backend_text(rule) if isinstance(rule, str) else None)
+            raise Rejected(backend_text(reply.get("message") or ""),
+                           backend_text(rule) if isinstance(rule, str) else None)
         if op == "error":
             raise BackendCrash(backend_text(f"the backend reported an error: {backend_text(reply.get('message'))}"))
         if not in_batch:

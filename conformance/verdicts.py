@@ -75,6 +75,12 @@ def backend_text(value: Any) -> str:
     return value[:keep] + f"... ({len(value) - keep:,} more characters)"  # so capping it again keeps it
 
 
+def refusal_rule(refused: Rejected) -> str | None:
+    """The rule id a backend's Rejected names (through backend_text), or None."""
+    rule, _ = call_backend(getattr, refused, "rule", None)
+    return None if rule is None else backend_text(rule)
+
+
 def crash_message(exc: BaseException, who: str = "backend") -> str:
     """'backend raised Type: message at file:line' (the innermost frame), for an exception a backend raised."""
     tb = exc.__traceback__
@@ -131,11 +137,8 @@ def conclude(p: Prepared, raised: Any) -> Outcome:
         return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
                        violations)
     if refused is not None:
-        try:
-            rule = getattr(refused, "rule", None)
-        except BaseException:           # noqa: BLE001 - a property of the backend's own Rejected subclass
-            rule = None
-        said = f" ({backend_text(rule)})" if rule else ""
+        rule = refusal_rule(refused)
+        said = f" ({rule})" if rule else ""
         return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{said}: {backend_text(refused)}"),
                        violations)
     diff = compare(p.memory, p.want, p.call)
