@@ -19,7 +19,7 @@ import numpy as np
 from oracle import Call, CallFormatError
 
 from .backends import Backend, BackendCrash, Rejected
-from .verdicts import ask_supports, backend_text, call_backend, refusal_rule
+from .verdicts import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 
 PROTOCOL = 1
 
@@ -56,12 +56,15 @@ def _result(backend: Backend, mapping: _Mapping, run: dict[str, Any]) -> dict[st
     except (CallFormatError, KeyError, TypeError, ValueError, OSError) as exc:
         return {"op": "error", "message": f"malformed run request: {exc}"}
     _, raised = call_backend(backend.run, call, memory)
-    if raised is None:
-        return {"op": "ok"}
-    if isinstance(raised, Rejected):
-        return {"op": "rejected", "rule": refusal_rule(raised), "message": backend_text(raised)}
-    # the backend's failure (KeyboardInterrupt, SystemExit, GeneratorExit too) is the reply; serve goes on
-    return {"op": "error", "message": backend_text(f"{type(raised).__name__}: {backend_text(raised)}")}
+    try:
+        if raised is None:
+            return {"op": "ok"}
+        if isinstance(raised, Rejected):
+            return {"op": "rejected", "rule": refusal_rule(raised), "message": backend_text(raised)}
+        # the backend's failure (KeyboardInterrupt, SystemExit, GeneratorExit too) is the reply; serve goes on
+        return {"op": "error", "message": backend_text(f"{type(raised).__name__}: {backend_text(raised)}")}
+    finally:
+        forget_traceback(raised)    # its traceback reaches the frames holding the images: no cycle left
 
 
 def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -> dict[str, Any]:

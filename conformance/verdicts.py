@@ -152,7 +152,10 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
     p = prepare(call, recipe, getattr(backend, "images", None))
     _, raised = call_backend(_run, backend, backend_copy(call), p.memory)
-    return conclude(p, raised)
+    try:
+        return conclude(p, raised)
+    finally:
+        forget_traceback(raised)
 
 
 def _run(backend: Backend, call: Call, memory: dict[str, np.ndarray]) -> None:
@@ -169,19 +172,35 @@ def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> lis
     if raised is None and len(answer) != len(prepared):
         raised = BackendCrash(f"run_batch returned {len(answer)} results for {len(prepared)} calls")
     results = [raised] * len(prepared) if raised is not None else answer
-    return [conclude(p, r) for p, r in zip(prepared, results)]
+    try:
+        return [conclude(p, r) for p, r in zip(prepared, results)]
+    finally:
+        for r in results:
+            forget_traceback(r)
 
 
 def ask_supports(backend: Any, api: str, product: str) -> bool:
     """`backend.supports(api, product)` as a bool; BackendCrash (with crash_message's text) for whatever
     it raised instead, KeyboardInterrupt and SystemExit included."""
     answer, raised = call_backend(lambda: bool(backend.supports(api, product)))
-    if raised is not None:
-        raise BackendCrash(crash_message(raised, "backend.supports"))
-    return answer
+    if raised is None:
+        return answer
+    message = crash_message(raised, "backend.supports")
+    forget_traceback(raised)
+    raise BackendCrash(message)
 
 
 # -- running untrusted code ------------------------------------------------------------------------
+
+def forget_traceback(raised: Any) -> None:
+    """Drop the traceback of an exception a backend raised, once judged. It reaches, through each frame's
+    f_back, the frames that hold the images (and the exception itself): a cycle that only the GC would
+    break, keeping arrays, and out of process the shared file's old mappings, alive until then."""
+    if isinstance(raised, BaseException):
+        try:
+            raised.__traceback__ = None
+        except BaseException:           # noqa: BLE001 - a subclass's own __traceback__: left as it is
+            pass
 
 class _CtrlC:
     seen = False
@@ -194,7 +213,8 @@ def _on_ctrl_c(signum: int, frame: Any) -> None:
 
 def call_backend(method: Any, *args: Any) -> tuple[Any, BaseException | None]:
     """(what method(*args) returned, None), or (None, what it raised): every exception, KeyboardInterrupt,
-    SystemExit and GeneratorExit included, is the backend's. The user's Ctrl-C is told apart where it
+    SystemExit and GeneratorExit included, is the backend's. (A caller that keeps what was raised passes
+    it to forget_traceback when done with it.) The user's Ctrl-C is told apart where it
     could otherwise be taken for the backend's (Python's own SIGINT handler, main thread): it then goes
     on as KeyboardInterrupt, even if the backend swallowed it. Workers that ignore SIGINT pay nothing."""
     watch = _signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -454,3 +454,55 @@ def test_without_proc_the_file_is_under_dev_shm_and_removed_on_close(cases, monk
     finally:
         backend.close()
     assert not os.path.exists(path)
+
+
+class _KeepsAWeakref(OracleBackend):
+    """Refuses every call; remembers its images by weak reference only."""
+
+    def run(self, call, memory):
+        import weakref
+        self.images += [weakref.ref(image) for image in memory.values()]
+        raise Rejected("no")
+
+    def run_batch(self, calls, memories):
+        out = []
+        for call, memory in zip(calls, memories):
+            try:
+                self.run(call, memory)
+            except Rejected as exc:
+                out.append(exc)
+        return out
+
+
+def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
+    """A traceback reaches the frames that hold the images: without care the arrays (views of the shared
+    file, out of process) live until the GC runs, and the file cannot be re-mapped meanwhile."""
+    import gc
+    _, spared = cases
+    backend = _KeepsAWeakref()
+    backend.images = []
+    gc.disable()
+    try:
+        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.FALSE_REJECT
+        (outcome,) = judge_batch([(spared[0].call, spared[0].memory)], backend)
+        assert outcome.verdict is Verdict.FALSE_REJECT and len(backend.images) == 2
+        assert all(ref() is None for ref in backend.images)
+    finally:
+        gc.enable()
+    from conformance.exec_backend import SharedImages
+    shm, requests = SharedImages(), []
+    try:
+        for case in select_cells(["data_move/ascend910b/reject/data_move.nburst.range"])[0].draw(10, 5):
+            (places,) = shm.layout([case.memory.sizes])
+            requests.append(json.dumps({"op": "run", "id": len(requests), "call": case.call.to_dict(),
+                                        "memory": shm.describe(places)}))
+        assert len({json.loads(r)["memory"]["size"] for r in requests}) > 1      # the file grew on the way
+        replies = io.StringIO()
+        gc.disable()
+        try:                                        # serve re-maps as the file grows: no view may be left
+            assert serve(OracleBackend(), io.StringIO("\n".join(requests) + "\n"), replies) == 0
+        finally:
+            gc.enable()
+    finally:
+        shm.close()
+    assert [json.loads(line)["op"] for line in replies.getvalue().splitlines()] == ["rejected"] * len(requests)

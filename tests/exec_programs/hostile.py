@@ -44,8 +44,8 @@ def main(mode: str, args: list[str]) -> int:
         op, rid = request["op"], request.get("id")
         if op == "hello":
             if mode == "odd-hello":
-                replies.write(b'{"op":"hello","protocol":%d,"name":"odd %s","version":"%s","supports":{"data_move":["*"]}}\n'
-                              % (PROTOCOL, ODD, ODD * 3))
+                replies.write(b'{"op":"hello","protocol":%d,"name":"odd %s","version":"%s",'
+                              b'"supports":{"data_move":["*"]}}\n' % (PROTOCOL, ODD, ODD * 3))
             else:
                 say({"op": "hello", "protocol": PROTOCOL, "name": f"hostile-{mode}", "version": "1",
                      "supports": {"data_move": ["*"]}})
