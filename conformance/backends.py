@@ -135,20 +135,29 @@ def _load_in_process(name: str) -> Backend:
 
 class TimeLimited:
     """An in-process backend whose calls are stopped after `timeout` seconds (SIGALRM: main thread only,
-    and only where Python code runs). Everything else is the wrapped backend's."""
+    and only where Python code runs; a hang inside C code is for the process's supervisor to end).
+    supports() has the same limit, a run_batch of n calls n times it. Everything else is the wrapped
+    backend's."""
 
     def __init__(self, backend: Backend, timeout: float):
         self.backend, self.timeout = backend, float(timeout)
 
     def __getattr__(self, attr: str) -> Any:
+        if attr == "run_batch" and callable(getattr(self.backend, "run_batch", None)):
+            return self._run_batch
         return getattr(self.backend, attr)
 
     def supports(self, api: str, product: str) -> bool:
-        return self.backend.supports(api, product)
+        with _time_limit(self.timeout):
+            return self.backend.supports(api, product)
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
         with _time_limit(self.timeout):
             self.backend.run(call, memory)
+
+    def _run_batch(self, calls, memories):
+        with _time_limit(self.timeout * max(len(calls), 1)):
+            return self.backend.run_batch(calls, memories)
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ one is started for the next call, so one misbehaving call never loses a run's re
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import mmap
 import os
@@ -25,12 +26,15 @@ import numpy as np
 from oracle import Call
 
 from .backends import BackendCrash, BackendLoadError, Rejected
+from .verdicts import backend_text
 
 PROTOCOL = 1
 DEFAULT_TIMEOUT = 10.0          # seconds a call may take before the program is declared hung
 HELLO_TIMEOUT = 30.0            # seconds a program may take to start and answer hello
 ALIGN = 64                      # scope images start at multiples of this in the shared file
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
+STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
+REPLY_LIMIT = 64 << 20          # bytes a reply line may hold; a longer one is a protocol error
 TRACE_ENV = "ASCEND_CONFORMANCE_TRACE"
 
 
@@ -38,34 +42,62 @@ def _shm_dir() -> str:
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
 
 
+def _memory_file() -> tuple[int, str] | None:
+    """A memory file with no name (memfd) and the path a program opens it by, /proc/<pid>/fd/<fd>; None
+    where there is no memfd or no /proc to reach it through. It goes when its last descriptor and mapping
+    do: whatever ends this process, SIGKILL included, leaves nothing behind."""
+    if not hasattr(os, "memfd_create"):
+        return None
+    try:
+        fd = os.memfd_create("ascend-conformance", getattr(os, "MFD_CLOEXEC", 1))
+    except OSError:
+        return None
+    path = f"/proc/{os.getpid()}/fd/{fd}"
+    try:
+        os.close(os.open(path, os.O_RDWR))          # as the program will: /proc mounted, reachable
+    except OSError:
+        os.close(fd)
+        return None
+    return fd, path
+
+
 class SharedImages:
-    """A file both sides map; the images of one call (or of every call of a batch) are laid out in it.
-    It grows (a new, larger file) when a call needs more room; the program re-maps when told a new
-    name or size."""
+    """The file both sides map; the images of one call (or of every call of a batch) are laid out in it.
+
+    A memory file with no name where the system has them (`_memory_file`); elsewhere a file under
+    /dev/shm (or the temporary folder), removed when this object goes or at interpreter exit (not after
+    a SIGKILL: the reason for the first choice). It grows in place when a call needs more room; the
+    program re-maps when told a new size."""
 
     def __init__(self) -> None:
         self.path: str | None = None
         self.size = 0
+        self._fd: int | None = None
         self._map: mmap.mmap | None = None
         self._buffer: np.ndarray | None = None
-        self._serial = 0
+        self._finalizer: weakref.finalize | None = None
 
     def ensure(self, size: int) -> None:
         if size <= self.size:
             return
-        self.close()
-        self.size = max(size, 2 * self.size, 1 << 20)
-        self.size = -(-self.size // mmap.PAGESIZE) * mmap.PAGESIZE
-        fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-{self._serial}-", dir=_shm_dir())
-        self._serial += 1
-        # the file goes when this object does, or at interpreter exit at the latest
-        self._finalizer = weakref.finalize(self, _remove, self.path)
-        try:
-            os.ftruncate(fd, self.size)
-            self._map = mmap.mmap(fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-        finally:
-            os.close(fd)
+        if self._fd is None:
+            self._open()
+        self._unmap()
+        size = max(size, 2 * self.size, 1 << 20)
+        size = -(-size // mmap.PAGESIZE) * mmap.PAGESIZE
+        os.ftruncate(self._fd, size)
+        self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         self._buffer = np.frombuffer(self._map, dtype=np.uint8)
+        self.size = size
+
+    def _open(self) -> None:
+        made = _memory_file()
+        if made is not None:
+            self._fd, self.path = made
+            self._finalizer = weakref.finalize(self, _close, self._fd, None)
+        else:
+            self._fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-", dir=_shm_dir())
+            self._finalizer = weakref.finalize(self, _close, self._fd, self.path)
 
     def layout(self, sizes_list: Sequence[Mapping[str, int]]) -> list[dict[str, tuple[int, int]]]:
         """(offset, size) per scope for each call, back to back; the file grows to hold them all."""
@@ -88,7 +120,7 @@ class SharedImages:
         return {"file": self.path, "size": self.size,
                 "scopes": {scope: {"offset": offset, "size": size} for scope, (offset, size) in places.items()}}
 
-    def close(self) -> None:
+    def _unmap(self) -> None:
         self._buffer = None
         if self._map is not None:
             try:
@@ -96,9 +128,12 @@ class SharedImages:
             except BufferError:         # a view is still alive somewhere: the mapping goes with it
                 pass
             self._map = None
-        if self.path:
+
+    def close(self) -> None:
+        self._unmap()
+        if self._finalizer is not None:
             self._finalizer()
-        self.path, self.size = None, 0
+        self._fd, self.path, self.size, self._finalizer = None, None, 0, None
 
 
 class ExecBackend:
@@ -112,8 +147,10 @@ class ExecBackend:
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.shm = SharedImages()
         self._proc: subprocess.Popen | None = None
+        self._pidfd: int | None = None              # readable once the program has exited (Linux)
         self._stderr = None
-        self._pending = b""
+        self._pending = bytearray()                 # what the program printed past the last reply read
+        self._scanned = 0                           # bytes of it known to hold no newline
         self._id = 0
         self._trace = os.environ.get(TRACE_ENV)
         self.restarts = 0
@@ -169,13 +206,13 @@ class ExecBackend:
         return out
 
     def close(self) -> None:
-        """Say bye, give the program a second to leave, then kill what is left."""
-        if self._proc is not None and self._proc.poll() is None:
+        """Say bye, give the program a second to leave, then kill what is left of its process group."""
+        if self._proc is not None and _exit_code(self._proc) is None:
             try:
-                self._send({"op": "bye"})
+                self._send({"op": "bye"}, time.monotonic() + 1, 1)
                 self._proc.stdin.close()
-                self._proc.wait(timeout=1)
-            except (OSError, subprocess.TimeoutExpired, ValueError):
+                _wait_exit(self._proc, 1)
+            except (OSError, ValueError, BackendCrash):
                 pass
         self._kill()
         self.shm.close()
@@ -190,16 +227,24 @@ class ExecBackend:
 
     def _start(self) -> None:
         self._stderr = tempfile.TemporaryFile()
+        fd = self._stderr.fileno()                  # appended to, wherever the kit last read it from
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=self._stderr, start_new_session=True, bufsize=0)
         except OSError as exc:
             raise BackendCrash(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
-        self._pending = b""
-        self._send({"op": "hello", "protocol": PROTOCOL, "kit": _kit_version()})
-        reply = self._receive(HELLO_TIMEOUT, what="hello")
+        os.set_blocking(self._proc.stdin.fileno(), False)       # writes wait under select, with a deadline
+        try:
+            self._pidfd = os.pidfd_open(self._proc.pid)
+        except (AttributeError, OSError):           # not Linux >= 5.3: an exit is seen as end of output
+            self._pidfd = None
+        self._pending, self._scanned = bytearray(), 0
+        deadline = time.monotonic() + HELLO_TIMEOUT
+        self._send({"op": "hello", "protocol": PROTOCOL, "kit": _kit_version()}, deadline, HELLO_TIMEOUT)
+        reply = self._receive(deadline, HELLO_TIMEOUT, what="hello")
         if reply.get("op") == "error":
-            raise BackendCrash(f"refused the handshake: {reply.get('message')}")
+            raise BackendCrash(backend_text(f"refused the handshake: {backend_text(reply.get('message'))}"))
         if reply.get("op") != "hello" or reply.get("protocol") != PROTOCOL:
             raise BackendCrash(f"answered hello with {_short(reply)} (expected a hello of protocol {PROTOCOL})")
         supports = reply.get("supports")
@@ -207,46 +252,68 @@ class ExecBackend:
                 isinstance(p, list) and all(isinstance(x, str) for x in p) for p in supports.values()):
             raise BackendCrash(f"its hello needs a string 'name' and 'supports': api -> [product, ...]; "
                                f"got {_short(reply)}")
-        self.name, self.version = reply["name"], str(reply.get("version") or "")
+        self.name, self.version = backend_text(reply["name"]), backend_text(reply.get("version") or "")
         self.batch = reply.get("batch") is True
         if self.batch:
             self.run_batch = self._run_batch
         self._supports = {api: set(products) for api, products in supports.items()}
 
     def _ensure(self) -> None:
-        if self._proc is None or self._proc.poll() is not None:
+        if self._proc is None or _exit_code(self._proc) is not None:
             self._kill()
             self.restarts += 1
             self._start()
+        self._trim_stderr()
 
     def _kill(self) -> None:
+        """SIGKILL to the program's whole process group, whether its leader is still there or not (a child
+        that kept its stdout lives on otherwise), then reap the leader. The leader is reaped only here,
+        after the kill: until then its pid (the group's id) cannot go to another process."""
         proc, self._proc = self._proc, None
-        if proc is not None:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        pidfd, self._pidfd = self._pidfd, None
+        if pidfd is not None:
+            os.close(pidfd)
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:      # pragma: no cover
+            pass
+        for stream in (proc.stdin, proc.stdout):
             try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:      # pragma: no cover
+                stream.close()
+            except OSError:
                 pass
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+
+    def _trim_stderr(self) -> None:
+        """Keep the program's stderr file small: a program that logs without end must not fill the disk."""
+        fd = self._stderr.fileno() if self._stderr is not None else None
+        if fd is not None and os.fstat(fd).st_size > STDERR_KEEP:
+            tail = self._stderr_bytes()
+            os.ftruncate(fd, 0)
+            os.write(fd, tail)
+
+    def _stderr_bytes(self) -> bytes:
+        fd = self._stderr.fileno()
+        size = os.fstat(fd).st_size
+        return os.pread(fd, 8192, max(size - 8192, 0))
 
     def _stderr_tail(self) -> str:
         if self._stderr is None:
             return ""
-        self._stderr.seek(0)
-        lines = self._stderr.read()[-8192:].decode("utf-8", "replace").strip().splitlines()[-STDERR_LINES:]
+        lines = self._stderr_bytes().decode("utf-8", "replace").strip().splitlines()[-STDERR_LINES:]
         return ("; its stderr ended with: " + " | ".join(lines)) if lines else ""
 
     def _died(self) -> BackendCrash:
-        code = self._proc.wait() if self._proc is not None else None
-        if code is not None and code < 0:
+        """The crash of a program that exited, died, or closed its end of a pipe; the group is killed."""
+        code = _wait_exit(self._proc, 1) if self._proc is not None else None
+        if code is None:
+            how = "closed its standard input or output without exiting (it was killed)"
+        elif code < 0:
             try:
                 how = f"killed by {signal.Signals(-code).name}"
             except ValueError:
@@ -259,36 +326,72 @@ class ExecBackend:
 
     # ------------------------------------------------------------------------------------ messages
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any], deadline: float, limit: float) -> None:
         line = json.dumps(message, separators=(",", ":")) + "\n"
         if self._trace:
             with open(self._trace, "a", encoding="utf-8") as f:
                 f.write("> " + line)
         assert self._proc is not None and self._proc.stdin is not None
-        self._proc.stdin.write(line.encode())
+        fd = self._proc.stdin.fileno()
+        data = memoryview(line.encode())
+        while True:
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                pass
+            except OSError:                         # EPIPE: nothing reads its stdin any more
+                raise self._died() from None
+            if not data:
+                return
+            left = deadline - time.monotonic()
+            ready = _ready(self._exit_watch(), fd, left)
+            writable = fd in ready
+            if ready and not writable:
+                raise self._died()
+            if left <= 0 and not writable:
+                self._kill()
+                raise BackendCrash(f"the program did not read its request within {limit:g} s (it was killed)"
+                                   f"{self._stderr_tail()}")
 
-    def _receive(self, timeout: float, what: str) -> dict[str, Any]:
-        """The next line from the program, parsed; BackendCrash on death, silence or garbage."""
+    def _exit_watch(self) -> list[int]:
+        return [self._pidfd] if self._pidfd is not None else []
+
+    def _receive(self, deadline: float, limit: float, what: str) -> dict[str, Any]:
+        """The next line from the program, parsed; BackendCrash on death, silence, garbage or a line
+        longer than REPLY_LIMIT. Each byte is looked at once, however the line comes in."""
         assert self._proc is not None and self._proc.stdout is not None
         fd = self._proc.stdout.fileno()
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._pending:
+        watch = [fd] + self._exit_watch()
+        while (end := self._pending.find(b"\n", self._scanned)) < 0:
+            self._scanned = len(self._pending)
+            if self._scanned > REPLY_LIMIT:
+                break
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self._kill()
-                raise BackendCrash(f"no answer to {what} within {timeout:g} s (the program was killed)"
-                                   f"{self._stderr_tail()}")
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
+            ready = _ready(watch, None, left)
+            if fd in ready:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    raise self._died()
+                self._pending += chunk
+            elif ready:                             # the program exited, and its output holds no more
                 raise self._died()
-            self._pending += chunk
-        line, _, self._pending = self._pending.partition(b"\n")
+            else:
+                self._kill()
+                raise BackendCrash(f"no answer to {what} within {limit:g} s (the program was killed)"
+                                   f"{self._stderr_tail()}")
+        if end < 0 or end > REPLY_LIMIT:
+            self._kill()
+            raise BackendCrash(f"protocol error: a reply longer than {REPLY_LIMIT >> 20} MiB to {what} (the "
+                               f"program was killed)")
+        line = bytes(self._pending[:end])
+        del self._pending[:end + 1]
+        self._scanned = 0
         if self._trace:
             with open(self._trace, "a", encoding="utf-8") as f:
                 f.write("< " + line.decode("utf-8", "replace") + "\n")
-        try:
-            reply = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        try:                    # bytes that are not UTF-8 and raw control characters in strings: tolerated
+            reply = json.loads(line.decode("utf-8", "surrogateescape"), strict=False)
+        except (ValueError, RecursionError):
             reply = None
         if not isinstance(reply, dict):
             self._kill()
@@ -296,18 +399,18 @@ class ExecBackend:
         return reply
 
     def _ask(self, request: dict[str, Any], calls: int = 1) -> dict[str, Any]:
-        """Send a request and wait for its reply: `calls` times the time limit (a batch of n calls gets n)."""
+        """Send a request and wait for its reply: `calls` times the time limit (a batch of n calls gets n)
+        for the whole exchange, writing the request included."""
         self._ensure()
         self._id += 1
         request = {"op": request["op"], "id": self._id, **request}
-        try:
-            self._send(request)
-        except (BrokenPipeError, OSError):
-            raise self._died() from None
-        reply = self._receive(self.timeout * calls, what=f"{request['op']} request {self._id}")
+        limit = self.timeout * calls
+        deadline = time.monotonic() + limit
+        self._send(request, deadline, limit)
+        reply = self._receive(deadline, limit, what=f"{request['op']} request {self._id}")
         if reply.get("id") != self._id:
             self._kill()
-            raise BackendCrash(f"protocol error: a reply with id {reply.get('id')!r} to request {self._id}: "
+            raise BackendCrash(f"protocol error: a reply with id {_short(reply.get('id'))} to request {self._id}: "
                                f"{_short(reply)}")
         return reply
 
@@ -336,24 +439,57 @@ class ExecBackend:
             return
         if op == "rejected":
             rule = reply.get("rule")
-            raise Rejected(str(reply.get("message") or ""), rule if isinstance(rule, str) else None)
+            raise Rejected(backend_text(reply.get("message") or ""),
+                           backend_text(rule) if isinstance(rule, str) else None)
         if op == "error":
-            raise BackendCrash(f"the backend reported an error: {reply.get('message')}")
+            raise BackendCrash(backend_text(f"the backend reported an error: {backend_text(reply.get('message'))}"))
         if not in_batch:
             self._kill()
         raise BackendCrash(f"protocol error: unknown reply {_short(reply)}")
 
 
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+def _close(fd: int, path: str | None) -> None:
+    for done in (lambda: os.close(fd), lambda: path and os.unlink(path)):
+        try:
+            done()
+        except OSError:
+            pass
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value)[:200]
-    return text
+    return json.dumps(value)[:200]
+
+
+def _ready(readers: list[int], writer: int | None, seconds: float) -> set[int]:
+    """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select)."""
+    poller = select.poll()
+    for fd in readers:
+        poller.register(fd, select.POLLIN)
+    if writer is not None:
+        poller.register(writer, select.POLLOUT)
+    return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}
+
+
+def _exit_code(proc: subprocess.Popen) -> int | None:
+    """The program's exit status (negative: the signal that ended it) once it has exited, else None;
+    the process is left unreaped (see ExecBackend._kill)."""
+    if proc.returncode is not None or not hasattr(os, "waitid"):
+        return proc.poll()
+    try:
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return proc.poll()
+    if info is None or info.si_pid == 0:
+        return None
+    return -info.si_status if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else info.si_status
+
+
+def _wait_exit(proc: subprocess.Popen, seconds: float) -> int | None:
+    """_exit_code, waiting up to `seconds` for the program to exit."""
+    deadline = time.monotonic() + seconds
+    while (code := _exit_code(proc)) is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return code
 
 
 def _kit_version() -> str:

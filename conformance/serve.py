@@ -18,7 +18,8 @@ import numpy as np
 
 from oracle import Call, CallFormatError
 
-from .backends import Backend, Rejected
+from .backends import Backend, BackendCrash, Rejected
+from .verdicts import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 
 PROTOCOL = 1
 
@@ -54,19 +55,25 @@ def _result(backend: Backend, mapping: _Mapping, run: dict[str, Any]) -> dict[st
         memory = mapping.images(run["memory"])
     except (CallFormatError, KeyError, TypeError, ValueError, OSError) as exc:
         return {"op": "error", "message": f"malformed run request: {exc}"}
+    _, raised = call_backend(backend.run, call, memory)
     try:
-        backend.run(call, memory)
-    except Rejected as exc:
-        return {"op": "rejected", "rule": exc.rule, "message": str(exc)}
-    except Exception as exc:            # noqa: BLE001 - the backend's failure is the reply
-        return {"op": "error", "message": f"{type(exc).__name__}: {exc}"}
-    return {"op": "ok"}
+        if raised is None:
+            return {"op": "ok"}
+        if isinstance(raised, Rejected):
+            return {"op": "rejected", "rule": refusal_rule(raised), "message": backend_text(raised)}
+        # the backend's failure (KeyboardInterrupt, SystemExit, GeneratorExit too) is the reply; serve goes on
+        return {"op": "error", "message": backend_text(f"{type(raised).__name__}: {backend_text(raised)}")}
+    finally:
+        forget_traceback(raised)    # its traceback reaches the frames holding the images: no cycle left
 
 
 def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -> dict[str, Any]:
-    supports = {api: [p for p in products if backend.supports(api, p)] for api in apis}
-    return {"op": "hello", "protocol": PROTOCOL, "name": backend.name,
-            "version": str(getattr(backend, "version", "") or ""),
+    """The hello reply (BackendCrash where backend.supports raises: the handshake is then refused)."""
+    supports = {api: [p for p in products if ask_supports(backend, api, p)] for api in apis}
+    name, _ = call_backend(getattr, backend, "name", "")
+    version, _ = call_backend(getattr, backend, "version", "")
+    return {"op": "hello", "protocol": PROTOCOL, "name": backend_text(name or ""),
+            "version": backend_text(version or ""),
             "supports": {api: ps for api, ps in supports.items() if ps}, "batch": batch}
 
 
@@ -91,7 +98,11 @@ def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = F
             if request.get("protocol") != PROTOCOL:
                 say({"op": "error", "message": f"this server speaks protocol {PROTOCOL}"})
                 return 1
-            say(hello(backend, sorted(rulebook.apis), list(rulebook.products), batch))
+            try:
+                say(hello(backend, sorted(rulebook.apis), list(rulebook.products), batch))
+            except BackendCrash as exc:
+                say({"op": "error", "message": str(exc)})
+                return 1
         elif op == "run":
             say({**_result(backend, mapping, request), "id": request.get("id")})
         elif op == "batch":

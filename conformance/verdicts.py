@@ -1,14 +1,25 @@
-"""One verdict per call (DESIGN.md, "Verdicts"): run the backend on a fresh memory image and compare."""
+"""One verdict per call (DESIGN.md, "Verdicts"): run the backend on a fresh memory image and compare.
+
+The backend is untrusted code. Whatever it raises (KeyboardInterrupt, SystemExit and GeneratorExit
+included) is its CRASH; it runs on its own copy of the call, so the verdict and the reproducer describe
+the call as generated whatever it does to what it is handed; and what it says (messages, rule ids) enters
+the kit through `backend_text` alone. A verdict, once given, holds no reference to the memory images:
+a backend that keeps the arrays and writes into them later cannot change it (a backend still writing
+while the verdict is being computed, from a thread it left running or, out of process, after its reply,
+changes what the kit reads then: that verdict is of its own making, and replaying it may differ).
+"""
 from __future__ import annotations
 
-import traceback
+import _signal           # signal.signal/getsignal map handlers to enums through exceptions (~4 us a call)
+import copy
+import signal
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Sequence
 
 import numpy as np
 
-from oracle import Call, IllegalCall, expected, verdict_class
+from oracle import Call, IllegalCall, Tensor, expected, verdict_class
 from oracle.rules import Violation
 
 from .backends import Backend, BackendCrash, Rejected
@@ -51,10 +62,42 @@ class Outcome:
         return self.verdict.value
 
 
+TEXT_LIMIT = 64 * 1024          # characters kept of anything a backend says (a message, a rule id, a name)
+
+
+def backend_text(value: Any) -> str:
+    """What a backend said, as a plain `str` (never raises): at most TEXT_LIMIT characters, the rest
+    counted in a stated "... (N more characters)". Lone surrogates, NUL and escape sequences are kept:
+    escaping them is each output writer's job."""
+    if type(value) is not str:
+        try:
+            value = value if isinstance(value, str) else str(value)
+            value = str.__str__(value)              # a str subclass: its own methods are not called again
+        except BaseException:           # noqa: BLE001 - a __str__ that raises anything: still an answer
+            value = f"<unprintable {type(value).__name__}>"
+    if len(value) <= TEXT_LIMIT:
+        return value
+    keep = TEXT_LIMIT - len(f"... ({len(value):,} more characters)")     # the whole fits in TEXT_LIMIT,
+    return value[:keep] + f"... ({len(value) - keep:,} more characters)"  # so capping it again keeps it
+
+
+def refusal_rule(refused: Rejected) -> str | None:
+    """The rule id a backend's Rejected names (through backend_text), or None."""
+    rule, _ = call_backend(getattr, refused, "rule", None)
+    return None if rule is None else backend_text(rule)
+
+
+def crash_message(exc: BaseException, who: str = "backend") -> str:
+    """'backend raised Type: message at file:line' (the innermost frame), for an exception a backend raised."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}" if tb is not None else ""
+    return backend_text(f"{who} raised {type(exc).__name__}: {backend_text(exc)}{where}")
+
+
 def _crash(exc: BaseException) -> Outcome:
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    return Outcome(Verdict.CRASH, f"backend raised {type(exc).__name__}: {exc}{where}")
+    return Outcome(Verdict.CRASH, crash_message(exc))
 
 
 @dataclass
@@ -85,14 +128,17 @@ def prepare(call: Call, recipe: MemoryRecipe, images=None) -> Prepared:
     return Prepared(call, memory, want, violations, verdict_class(violations))
 
 
-def conclude(p: Prepared, raised: BaseException | None) -> Outcome:
+def conclude(p: Prepared, raised: Any) -> Outcome:
     """The verdict, given what running the call raised (None: it ran)."""
     violations = p.violations
     refused = raised if isinstance(raised, Rejected) else None
     if isinstance(raised, BackendCrash):        # died, hung or broke the protocol: its own message says how
-        return Outcome(Verdict.CRASH, str(raised), violations)
-    if raised is not None and refused is None:  # anything else is the backend crashing
-        return Outcome(Verdict.CRASH, _crash(raised).message, violations)
+        return Outcome(Verdict.CRASH, backend_text(raised), violations)
+    if isinstance(raised, BaseException) and refused is None:     # anything else is the backend crashing
+        return Outcome(Verdict.CRASH, crash_message(raised), violations)
+    if raised is not None and refused is None:  # run_batch's answer for the call is neither None nor raised
+        return Outcome(Verdict.CRASH, f"run_batch answered a {type(raised).__name__} for the call (expected None "
+                                      f"or an exception)", violations)
     if p.klass == "reject":
         broken = ", ".join(v.rule for v in violations if v.severity == "reject")
         if refused is not None:
@@ -103,8 +149,10 @@ def conclude(p: Prepared, raised: BaseException | None) -> Outcome:
         return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
                        violations)
     if refused is not None:
-        said = f" ({refused.rule})" if refused.rule else ""
-        return Outcome(Verdict.FALSE_REJECT, f"refused a legal call{said}: {refused}", violations)
+        rule = refusal_rule(refused)
+        said = f" ({rule})" if rule else ""
+        return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{said}: {backend_text(refused)}"),
+                       violations)
     diff = compare(p.memory, p.want, p.call)
     if diff:
         return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
@@ -112,13 +160,18 @@ def conclude(p: Prepared, raised: BaseException | None) -> Outcome:
 
 
 def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
-    """Run `call` on `backend` over the images of `recipe` and give the verdict."""
+    """Run `call` on `backend` over the images of `recipe` and give the verdict (never raises what the
+    backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
     p = prepare(call, recipe, getattr(backend, "images", None))
+    _, raised = call_backend(_run, backend, backend_copy(call), p.memory)
     try:
-        backend.run(call, p.memory)
-    except (Exception, SystemExit) as exc:      # noqa: BLE001 - Rejected or a crash: conclude() tells
-        return conclude(p, exc)
-    return conclude(p, None)
+        return conclude(p, raised)
+    finally:
+        forget_traceback(raised)
+
+
+def _run(backend: Backend, call: Call, memory: dict[str, np.ndarray]) -> None:
+    backend.run(call, memory)
 
 
 def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> list[Outcome]:
@@ -126,13 +179,103 @@ def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> lis
     call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
     every call of the batch gets that crash."""
     prepared = [prepare(call, recipe) for call, recipe in cases]
+    copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
+    answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
+    if raised is None and len(answer) != len(prepared):
+        raised = BackendCrash(f"run_batch returned {len(answer)} results for {len(prepared)} calls")
+    results = [raised] * len(prepared) if raised is not None else answer
     try:
-        raised = list(backend.run_batch([p.call for p in prepared], [p.memory for p in prepared]))
-        if len(raised) != len(prepared):
-            raise BackendCrash(f"run_batch returned {len(raised)} results for {len(prepared)} calls")
-    except (Exception, SystemExit) as exc:      # noqa: BLE001
-        raised = [exc] * len(prepared)
-    return [conclude(p, r) for p, r in zip(prepared, raised)]
+        return [conclude(p, r) for p, r in zip(prepared, results)]
+    finally:
+        for r in results:
+            forget_traceback(r)
+
+
+def ask_supports(backend: Any, api: str, product: str) -> bool:
+    """`backend.supports(api, product)` as a bool; BackendCrash (with crash_message's text) for whatever
+    it raised instead, KeyboardInterrupt and SystemExit included."""
+    answer, raised = call_backend(lambda: bool(backend.supports(api, product)))
+    if raised is None:
+        return answer
+    message = crash_message(raised, "backend.supports")
+    forget_traceback(raised)
+    raise BackendCrash(message)
+
+
+# -- running untrusted code ------------------------------------------------------------------------
+
+def forget_traceback(raised: Any) -> None:
+    """Drop the traceback of an exception a backend raised, once judged. It reaches, through each frame's
+    f_back, the frames that hold the images (and the exception itself): a cycle that only the GC would
+    break, keeping arrays, and out of process the shared file's old mappings, alive until then."""
+    if isinstance(raised, BaseException):
+        try:
+            raised.__traceback__ = None
+        except BaseException:           # noqa: BLE001 - a subclass's own __traceback__: left as it is
+            pass
+
+class _CtrlC:
+    seen = False
+
+
+def _on_ctrl_c(signum: int, frame: Any) -> None:
+    _CtrlC.seen = True
+    raise KeyboardInterrupt
+
+
+def call_backend(method: Any, *args: Any) -> tuple[Any, BaseException | None]:
+    """(what method(*args) returned, None), or (None, what it raised): every exception, KeyboardInterrupt,
+    SystemExit and GeneratorExit included, is the backend's. (A caller that keeps what was raised passes
+    it to forget_traceback when done with it.) The user's Ctrl-C is told apart where it
+    could otherwise be taken for the backend's (Python's own SIGINT handler, main thread): it then goes
+    on as KeyboardInterrupt, even if the backend swallowed it. Workers that ignore SIGINT pay nothing."""
+    watch = _signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if watch:
+        try:
+            _signal.signal(signal.SIGINT, _on_ctrl_c)
+            _CtrlC.seen = False
+        except ValueError:              # not the main thread: no signal is delivered here
+            watch = False
+    try:
+        return method(*args), None
+    except BaseException as exc:        # noqa: BLE001 - untrusted code: everything is a verdict
+        return None, exc
+    finally:
+        if watch:
+            _signal.signal(signal.SIGINT, signal.default_int_handler)
+            if _CtrlC.seen:
+                _CtrlC.seen = False
+                raise KeyboardInterrupt
+
+
+def backend_copy(call: Call) -> Call:
+    """The backend's own copy of a call: new args dict, lists, mappings and Tensors (a frozen Tensor
+    still yields to object.__setattr__), sharing only immutable values. A few microseconds; deepcopy
+    costs ten times as much."""
+    twin = _new(Call)
+    twin.__dict__.update(call.__dict__)
+    twin.args = {name: _copied(value) for name, value in call.args.items()}
+    return twin
+
+
+_new = object.__new__
+
+
+def _copied(value: Any) -> Any:
+    kind = type(value)
+    if kind is Tensor:
+        twin = _new(Tensor)
+        twin.__dict__.update(value.__dict__)
+        return twin
+    if kind is list:
+        return [_copied(v) for v in value]
+    if kind is tuple:
+        return tuple([_copied(v) for v in value])
+    if kind is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, dict, Tensor)):      # a subclass (the kit makes none): the slow way
+        return copy.deepcopy(value)
+    return value
 
 
 def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:
