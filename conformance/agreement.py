@@ -14,9 +14,10 @@ import numpy as np
 
 from oracle import Call
 
-from .backends import Rejected
+from .backends import BackendCrash, Rejected
 from .memory import MemoryRecipe
-from .verdicts import Outcome, Verdict, compare, conclude, prepare
+from .verdicts import (Outcome, Verdict, backend_copy, backend_text, call_backend, compare, conclude, crash_message,
+                       forget_traceback, prepare, run_call)
 
 AGREE, DIVERGE = "AGREE", "DIVERGE"
 
@@ -60,12 +61,9 @@ class _Image:
 
 
 def _ran(backend: Any, call: Call, memory: dict[str, np.ndarray]) -> BaseException | None:
-    """What running the call raised (None: it ran). A backend's BaseExceptions are its own."""
-    try:
-        backend.run(call, memory)
-    except BaseException as exc:        # noqa: BLE001 - Rejected, or a crash: the caller tells
-        return exc
-    return None
+    """What running the call raised (None: it ran), on a copy of the call, as verdicts.judge runs it."""
+    _, raised = call_backend(run_call, backend, backend_copy(call), memory)
+    return raised
 
 
 def _said(raised: BaseException | None) -> str:
@@ -73,7 +71,9 @@ def _said(raised: BaseException | None) -> str:
         return "ran"
     if isinstance(raised, Rejected):
         return "refused" + (f" ({raised.rule})" if raised.rule else "")
-    return f"crashed ({type(raised).__name__}: {raised})"
+    if isinstance(raised, BackendCrash):
+        return f"crashed ({backend_text(raised)})"
+    return f"crashed ({crash_message(raised, 'it')})"
 
 
 def agreement(call: Call, a_raised: BaseException | None, a_memory: dict[str, np.ndarray],
@@ -153,14 +153,15 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
             running(1)
         b_raised = _ran(b, call, b_memory)
     if p is not None:
-        outcome = conclude(p, a_raised if isinstance(a_raised, Exception) else
-                           (None if a_raised is None else _as_crash(a_raised)))
+        outcome = conclude(p, a_raised)
         written = p.want.written if p.want is not None else {}
     else:
         outcome = Outcome(Verdict.UNJUDGED, "not judged against the oracle (--no-oracle)")
         written = {}
     names = (_name(a, "A"), _name(b, "B"))
     agreed = agreement(call, a_raised, a_memory, b_raised, b_memory, names, written)
+    forget_traceback(a_raised)
+    forget_traceback(b_raised)
     versus = None
     if agreed.verdict == DIVERGE and p is not None and p.want is not None:
         versus = {}
@@ -180,11 +181,6 @@ def _overlap() -> Any:
         from concurrent.futures import ThreadPoolExecutor
         _pool = ThreadPoolExecutor(1, thread_name_prefix="against")
     return _pool
-
-
-def _as_crash(raised: BaseException) -> Exception:
-    from .backends import BackendCrash
-    return BackendCrash(f"backend raised {type(raised).__name__}: {raised}")
 
 
 def _name(backend: Any, fallback: str) -> str:

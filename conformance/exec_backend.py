@@ -139,6 +139,8 @@ class SharedImages:
 class ExecBackend:
     """A backend program driven over the exec protocol (docs/exec-protocol.md)."""
 
+    out_of_process = True       # its calls run in the program: a caller may do other work meanwhile
+
     def __init__(self, command: str, timeout: float | None = None):
         self.command = command
         self.argv = shlex.split(command)
@@ -166,6 +168,11 @@ class ExecBackend:
             raise BackendLoadError(f"backend 'exec:{command}': {exc}") from None
 
     # ------------------------------------------------------------------------------------ the contract
+
+    def process_groups(self) -> list[int]:
+        """The program's process group (its own session), for a supervisor to kill should the process
+        holding this backend die first."""
+        return [self._proc.pid] if self._proc is not None else []
 
     def supports(self, api: str, product: str) -> bool:
         products = self._supports.get(api, set())

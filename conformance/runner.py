@@ -19,12 +19,12 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 from oracle.spec import default_rulebook
 
 from . import inflight
-from .backends import Backend
+from .backends import Backend, BackendCrash
 from .cells import Cell
 from .minimize import ShrinkBudget, minimize
 from .profiles import Profile
 from .strategies import Case
-from .verdicts import Outcome, Verdict
+from .verdicts import Outcome, Verdict, ask_supports
 
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
@@ -114,9 +114,9 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
-        supported = bool(backend.supports(cell.api, cell.product))
-    except Exception as exc:            # noqa: BLE001
-        result.status, result.error = "error", f"backend.supports raised {type(exc).__name__}: {exc}"
+        supported = ask_supports(backend, cell.api, cell.product)
+    except BackendCrash as exc:
+        result.status, result.error = "error", str(exc)
         return result
     if not supported:
         result.status = "not_supported"

@@ -163,14 +163,14 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict (never raises what the
     backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
     p = prepare(call, recipe, getattr(backend, "images", None))
-    _, raised = call_backend(_run, backend, backend_copy(call), p.memory)
+    _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
     try:
         return conclude(p, raised)
     finally:
         forget_traceback(raised)
 
 
-def _run(backend: Backend, call: Call, memory: dict[str, np.ndarray]) -> None:
+def run_call(backend: Backend, call: Call, memory: dict[str, np.ndarray]) -> None:
     backend.run(call, memory)
 
 
