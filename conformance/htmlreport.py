@@ -135,6 +135,7 @@ def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
             parted = [c["id"] for c in members if c.get("divergence")]
             row.append({"state": "fail" if parted or counted["DIVERGE"] else "pass",
                         "label": "DIVERGE" if parted or counted["DIVERGE"] else "AGREE", "calls": sum(counted.values()),
+                        "edges": {"reachable": 0, "reached": 0},
                         "counts": {v: n for v, n in counted.items() if v != "AGREE"}, "cells": [c["id"] for c in members]})
         rows.append({"api": api, "cells": row})
     return {"columns": columns, "rows": rows}

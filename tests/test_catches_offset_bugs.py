@@ -214,7 +214,8 @@ def _offsets_travel(failure: dict[str, Any], call: Call) -> None:
 
 # Issue 18 made these regions ambiguities: the planted behaviour is one of their readings (or the region
 # is not generated while no reading is declared); they are caught again once a backend declares readings.
-IN_AN_AMBIGUITY = {'offset-bug-d-mask-ignored': 'scatter.offset.repeat_advance', 'offset-bug-e-offset-index-follows-stride': 'scatter.offset.repeat_advance', 'offset-bug-j-gather-stride-in-elements': 'asc_gather.repeat.layout', 'offset-bug-k-gather-src-advanced-by-stride': 'asc_gather.offset.repeat_advance'}
+# (Bug d, the mask ignored, shows outside the region too: the edge sweep's single-repeat calls catch it.)
+IN_AN_AMBIGUITY = {'offset-bug-e-offset-index-follows-stride': 'scatter.offset.repeat_advance', 'offset-bug-j-gather-stride-in-elements': 'asc_gather.repeat.layout', 'offset-bug-k-gather-src-advanced-by-stride': 'asc_gather.offset.repeat_advance'}
 
 
 @pytest.mark.parametrize("expect", [pytest.param(e, marks=pytest.mark.xfail(
