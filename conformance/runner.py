@@ -164,8 +164,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     if profile.sweep if sweep is None else sweep:
         from .edges import sweep as edge_sweep, targets
         reachable = targets(cell, profile.gm_window)
-        for case in edge_sweep(cell, profile.gm_window) if state["first"] is None else ():
-            outcome = inflight.judge(case, backend)
+        cases = edge_sweep(cell, profile.gm_window) if state["first"] is None else []
+        for case, outcome in judged(cases, backend):
             tally(case, outcome)
             result.sweep_calls += 1
             if not outcome.conforms:
@@ -247,19 +247,29 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
 BATCH = 32         # calls handed to a backend's run_batch at once
 
 
+def judged(cases: Sequence[Case], backend: Backend) -> Iterable[tuple[Case, Outcome]]:
+    """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
+    more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
+    if not callable(getattr(backend, "run_batch", None)):
+        for case in cases:
+            yield case, inflight.judge(case, backend)
+        return
+    for start in range(0, len(cases), BATCH):
+        chunk = cases[start:start + BATCH]
+        yield from zip(chunk, inflight.judge_batch(chunk, backend))
+
+
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
                 found: Callable[[Case, Outcome], None]) -> bool:
     """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
     without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
     `found` (minimize() then shrinks it with single runs). False when no call could be drawn."""
     cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
-    for start in range(0, len(cases), BATCH):
-        chunk = cases[start:start + BATCH]
-        for case, outcome in zip(chunk, inflight.judge_batch(chunk, backend)):
-            tally(case, outcome)
-            if not outcome.conforms:
-                found(case, outcome)
-                return True
+    for case, outcome in judged(cases, backend):
+        tally(case, outcome)
+        if not outcome.conforms:
+            found(case, outcome)
+            return True
     return bool(cases)
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:

@@ -191,8 +191,12 @@ def test_run_batch_is_used_when_present():
     backend = _Batched()
     results = run_cells(select_cells([FLOAT16, "data_move/ascend910b/reject/data_move.nburst.range"]), backend,
                         CI, 3)
-    assert all(r.failure is None and sum(r.counts.values()) == 120 for r in results)
-    assert backend.sizes == [32, 32, 32, 24] * 2
+    assert all(r.failure is None and sum(r.counts.values()) == 120 + r.sweep_calls for r in results)
+    # each cell: its edge sweep in batches, then the 120 searched calls in batches
+    expected = []
+    for r in results:
+        expected += [32] * (r.sweep_calls // 32) + ([r.sweep_calls % 32] if r.sweep_calls % 32 else []) + [32, 32, 32, 24]
+    assert backend.sizes == expected
     buggy = _Batched(bug=True)
     (caught,) = run_cells(select_cells([FLOAT16]), buggy, CI, 3)
     assert caught.failure["verdict"] == "FAIL" and caught.failure["call"]["args"]["nburst"] == 2   # minimised
