@@ -75,12 +75,17 @@ def json_text(data: Any) -> str:
     return text.translate(_SURROGATE_ESCAPES) if _SURROGATE.search(text) else text
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
 def write_atomic(path: Path, data: str | bytes) -> Path:
     """Write `data` (text as UTF-8) to `path` through a temporary file in the same folder renamed into
     place: readers see the old file or the new one, never half of one."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)          # as an ordinary file would be, not mkstemp's 0600
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
         os.replace(tmp, path)

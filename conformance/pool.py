@@ -249,6 +249,7 @@ class _Worker:
     task: Task | None = None
     found: dict[str, Any] | None = None
     lost: str | None = None             # why the supervisor killed it, when it did
+    handed: float = 0.0                 # when it was given its task
 
 
 class Supervisor:
@@ -362,7 +363,7 @@ class Supervisor:
                 except (OSError, ValueError):
                     self._queue.appendleft(task)
                     continue
-                w.task, w.found = task, None
+                w.task, w.found, w.handed = task, None, time.monotonic()
 
     def _look(self, wait_for: float) -> list[dict[str, Any]]:
         waitables = [w.conn for w in self._workers] + [w.proc.sentinel for w in self._workers]
@@ -454,7 +455,8 @@ class Supervisor:
             flight = w.slot.in_flight()
             counts = w.slot.verdict_counts()
             agreement = {k: counts.pop(k) for k in ("AGREE", "DIVERGE") if k in counts}
-            result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement)
+            result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement,
+                                seconds=round(time.monotonic() - w.handed, 3))
             if flight is not None and (flight.calls or flight.too_large):
                 where = "" if len(flight.calls) <= 1 else f" (the first of a batch of {len(flight.calls)} calls)"
                 message = f"{how} (during this call{where})"
