@@ -23,12 +23,15 @@
       expected() of the largest UB->UB data_move with GM, UB and L1 images against numpy copying that
       UB and doing the move                                                       target: <= 3x numpy;
       each beside main's figure (issue 20's table)
+  (h) differential runs: the ci data_move cells through one supervised worker, plain and --against B, with
+      B the reference in process and served as an exec program (A runs while B's request is out):
+      verified-and-compared calls per second against the plain run's                no target
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
-                                [--only exec|reports|fuzz|isolation|oracle]
+                                [--only exec|reports|fuzz|isolation|oracle|differential]
 """
 from __future__ import annotations
 
@@ -423,17 +426,42 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
           f"{(one_s / local_s - 1) * 100:+.1f}% (target < 5%); -n 2 {two_s:.2f}s = {local_s / two_s:.2f}x in process")
 
 
+def differential_figures(product: str) -> None:
+    from conformance.pool import Stop, Supervisor, Task, run_tasks
+    from conformance.profiles import profile
+    chosen = cells([product], ["data_move"])
+    ci = profile("ci")
+    served = f"exec:{sys.executable} -m conformance.cli serve oracle"
+
+    def rate(against: str | None) -> float:
+        sup = Supervisor("oracle", 1, against=against)
+        sup.start()
+        got: list[dict] = []
+        start = time.perf_counter()
+        try:
+            run_tasks(sup, [Task(c, ci, 1) for c in chosen], got.append, Stop())
+        finally:
+            sup.close()
+        return sum(sum(r["counts"].values()) for r in got) / (time.perf_counter() - start)
+
+    plain, local, remote = rate(None), rate("oracle"), rate(served)
+    print(f"(h) differential, {len(chosen)} data_move cells on {product}, ci, one worker: plain {plain:.0f} calls/s; "
+          f"--against oracle {local:.0f} calls/s ({local / plain:.2f}x); --against the served reference "
+          f"{remote:.0f} calls/s ({remote / plain:.2f}x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle"],
-                    help="just figure (d), (c), (e), (f) or (g)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential"],
+                    help="just figure (d), (c), (e), (f), (g) or (h)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
-         "isolation": isolation_figures, "oracle": oracle_cost}[args.only](args.product)
+         "isolation": isolation_figures, "oracle": oracle_cost,
+         "differential": differential_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -447,6 +475,7 @@ def main() -> None:
     oracle_cost(args.product)
     exec_overhead(args.product)
     isolation_figures(args.product)
+    differential_figures(args.product)
     fuzz_figures(args.product)
     report_figures(args.product)
 
