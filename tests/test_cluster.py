@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -15,18 +14,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the 'dask' extra is not installed")
 
+from test_cli import BUGGY       # a module of user backends (userbackends.OneBurstTooFew, ...)
+
 ROOT = Path(__file__).resolve().parent.parent
 
-BUGGY = textwrap.dedent('''
-    from conformance import OracleBackend
-
-    class OneBurstTooFew(OracleBackend):
-        name = "one-burst-too-few"
-        def run(self, call, memory):
-            if call.args.get("nburst", 0) > 1:
-                call = call.replace(nburst=call.args["nburst"] - 1)
-            super().run(call, memory)
-''')
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +25,7 @@ def cluster(tmp_path_factory):
     """Two Dask worker processes of one thread each, allowed children (the kit's own workers)."""
     import dask
     folder = tmp_path_factory.mktemp("clustered")
-    (folder / "clustered.py").write_text(BUGGY)
+    (folder / "userbackends.py").write_text(BUGGY)
     sys.path[:0] = [str(ROOT), str(folder)]       # what the Dask processes import (spawned with this sys.path)
     try:
         with dask.config.set({"distributed.worker.daemon": False}):
@@ -68,7 +59,7 @@ def test_a_run_on_the_cluster_makes_the_calls_of_a_local_run(cluster, tmp_path):
 
 def test_fuzz_on_the_cluster_finds_and_keeps_failures(cluster, tmp_path):
     address, folder = cluster
-    done = cli(folder, "fuzz", "--backend", "clustered:OneBurstTooFew", "--product", "ascend910b", "--select",
+    done = cli(folder, "fuzz", "--backend", "userbackends:OneBurstTooFew", "--product", "ascend910b", "--select",
                "data_move/*/legal/int8", "--select", "data_move/*/legal/float16", "--duration", "4s",
                "--cluster", address, "--db", str(tmp_path / "db"), "--report", str(tmp_path / "r"))
     assert done.returncode == 1, done.stderr
