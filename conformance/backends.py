@@ -13,7 +13,7 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.rules import context, violations
+from oracle.rules import context, violations, with_readings
 from oracle.spec import default_rulebook
 
 ENTRY_POINT_GROUP = "ascend_conformance.backends"
@@ -54,12 +54,15 @@ class OracleBackend:
     name = "oracle"
     version = "reference"
 
+    def __init__(self, readings: dict[str, str] | None = None):
+        self.readings = dict(readings or {})    # ambiguity id -> reading id: the readings it follows
+
     def supports(self, api: str, product: str) -> bool:
         rulebook = default_rulebook()
         return api in rulebook.apis and product in rulebook.products
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        ctx = context(call, memory)
+        ctx = context(call, memory, with_readings(None, self.readings))
         for v in violations(ctx):
             if v.severity == "reject":
                 raise Rejected(v.message, v.rule)
