@@ -6,8 +6,9 @@ import importlib
 import inspect
 import signal
 import threading
+from types import MappingProxyType
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -53,6 +54,7 @@ class OracleBackend:
 
     name = "oracle"
     version = "reference"
+    readings: Mapping[str, str] = MappingProxyType({})   # ambiguity id -> reading id (subclasses inherit none)
 
     def __init__(self, readings: dict[str, str] | None = None):
         self.readings = dict(readings or {})    # ambiguity id -> reading id: the readings it follows
