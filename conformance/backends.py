@@ -6,14 +6,15 @@ import importlib
 import inspect
 import signal
 import threading
+from types import MappingProxyType
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.rules import context, violations
+from oracle.rules import context, violations, with_readings
 from oracle.spec import default_rulebook
 
 ENTRY_POINT_GROUP = "ascend_conformance.backends"
@@ -53,13 +54,17 @@ class OracleBackend:
 
     name = "oracle"
     version = "reference"
+    readings: Mapping[str, str] = MappingProxyType({})   # ambiguity id -> reading id (subclasses inherit none)
+
+    def __init__(self, readings: dict[str, str] | None = None):
+        self.readings = dict(readings or {})    # ambiguity id -> reading id: the readings it follows
 
     def supports(self, api: str, product: str) -> bool:
         rulebook = default_rulebook()
         return api in rulebook.apis and product in rulebook.products
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        ctx = context(call, memory)
+        ctx = context(call, memory, with_readings(None, self.readings))
         for v in violations(ctx):
             if v.severity == "reject":
                 raise Rejected(v.message, v.rule)

@@ -9,7 +9,7 @@ import numpy as np
 from .apis import index_math
 from .call import Call
 from .footprint import mark
-from .rules import Context, Violation, context, violations as rule_violations
+from .rules import Context, Violation, context, violations as rule_violations, with_readings
 from .spec import Rulebook
 
 
@@ -63,14 +63,16 @@ def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
 
 
-def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None) -> Expected:
+def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
+             readings: Mapping[str, str] | None = None) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Raises IllegalCall for a call that breaks a `reject` rule. For a call in `undefined` territory the
     image is one possible outcome and the bytes the call writes are marked not defined. Only the scopes
-    the call writes are copied; the others are read-only views of `memory`."""
+    the call writes are copied; the others are read-only views of `memory`. `readings` (ambiguity id ->
+    reading id) judges those regions by the readings, and moves bytes by their index-math variants."""
     _validate_memory(memory)
-    ctx = context(call, memory, rulebook)
+    ctx = context(call, memory, with_readings(rulebook, readings))
     violations = rule_violations(ctx)
     rejects = [v for v in violations if v.severity == "reject"]
     if rejects:

@@ -54,6 +54,7 @@ class Context:
         depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
         cache = _cache(self.spec, "_units", self.rulebook)
         key = self.cell
+        variants = self.variants
         if key not in cache:
             dtype = key[2]
             units = self.spec.units(self.call)
@@ -64,7 +65,19 @@ class Context:
                 if isinstance(unit, Mapping):
                     units[name] = unit["elements"] * (width or 1)
             cache[key] = units
-        return dict(cache[key])
+        units = dict(cache[key])
+        for name in variants:            # the declared readings' index math, by name in the API's module
+            units = index_math(self.spec.api).VARIANTS[name](units)
+        return units
+
+    @_once
+    def variants(self) -> tuple[str, ...]:
+        """The index-math variants of the declared readings whose region holds the call (by the region's
+        `when` alone: a reading with a variant changes what moves, so its region cannot depend on it)."""
+        call, spec, matches = self.call, self.spec, self.rulebook.matches
+        return tuple(amb.declared.variant for amb, regions in _plan(self)[1]
+                     if amb.declared is not None and amb.declared.variant
+                     and any(ranges is None or matches(ranges, call, spec) for ranges in regions))
 
     @_once
     def cell(self) -> tuple:
@@ -417,9 +430,16 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
 
 
 def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
-          rulebook: Rulebook | None = None) -> list[Violation]:
-    """Every rule (and ambiguity region) of the call's spec that the call breaks or falls into."""
-    return violations(context(call, memory, rulebook))
+          rulebook: Rulebook | None = None, readings: Mapping[str, str] | None = None) -> list[Violation]:
+    """Every rule (and ambiguity region) of the call's spec that the call breaks or falls into.
+    `readings` (ambiguity id -> reading id) judges those regions by the readings (unknown: ValueError)."""
+    return violations(context(call, memory, with_readings(rulebook, readings)))
+
+
+def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None) -> Rulebook:
+    """The rulebook (the default one if None) with the declared readings, if any."""
+    rulebook = rulebook or default_rulebook()
+    return rulebook.with_readings(readings) if readings else rulebook
 
 
 def violations(ctx: Context) -> list[Violation]:
@@ -487,4 +507,4 @@ def verdict_class(violations: list[Violation]) -> str:
     return "reject" if "reject" in severities else ("undefined" if severities else "legal")
 
 
-__all__ = ["Violation", "Context", "KINDS", "check", "context", "violations", "verdict_class"]
+__all__ = ["Violation", "Context", "KINDS", "check", "context", "with_readings", "violations", "verdict_class"]

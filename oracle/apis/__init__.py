@@ -7,6 +7,11 @@
                                           may return the places left open, as (scope, addr, candidates):
                                           several elements sent to one place, any of which may stay
 
+and a dict `VARIANTS`: name -> function turning the call's units into those of that index-math variant
+(a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes
+nothing). Context.units applies the variants of the declared readings whose region holds the call, so
+every caller of accesses / apply given `ctx.units` follows them.
+
 `units` is `Context.units`: the bytes per step of each parameter and the spec's named units, read from the
 spec, and `element`, the width of the call's dtype.
 """

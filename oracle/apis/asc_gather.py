@@ -10,7 +10,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (inside, moved, offset_entries, plain_side, repeated, shifted, slots_of, take, take_slots,
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeated, shifted, slots_of, take, take_slots,
                       write_plain)
 
 
@@ -20,8 +20,8 @@ def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarr
     if call.form in ("count", "count_sync"):
         index = np.arange(args["count"], dtype=np.int64)
         return index, index * width
-    return repeated(args["repeat"], units["repeat"] // width,
-                    args["dst_repeat_stride"] * units["dst_repeat_stride"], width)
+    stride = args["dst_repeat_stride"] * units["dst_repeat_stride"]
+    return repeated(args["repeat"], units["repeat"] // width, stride, width, None, advance(units, stride))
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
@@ -60,3 +60,6 @@ def nominal(call: Call, units: Mapping[str, int]) -> dict:
     width = units["element"]
     n = call.args["count"] if call.form in ("count", "count_sync") else elements(call, units)[0].size
     return {"src": Runs(0, width, n, width)}
+
+
+VARIANTS = {"default": dict, "offsets_follow_stride": follow_stride}

@@ -47,3 +47,6 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int])
                         strides=(s.outer_step, s.inner_step, fractal, 1))
     rows = np.ascontiguousarray(blocks.transpose(0, 2, 1, 3)).reshape(s.outer, p["nValue"], -1)
     d.view(image[dst.scope], dst.addr)[...] = rows[:, :, :d.length]
+
+
+VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

@@ -28,3 +28,6 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int])
     src, dst = call.tensor("src"), call.tensor("dst")
     runs = accesses(call, units)
     copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
+
+
+VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

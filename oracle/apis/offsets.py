@@ -30,12 +30,28 @@ def picked(mask: int | Sequence[int], per: int) -> np.ndarray:
 
 
 def repeated(repeat: int, per: int, stride: int, width: int,
-             mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(offset index, byte position in the strided operand) of each element of `repeat` repeats."""
+             mask: np.ndarray | None = None, advance: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(offset index, byte position in the strided operand) of each element of `repeat` repeats; the
+    offsets advance by `advance` entries a repeat (None: one whole repeat, `per`)."""
     r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
     e = (np.arange(per, dtype=np.int64) if mask is None else np.flatnonzero(mask).astype(np.int64))[None, :]
-    index, at = r * per + e, r * stride + e * width
+    index, at = r * (per if advance is None else advance) + e, r * stride + e * width
     return index.reshape(-1), at.reshape(-1)
+
+
+# Index-math variants (the readings of an ambiguity that move bytes otherwise), by name: each turns the
+# call's units into those the module's functions read. The default reading changes nothing.
+FOLLOW_STRIDE = "variant.offsets_follow_stride"    # set: the offsets advance with the strided operand
+
+
+def follow_stride(units: Mapping[str, int]) -> dict:
+    """offsets_follow_stride: entry r * stride / width + e places element e of repeat r."""
+    return {**units, FOLLOW_STRIDE: 1}
+
+
+def advance(units: Mapping[str, int], stride: int) -> int | None:
+    """The offset entries a repeat advances by: None (one whole repeat), or the stride in elements."""
+    return stride // units["element"] if units.get(FOLLOW_STRIDE) else None
 
 
 def plain_side(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:

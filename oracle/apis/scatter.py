@@ -13,7 +13,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (inside, moved, offset_entries, picked, plain_side, put, put_distinct, read_plain,
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, picked, plain_side, put, put_distinct, read_plain,
                       repeated, shifted, slots_of)
 
 
@@ -23,9 +23,8 @@ def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarr
     if call.form == "count":
         index = np.arange(args["count"], dtype=np.int64)
         return index, index * width
-    per = units["repeat"] // width
-    return repeated(args["repeatTimes"], per, args["srcRepStride"] * units["srcRepStride"], width,
-                    picked(args["mask"], per))
+    per, stride = units["repeat"] // width, args["srcRepStride"] * units["srcRepStride"]
+    return repeated(args["repeatTimes"], per, stride, width, picked(args["mask"], per), advance(units, stride))
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
@@ -67,3 +66,11 @@ def nominal(call: Call, units: Mapping[str, int]) -> dict:
     width = units["element"]
     n = call.args["count"] if call.form == "count" else elements(call, units)[0].size
     return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width)}
+
+
+def _per_repeat_128(units: Mapping[str, int]) -> dict:
+    """per_repeat_128: a repeat moves 128 elements (the mask's width), not 8 datablocks of them."""
+    return {**units, "repeat": 128 * units["element"]}
+
+
+VARIANTS = {"default": dict, "per_repeat_128": _per_repeat_128, "offsets_follow_stride": follow_stride}

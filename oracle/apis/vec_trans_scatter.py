@@ -21,13 +21,26 @@ from ..call import Call
 from ..footprint import Runs
 
 
+FIRST_REPEAT = "variant.first_repeat"   # strides added to the first repeat (0: "第二次需要加上", the default)
+
+
+def _stride_on_single_repeat(units: Mapping[str, int]) -> dict:
+    """stride_on_single_repeat: the first repeat already starts one stride past each list entry."""
+    return {**units, FIRST_REPEAT: 1}
+
+
+VARIANTS = {"default": dict, "stride_on_single_repeat": _stride_on_single_repeat}
+
+
 def accesses(call: Call, units: Mapping[str, int],
              memory: Mapping[str, np.ndarray] | None = None) -> dict[str, list[Runs]]:
     """Entry i of a list touches one block per repeat, `stride` blocks apart."""
     args, block = call.args, units["block"]
     repeat = args["repeat_times"]
-    dst = Runs(0, args["dst_rep_stride"] * units["dst_rep_stride"], repeat, block)
-    src = Runs(0, args["src_rep_stride"] * units["src_rep_stride"], repeat, block)
+    first = units.get(FIRST_REPEAT, 0)
+    dst_step, src_step = args["dst_rep_stride"] * units["dst_rep_stride"], args["src_rep_stride"] * units["src_rep_stride"]
+    dst = Runs(first * dst_step, dst_step, repeat, block)
+    src = Runs(first * src_step, src_step, repeat, block)
     return {"dst_list": [dst] * len(args["dst_list"]), "src_list": [src] * len(args["src_list"])}
 
 
@@ -48,7 +61,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int])
         return
     part, src_off, dst_off = part_offsets(call, units)
     n, m = len(src), part // width
-    r = np.arange(repeat, dtype=np.int64)[:, None]
+    r = np.arange(repeat, dtype=np.int64)[:, None] + units.get(FIRST_REPEAT, 0)
     reads = (np.array([t.addr for t in src], dtype=np.int64) + src_off
              + r * args["src_rep_stride"] * units["src_rep_stride"])                  # (repeat, n)
     writes = (np.array([t.addr for t in dst], dtype=np.int64) + dst_off

@@ -1,0 +1,309 @@
+"""Readings in the oracle (issue 18): `check(call, memory, readings=...)` judges a call inside an
+ambiguity's region by the declared reading's legality, and `expected(..., readings=...)` moves its bytes
+by the reading's index-math variant (VARIANTS of the API's module, chosen by name). The images of the
+variants are worked here by hand, element by element, from the readings' sentences, not by the oracle's
+vectorised math. An undeclared ambiguity stays `undefined`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from conformance.backends import OracleBackend, Rejected
+from oracle import Call, IllegalCall, Tensor, check, expected
+from oracle.apis import INDEX_MATH
+from oracle.spec import default_rulebook
+from readings import DEFAULT_MATH
+
+BOOK = default_rulebook()
+UB = {"ascend910b": 196608, "ascend910": 262144, "ascend310b": 253952}
+GM = 1 << 18
+RNG = np.random.default_rng(18)
+
+
+# -- one call inside each ambiguity's region (every other rule kept) --------------------------------
+
+def entries(base: int, dtype: str = "float16", n: int = 16, size: int = 16 << 10, product: str = "ascend910b"):
+    item = {"int8": 1, "uint8": 1, "int32": 4}.get(dtype, 2)
+    return [Tensor("UB", base + i * 32, dtype, (size - i * 32) // item) for i in range(n)]
+
+
+def vts(product="ascend910b", dtype="float16", *, dst=None, src=None, repeat=1, dst_stride=0, src_stride=0,
+        dst_high=False, src_high=False) -> Call:
+    return Call("vec_trans_scatter", product, {
+        "dst_high_half": dst_high, "src_high_half": src_high,
+        "dst_list": dst if dst is not None else entries(64 << 10, dtype),
+        "src_list": src if src is not None else entries(0, dtype),
+        "repeat_times": repeat, "dst_rep_stride": dst_stride, "src_rep_stride": src_stride})
+
+
+S_SRC, S_DST, S_OFFS = 0, 32 << 10, 96 << 10
+
+
+def scatter(form="mask_continuous", dtype="float16", *, repeat=2, stride=8, mask=None, count=128) -> Call:
+    args = {"dstLocal": Tensor("UB", S_DST, dtype, (32 << 10) // np.dtype(_np(dtype)).itemsize),
+            "srcLocal": Tensor("UB", S_SRC, dtype, (32 << 10) // np.dtype(_np(dtype)).itemsize),
+            "dstOffsetLocal": Tensor("UB", S_OFFS, "uint32", 1024), "dstBaseAddr": 0}
+    if form == "count":
+        args["count"] = count
+    else:
+        args.update(mask=mask if mask is not None else 128, repeatTimes=repeat, srcRepStride=stride)
+    return Call("scatter", "ascend310b", args, form)
+
+
+def gather(form="repeat", dtype="float16", *, repeat=2, stride=8, count=128) -> Call:
+    args = {"dst": Tensor("UB", S_DST, dtype, (32 << 10) // 2), "src": Tensor("UB", S_SRC, dtype, (32 << 10) // 2),
+            "src_offset": Tensor("UB", S_OFFS, "uint32", 1024)}
+    if form == "repeat":
+        args.update(dst_repeat_stride=stride, repeat=repeat)
+    else:
+        args["count"] = count
+    return Call("asc_gather", "ascend910b", args, form)
+
+
+def dm(sid: int) -> Call:
+    return Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
+                                            "sid": sid, "nburst": 1, "burst": 1, "src_stride": 0, "dst_stride": 0})
+
+
+def nz(src_n_stride: int) -> Call:
+    ip = dict(ndNum=1, nValue=4, dValue=16, srcNdMatrixStride=1, srcNStride=src_n_stride, dstDStride=16,
+              dstNdMatrixStride=64)
+    return Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "float16", 64),
+                                                  "src": Tensor("UB", 0, "float16", 64), "intriParams": ip})
+
+
+def _np(dtype: str) -> str:
+    return {"float16": "<f2", "uint8": "u1", "int8": "i1", "int32": "<i4", "int16": "<i2", "uint32": "<u4"}[dtype]
+
+
+def offsets_image(call: Call, entry) -> dict[str, np.ndarray]:
+    """Random UB and GM, the offsets tensor holding entry(i) (bytes) at entry i."""
+    memory = {"UB": RNG.integers(0, 256, UB[call.product], dtype=np.uint8),
+              "GM": RNG.integers(0, 256, GM, dtype=np.uint8)}
+    name = {"scatter": "dstOffsetLocal", "asc_gather": "src_offset"}.get(call.api)
+    if name:
+        t = call.tensor(name)
+        memory["UB"][t.addr:t.addr + t.numel * 4] = np.array([entry(i) for i in range(t.numel)], "<u4").view(np.uint8)
+    return memory
+
+
+def in_order(width: int):
+    return lambda i: i * width
+
+
+TOP = UB["ascend910b"]
+HALF = entries(0, "int8")
+HALF_ON = entries(32, "int8")       # one block on: the lists meet in 15 blocks, in different halves
+# ambiguity id -> (call in its region, offsets entry i -> byte offset)
+REGION = {
+    "asc_gather.count.zero": (gather("count", count=0), in_order(2)),
+    "asc_gather.repeat.zero": (gather(repeat=0), in_order(2)),
+    "asc_gather.repeat.layout": (gather(repeat=1), in_order(2)),
+    "asc_gather.offset.repeat_advance": (gather(repeat=2, stride=16), in_order(2)),
+    "asc_gather.dst.repeat_overlap": (gather(repeat=2, stride=4), in_order(2)),
+    "data_copy_nz2nd.srcNStride.max": (nz(4096), None),
+    "data_move.sid.reserved": (dm(3), None),
+    "scatter.count.zero": (scatter("count", count=0), in_order(2)),
+    "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
+    "scatter.offset.unaligned": (scatter("count", count=16), lambda i: 2 * i + (i == 5)),
+    "scatter.offset.repeat_advance": (scatter(repeat=2, stride=16), in_order(2)),
+    "vec_trans_scatter.repeat_times.zero": (vts(repeat=0), None),
+    "vec_trans_scatter.stride.single_repeat": (vts(dst_stride=7), None),
+    "vec_trans_scatter.high_half.non_8bit": (vts(dst_high=True), None),
+    "vec_trans_scatter.overlap.later_dependency": (
+        vts(dst=entries(64 << 10), src=entries((64 << 10) - 64 * 32), repeat=3, dst_stride=32, src_stride=32), None),
+    "vec_trans_scatter.overlap.half_block": (vts(dtype="int8", dst=HALF_ON, src=HALF, dst_high=True), None),
+    "vec_trans_scatter.b32.older_products": (vts("ascend910", "int32", dst=entries(64 << 10, "int32"),
+                                                 src=entries(0, "int32")), None),
+    "vec_trans_scatter.b32.reserved_ub": (vts(dtype="int32", dst=entries(64 << 10, "int32"),
+                                              src=entries(TOP - 8 * 1024, "int32", size=8 * 1024)), None),
+}
+ALL = [(amb.id, r.id) for spec in BOOK.apis.values() for amb in spec.ambiguities for r in amb.readings]
+
+
+def test_every_ambiguity_has_a_region_call():
+    assert sorted(REGION) == sorted({a for a, _ in ALL})
+
+
+def declared(amb: str, reading: str) -> dict[str, str]:
+    """The reading under test, the other ambiguities the call may also fall in read as the default math."""
+    return {**DEFAULT_MATH, amb: reading}
+
+
+@pytest.mark.parametrize("amb, reading", ALL)
+def test_check_gives_the_readings_legality(amb, reading):
+    call, entry = REGION[amb]
+    memory = offsets_image(call, entry)
+    legality = BOOK.ambiguity(amb).reading(reading).legality
+    found = sorted((v.rule, v.severity) for v in check(call, memory, readings=declared(amb, reading)))
+    assert found == ([] if legality == "legal" else [(amb, legality)])
+    undeclared = {k: v for k, v in DEFAULT_MATH.items() if k != amb}
+    assert (amb, "undefined") in [(v.rule, v.severity) for v in check(call, memory, readings=undeclared)]
+
+
+@pytest.mark.parametrize("amb, reading", ALL)
+def test_expected_follows_the_readings_legality(amb, reading):
+    call, entry = REGION[amb]
+    memory = offsets_image(call, entry)
+    legality = BOOK.ambiguity(amb).reading(reading).legality
+    readings = declared(amb, reading)
+    if legality == "reject":
+        with pytest.raises(IllegalCall, match=amb):
+            expected(call, memory, readings=readings)
+        return
+    out = expected(call, memory, readings=readings)
+    if legality == "legal":
+        assert out.violations == [] and all(out.fully_defined(s) for s in out.memory)
+    else:
+        assert [v.rule for v in out.violations] == [amb]
+        assert any(not out.fully_defined(s) for s in out.memory) or not any(out.written[s].any() for s in out.written)
+
+
+# -- the images the legal readings describe, by hand ----------------------------------------------
+
+NOP = ["asc_gather.count.zero", "asc_gather.repeat.zero", "scatter.count.zero", "vec_trans_scatter.repeat_times.zero"]
+
+
+@pytest.mark.parametrize("amb", NOP)
+def test_nop_moves_nothing(amb):
+    call, entry = REGION[amb]
+    memory = offsets_image(call, entry)
+    out = expected(call, memory, readings=declared(amb, "nop"))
+    for scope, image in memory.items():
+        assert np.array_equal(out.memory[scope], image)
+
+
+def transpose16(blocks: list[bytes]) -> list[bytes]:
+    """16 blocks of 16 float16: dst block k element e = src block e element k."""
+    return [b"".join(blocks[e][2 * k:2 * k + 2] for e in range(16)) for k in range(16)]
+
+
+@pytest.mark.parametrize("reading, shift", [("ignored", 0), ("applied", 7 * 32)])
+def test_single_repeat_stride(reading, shift):
+    """repeat_times = 1, dst_rep_stride 7: `ignored` writes at the entries, `applied` one stride past."""
+    call = vts(dst_stride=7)
+    memory = offsets_image(call, None)
+    ub = memory["UB"]
+    blocks = [bytes(ub[t.addr:t.addr + 32]) for t in call.args["src_list"]]
+    want = ub.copy()
+    for t, block in zip(call.args["dst_list"], transpose16(blocks)):
+        want[t.addr + shift:t.addr + shift + 32] = np.frombuffer(block, np.uint8)
+    out = expected(call, memory, readings={"vec_trans_scatter.stride.single_repeat": reading})
+    assert np.array_equal(out.memory["UB"], want)
+    src = vts(src_stride=5)            # the src side: under `applied` the blocks are read one stride on
+    memory = offsets_image(src, None)
+    ub = memory["UB"]
+    step = 5 * 32 if reading == "applied" else 0
+    blocks = [bytes(ub[t.addr + step:t.addr + step + 32]) for t in src.args["src_list"]]
+    want = ub.copy()
+    for t, block in zip(src.args["dst_list"], transpose16(blocks)):
+        want[t.addr:t.addr + 32] = np.frombuffer(block, np.uint8)
+    out = expected(src, memory, readings={"vec_trans_scatter.stride.single_repeat": reading})
+    assert np.array_equal(out.memory["UB"], want)
+
+
+def scatter_by_hand(call: Call, memory, per: int, advance: int) -> np.ndarray:
+    """Element e < mask of repeat r: src at r * srcRepStride * 32 + e * width, placed at the offset in
+    entry r * advance + e."""
+    args, width = call.args, np.dtype(_np(call.tensor("srcLocal").dtype)).itemsize
+    ub = memory["UB"]
+    offs = ub[S_OFFS:S_OFFS + 4096].view("<u4")
+    want = ub.copy()
+    for r in range(args["repeatTimes"]):
+        for e in range(min(args["mask"], per)):
+            at = S_SRC + r * args["srcRepStride"] * 32 + e * width
+            to = S_DST + int(offs[r * advance + e])
+            want[to:to + width] = ub[at:at + width]
+    return want
+
+
+@pytest.mark.parametrize("reading, advance", [("whole_repeat", 128), ("with_stride", 16 * 16)])
+def test_scatter_repeat_advance(reading, advance):
+    """float16, srcRepStride 16 datablocks: entry r * 128 + e (whole_repeat) or r * 16 * 32 / 2 + e."""
+    call = scatter(repeat=2, stride=16)
+    memory = offsets_image(call, lambda i: 2 * ((i * 37) % 1024))     # distinct places, out of order
+    out = expected(call, memory, readings=declared("scatter.offset.repeat_advance", reading))
+    assert out.choices == []
+    assert np.array_equal(out.memory["UB"], scatter_by_hand(call, memory, 128, advance))
+
+
+@pytest.mark.parametrize("reading, per", [("per_repeat_256", 256), ("per_repeat_128", 128)])
+def test_scatter_8bit_repeat(reading, per):
+    """uint8, 2 repeats of mask 128, srcRepStride 8: the offsets of repeat 1 start at entry 256 or 128."""
+    call = scatter(dtype="uint8", repeat=2, stride=8)
+    memory = offsets_image(call, lambda i: (i * 37) % 1024)
+    out = expected(call, memory, readings=declared("scatter.repeat.8bit", reading))
+    assert np.array_equal(out.memory["UB"], scatter_by_hand(call, memory, per, per))
+
+
+@pytest.mark.parametrize("reading, advance", [("whole_repeat", 128), ("with_stride", 16 * 16)])
+def test_gather_repeat_advance(reading, advance):
+    """dst_repeat_stride 16: element e of iteration r fills dst + r * 512 + 2e from the offset in entry
+    r * 128 + e (whole_repeat) or r * 256 + e (with_stride)."""
+    call = gather(repeat=2, stride=16)
+    memory = offsets_image(call, lambda i: 2 * ((i * 37) % 1024))
+    ub = memory["UB"]
+    offs = ub[S_OFFS:S_OFFS + 4096].view("<u4")
+    want = ub.copy()
+    for r in range(2):
+        for e in range(128):
+            at = S_SRC + int(offs[r * advance + e])
+            want[S_DST + r * 512 + 2 * e:S_DST + r * 512 + 2 * e + 2] = ub[at:at + 2]
+    out = expected(call, memory, readings=declared("asc_gather.offset.repeat_advance", reading))
+    assert np.array_equal(out.memory["UB"], want)
+
+
+def test_sid_same_data_moves_as_sid_0():
+    call = dm(3)
+    memory = offsets_image(call, None)
+    out = expected(call, memory, readings={"data_move.sid.reserved": "same_data"})
+    want = memory["UB"].copy()
+    want[:32] = memory["GM"][:32]
+    assert np.array_equal(out.memory["UB"], want)
+
+
+# -- the argument and the reference backend --------------------------------------------------------
+
+def test_unknown_readings_are_named():
+    call = dm(3)
+    with pytest.raises(ValueError, match="unknown ambiguity 'data_move.sid.nope'"):
+        check(call, readings={"data_move.sid.nope": "same_data"})
+    with pytest.raises(ValueError, match="no reading 'maybe'"):
+        expected(call, offsets_image(call, None), readings={"data_move.sid.reserved": "maybe"})
+
+
+def test_every_variant_is_provided_by_its_module():
+    for spec in BOOK.apis.values():
+        assert "default" in INDEX_MATH[spec.api].VARIANTS
+        for amb in spec.ambiguities:
+            for r in amb.readings:
+                if r.variant:
+                    assert r.variant in INDEX_MATH[spec.api].VARIANTS, (amb.id, r.id)
+                    BOOK.with_readings({amb.id: r.id})        # accepted, not refused
+
+
+def test_variant_applies_only_inside_its_region():
+    """`applied` moves nothing otherwise for a call outside the region (two repeats: the stride counts
+    from the second on under every reading)."""
+    call = vts(repeat=2, dst_stride=16, src_stride=16)
+    memory = offsets_image(call, None)
+    a = expected(call, memory, readings={"vec_trans_scatter.stride.single_repeat": "applied"})
+    b = expected(call, memory)
+    assert np.array_equal(a.memory["UB"], b.memory["UB"])
+
+
+def test_oracle_backend_follows_its_readings():
+    call = vts(dst_stride=7)
+    memory = offsets_image(call, None)
+    want = expected(call, memory, readings={"vec_trans_scatter.stride.single_repeat": "applied"}).memory["UB"]
+    backend = OracleBackend(readings={"vec_trans_scatter.stride.single_repeat": "applied"})
+    image = {s: a.copy() for s, a in memory.items()}
+    backend.run(call, image)
+    assert np.array_equal(image["UB"], want)
+    assert not np.array_equal(want, expected(call, memory, readings={
+        "vec_trans_scatter.stride.single_repeat": "ignored"}).memory["UB"])
+    backend.readings = {"vec_trans_scatter.repeat_times.zero": "reject"}
+    with pytest.raises(Rejected):
+        backend.run(vts(repeat=0), {s: a.copy() for s, a in memory.items()})
+    OracleBackend().run(vts(repeat=0), {s: a.copy() for s, a in memory.items()})      # undeclared: not refused
