@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
-import yaml
 
 from oracle import Call, CallFormatError, SpecError, check, expected, verdict_class
 from oracle.spec import default_rulebook

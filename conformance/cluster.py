@@ -67,7 +67,6 @@ class ClusterSupervisor:
         self.described: dict[str, Any] = {}
         self._futures: dict[Any, Task] = {}
         self._queue: list[Task] = []
-        self.restarts = 0
 
     def start(self, stop: Stop | None = None) -> dict[str, Any]:
         try:
@@ -97,10 +96,6 @@ class ClusterSupervisor:
             self._queue.insert(0, task)
         else:
             self._queue.append(task)
-
-    @property
-    def busy(self) -> int:
-        return len(self._futures)
 
     @property
     def pending(self) -> int:

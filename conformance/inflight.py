@@ -142,10 +142,6 @@ def install(slot: Slot | None) -> None:
     _slot = slot
 
 
-def installed() -> Slot | None:
-    return _slot
-
-
 @contextlib.contextmanager
 def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
     """Around a backend call (or a batch of them): the cases (conformance.strategies.Case) are what the
