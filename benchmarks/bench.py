@@ -49,8 +49,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.cells import cells                       # noqa: E402
-from conformance.cli import main as cli_main              # noqa: E402
+from conformance.generate.cells import cells                       # noqa: E402
+from conformance.commands.cli import main as cli_main              # noqa: E402
 from oracle import Call, Tensor, check, expected          # noqa: E402
 from oracle.apis import index_math                        # noqa: E402
 from oracle.rules import context                          # noqa: E402
@@ -228,7 +228,7 @@ def _offset_case(api: str, product: str):
 
 def oracle_cost(product: str) -> None:
     """(g): the figures of issue 20 item 1 that are the oracle's own, each against numpy and main."""
-    from conformance.memory import keep_freed_images
+    from conformance.generate.memory import keep_freed_images
     keep_freed_images()                     # as the kit's workers run: freed buffers stay mapped
     for api, where in (("scatter", PRODUCT["scatter"]), ("asc_gather", PRODUCT["asc_gather"])):
         call, memory, numpy_fn = _offset_case(api, where)
@@ -290,8 +290,8 @@ def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
 
 
 def report_figures(product: str) -> None:
-    from conformance.outputs import write_outputs
-    from conformance.results import load_results
+    from conformance.report.outputs import write_outputs
+    from conformance.report.results import load_results
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         start = time.perf_counter()
         code = cli_main(["certify", "--backend", "oracle", "--product", product, "--bundle", tmp, "-n", "2"])
@@ -329,7 +329,7 @@ NOTHING_PROGRAM = (  # the same, as an exec program: answers hello, then ok to e
 
 def _run_cost(mix, backend) -> float:
     """Seconds per call of building its images where the backend wants them and running it (best of 3)."""
-    from conformance.verdicts import prepare
+    from conformance.judge.verdicts import prepare
     images = getattr(backend, "images", None)
     best = float("inf")
     for _ in range(3):
@@ -346,13 +346,13 @@ def _run_cost(mix, backend) -> float:
 
 def exec_overhead(product: str) -> None:
     from conformance import OracleBackend, load_backend
-    from conformance.memory import keep_freed_images
+    from conformance.generate.memory import keep_freed_images
     keep_freed_images()
     mix = generated_mix(product, "data_move", 40)
     with tempfile.TemporaryDirectory() as tmp:
         program = Path(tmp) / "nothing.py"
         program.write_text(NOTHING_PROGRAM)
-        pairs = {"reference": (OracleBackend(), f"{sys.executable} -m conformance.cli serve oracle"),
+        pairs = {"reference": (OracleBackend(), f"{sys.executable} -m conformance serve oracle"),
                  "nothing": (_Nothing(), f"{sys.executable} {program}")}
         costs = {}
         for label, (local, command) in pairs.items():
@@ -385,10 +385,11 @@ def fuzz_figures(product: str, seconds: int = 30) -> None:
 
 def isolation_figures(product: str, repeat: int = 3) -> None:
     from conformance import OracleBackend
-    from conformance.memory import keep_freed_images
-    from conformance.pool import Stop, Supervisor, Task, run_tasks
-    from conformance.profiles import profile
-    from conformance.runner import run_cells
+    from conformance.generate.memory import keep_freed_images
+    from conformance.supervise.pool import Supervisor, run_tasks
+    from conformance.supervise.tasks import Stop, Task
+    from conformance.generate.profiles import profile
+    from conformance.judge.runner import run_cells
     keep_freed_images()
     chosen = cells([product], ["data_move"])
     ci = profile("ci")
@@ -427,11 +428,12 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
 
 
 def differential_figures(product: str) -> None:
-    from conformance.pool import Stop, Supervisor, Task, run_tasks
-    from conformance.profiles import profile
+    from conformance.supervise.pool import Supervisor, run_tasks
+    from conformance.supervise.tasks import Stop, Task
+    from conformance.generate.profiles import profile
     chosen = cells([product], ["data_move"])
     ci = profile("ci")
-    served = f"exec:{sys.executable} -m conformance.cli serve oracle"
+    served = f"exec:{sys.executable} -m conformance serve oracle"
 
     def rate(against: str | None) -> float:
         sup = Supervisor("oracle", 1, against=against)

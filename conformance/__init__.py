@@ -2,6 +2,7 @@
 
 Public contract (DESIGN.md): Backend, Rejected, load_backend.
 """
-from .backends import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected, load_backend
+from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected
+from conformance.backends.loading import load_backend
 
 __all__ = ["Backend", "BackendCrash", "BackendLoadError", "OracleBackend", "Rejected", "load_backend"]

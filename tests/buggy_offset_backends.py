@@ -429,7 +429,7 @@ class CollisionsSummed(OffsetSim):
     of ML frameworks do.
 
     The page says nothing of two offsets that meet; a conforming backend leaves one of the elements
-    sent there (conformance/verdicts.py), never a value none of them had.
+    sent there (conformance/judge/verdicts.py), never a value none of them had.
 
     Expected: FAIL in the legal Scatter cells, on calls whose offsets collide (tag
     dstOffsetLocal=collide); the failure names the place ("none of them"). Calls without collisions

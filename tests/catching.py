@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from conformance import OracleBackend, Rejected
-from conformance.cells import Cell, cells, select
-from conformance.memory import MemoryRecipe
-from conformance.profiles import Profile, profile
-from conformance.runner import CellResult, run_cells
-from conformance.verdicts import NONCONFORMING, judge
+from conformance.generate.cells import Cell, cells, select
+from conformance.generate.memory import MemoryRecipe
+from conformance.generate.profiles import Profile, profile
+from conformance.judge.runner import CellResult, run_cells
+from conformance.judge.verdicts import NONCONFORMING, judge
 from oracle import Call, check, verdict_class
 from oracle.rules import context
 

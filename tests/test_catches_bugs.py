@@ -1,7 +1,7 @@
 """The suite catches realistic data_move bugs, and lets the reference conform.
 
 Every buggy backend of tests/buggy_backends.py is run through the real strategies and runner
-(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+(conformance.generate.cells -> conformance.judge.runner.run_cells under the `ci` profile), on the cells where its bug
 can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
 checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
 the shrunk reproducer is small where the bug allows it, and that the recorded failure replays to the
@@ -19,8 +19,8 @@ import yaml
 import buggy_backends as bb
 from catching import CI, Expect, assert_caught, assert_listed, match, run
 from conformance import OracleBackend
-from conformance.cells import cells, select
-from conformance.runner import run_cells
+from conformance.generate.cells import cells, select
+from conformance.judge.runner import run_cells
 from oracle import Call
 from oracle.spec import DEFAULT_SPEC_DIR
 

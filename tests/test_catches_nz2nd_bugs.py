@@ -1,7 +1,7 @@
 """The suite catches realistic DataCopy NZ -> ND bugs, and lets the reference conform.
 
 Every buggy backend of tests/buggy_nz2nd_backends.py is run through the real strategies and runner
-(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+(conformance.generate.cells -> conformance.judge.runner.run_cells under the `ci` profile), on the cells where its bug
 can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
 checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
 the shrunk reproducer is the call the bug needs, and that the recorded failure replays to the same
@@ -29,9 +29,9 @@ import buggy_nz2nd_backends as bn
 from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed,
                       assert_controls_cover, control_cells, select_cells)
 from conformance import OracleBackend
-from conformance.memory import MemoryRecipe
-from conformance.runner import run_cells
-from conformance.verdicts import judge
+from conformance.generate.memory import MemoryRecipe
+from conformance.judge.runner import run_cells
+from conformance.judge.verdicts import judge
 from oracle import Call, Tensor
 
 RUN_SEED = 20240601

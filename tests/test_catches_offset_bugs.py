@@ -1,7 +1,7 @@
 """The suite catches realistic Scatter / asc_gather bugs, and lets the reference conform.
 
 Every buggy backend of tests/buggy_offset_backends.py is run through the real strategies and runner
-(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+(conformance.generate.cells -> conformance.judge.runner.run_cells under the `ci` profile), on the cells where its bug
 can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
 checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
 the shrunk reproducer is the call the bug needs, and that the recorded failure replays to the same
@@ -30,8 +30,8 @@ import pytest
 import buggy_offset_backends as bo
 from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed,
                       assert_controls_cover, control_cells, select_cells)
-from conformance.memory import MemoryRecipe
-from conformance.runner import run_cells
+from conformance.generate.memory import MemoryRecipe
+from conformance.judge.runner import run_cells
 from oracle import Call
 
 RUN_SEED = 20240601

@@ -1,7 +1,7 @@
 """The suite catches realistic vec_trans_scatter bugs, and lets the reference conform.
 
 Every buggy backend of tests/buggy_vts_backends.py is run through the real strategies and runner
-(conformance.cells -> conformance.runner.run_cells under the `ci` profile), on the cells where its bug
+(conformance.generate.cells -> conformance.judge.runner.run_cells under the `ci` profile), on the cells where its bug
 can show plus a few that must stay green; nothing here hand-feeds a failing call. For each bug the test
 checks the verdict, the cells it is found in (and that it is found nowhere else among those run), that
 the shrunk reproducer is the small call the bug needs, and that the recorded failure replays to the
@@ -23,7 +23,7 @@ import pytest
 
 import buggy_vts_backends as bv
 from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed, run
-from conformance.cells import cells, select
+from conformance.generate.cells import cells, select
 from oracle import Call
 
 RUN_SEED = 20240601

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from conformance.frozen import frozen_hash, load_frozen
+from conformance.generate.frozen import frozen_hash, load_frozen
 from oracle.spec import default_rulebook
 
 from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)

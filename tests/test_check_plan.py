@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from conformance.cells import cells
+from conformance.generate.cells import cells
 from oracle import Call, Tensor, check
 from oracle.footprint import Spots
 from oracle.rules import KINDS, Violation, context

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from conformance import BackendLoadError, load_backend
-from conformance.cells import cells
-from conformance.profiles import profile
-from conformance.runner import run_cell
-from conformance.verdicts import Verdict
+from conformance.generate.cells import cells
+from conformance.generate.profiles import profile
+from conformance.judge.runner import run_cell
+from conformance.judge.verdicts import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,7 +52,7 @@ def modules(tmp_path_factory) -> Path:
 def cli(*args: str, cwd: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (ROOT, extra_path) if p)
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -191,7 +191,7 @@ def test_entry_point_backend(tmp_path, monkeypatch):
 
 def test_a_bug_of_the_kit_is_exit_3_never_1(monkeypatch, capsys):
     """Exit 1 means 'does not conform': an exception nobody expected is exit 3 with its traceback."""
-    import conformance.cli as cli_module
+    import conformance.commands.cli as cli_module
 
     def broken(args):
         raise KeyError("a bug")
@@ -202,7 +202,7 @@ def test_a_bug_of_the_kit_is_exit_3_never_1(monkeypatch, capsys):
 
 
 def test_an_unwritable_report_folder_is_one_line(tmp_path, capsys):
-    from conformance.cli import main
+    from conformance.commands.cli import main
     results = tmp_path / "in"
     (tmp_path / "blocked").write_text("a file where the folder's repro/ would go")
     done = cli("run", "--backend", "oracle", "--product", "ascend910b", "--profile", "quick", "--seed", "1",

@@ -38,7 +38,7 @@ def cluster(tmp_path_factory):
 
 def cli(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=folder, env=env,
+    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -72,7 +72,7 @@ def test_fuzz_on_the_cluster_finds_and_keeps_failures(cluster, tmp_path):
 def test_ctrl_c_on_a_cluster_run_keeps_the_results(cluster, tmp_path):
     address, folder = cluster
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)]), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "run", "--backend", "oracle", "--product",
+    proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--profile", "ci", "--seed", "1", "--cluster", address, "--report",
                              str(tmp_path / "r")], cwd=folder, env=env, stdout=subprocess.PIPE, text=True)
     try:

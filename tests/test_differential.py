@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from conformance import OracleBackend
-from conformance.agreement import AGREE, DIVERGE, Pair, judge_pair
-from conformance.cells import cells, select
-from conformance.profiles import profile
-from conformance.runner import run_cells
+from conformance.judge.agreement import AGREE, DIVERGE, Pair, judge_pair
+from conformance.generate.cells import cells, select
+from conformance.generate.profiles import profile
+from conformance.judge.runner import run_cells
 from oracle import Call, Tensor
-from conformance.memory import MemoryRecipe
+from conformance.generate.memory import MemoryRecipe
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = profile("quick")
@@ -74,7 +74,7 @@ def others(tmp_path_factory) -> Path:
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=folder, env=env,
+    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=600)
 
 
@@ -153,7 +153,7 @@ def test_two_buggy_backends_diverge_without_the_oracle(others, tmp_path):
 
 
 def test_a_backend_agrees_with_its_own_copy_served_over_exec(others, tmp_path):
-    served = "exec:" + " ".join(shlex.quote(a) for a in (sys.executable, "-m", "conformance.cli", "serve",
+    served = "exec:" + " ".join(shlex.quote(a) for a in (sys.executable, "-m", "conformance", "serve",
                                                           "others:LiveOverlap"))
     done = cli(others, "run", "--backend", "others:LiveOverlap", "--against", served, "--product", "ascend910b",
                *[a for c in DATA_MOVE for a in ("--select", c)], "--profile", "quick", "--seed", "4",

@@ -1,4 +1,4 @@
-"""The edge sweep (conformance/edges.py) and the calls a seed draws (conformance/draws.py): issue 16.
+"""The edge sweep (conformance/generate/edges.py) and the calls a seed draws (conformance/generate/draws.py): issue 16.
 
 Checked: in every cell of every product the sweep reaches every edge the cell's rules make reachable,
 with calls that carry exactly the violations of their cell and tags that say true things; the sweep and
@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from conformance import OracleBackend, Rejected
-from conformance.cells import Cell, cells, select
-from conformance.draws import sealed
-from conformance.edges import plans, reached, sweep, targets
-from conformance.profiles import profile
-from conformance.runner import run_cell
+from conformance.generate.cells import Cell, cells, select
+from conformance.generate.draws import sealed
+from conformance.generate.edges import plans, reached, sweep, targets
+from conformance.generate.profiles import profile
+from conformance.judge.runner import run_cell
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
 
@@ -267,8 +267,8 @@ import hashlib, importlib, json, sys
 sys.path[:0] = [{root!r}, {folder!r}]
 importlib.import_module({module!r})                 # loaded as a backend under test is
 {unseal}
-from conformance.cells import cells, select
-from conformance.draws import sealed
+from conformance.generate.cells import cells, select
+from conformance.generate.draws import sealed
 out = {{"sealed": sealed()}}
 for cid in {cells!r}:
     (cell,) = select(cells([cid.split("/")[1]], [cid.split("/")[0]]), [cid])
@@ -279,7 +279,7 @@ print(json.dumps(out))
 
 UNSEAL = '''
 from hypothesis.internal.conjecture import providers
-import conformance.strategies
+import conformance.generate.strategies
 providers._get_local_constants = providers._get_local_constants.__wrapped__
 '''
 
@@ -322,7 +322,7 @@ def test_seal_is_in_effect_on_the_installed_release() -> None:
     """The private name draws.seal replaces exists in this release and is replaced: a module with new
     constants loaded now adds none to what Hypothesis mixes in."""
     from hypothesis.internal.conjecture import providers
-    import conformance.strategies  # noqa: F401  (seals on import)
+    import conformance.generate.strategies  # noqa: F401  (seals on import)
     assert sealed()
     assert len(providers._get_local_constants()) == 0
     assert callable(getattr(providers._get_local_constants, "__wrapped__", None))

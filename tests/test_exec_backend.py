@@ -1,4 +1,4 @@
-"""Out-of-process backends (conformance/exec_backend.py, docs/exec-protocol.md): the reference served
+"""Out-of-process backends (conformance/backends/exec_program.py, docs/exec-protocol.md): the reference served
 over the protocol conforms; a program that reports errors, exits, segfaults, prints garbage, answers
 the wrong request or hangs gets CRASH for that call, is restarted, and the run goes on; handshake
 problems are one clear load error; in-process backends that exit or hang are caught too."""
@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 
 from conformance import BackendLoadError, OracleBackend, load_backend
-from conformance.exec_backend import ExecBackend
-from conformance import runner
-from conformance.runner import run_cells
+from conformance.backends.exec_program import ExecBackend
+from conformance.judge import runner
+from conformance.judge.runner import run_cells
 
 from catching import CI, QUICK, select_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
 PY = shlex.quote(sys.executable)
-SERVE = f"{PY} -m conformance.cli serve"
+SERVE = f"{PY} -m conformance serve"
 INT32, FLOAT16 = "data_move/ascend910b/legal/int32", "data_move/ascend910b/legal/float16"
 
 
@@ -143,7 +143,7 @@ def test_ctrl_c_keeps_the_results_gathered(tmp_path):
     """SIGINT in the middle of a run: exit 130, and results.json / the HTML say INCOMPLETE with the cells
     that finished."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", "run", "--backend", "oracle", "--product",
+    proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--api", "data_move", "--profile", "ci", "--seed", "1",
                              "--report", "out"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
     finished = 0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conformance.strategies import legal_calls, rule_calls
+from conformance.generate.strategies import legal_calls, rule_calls
 from oracle import Call, CallFormatError, Expected, IllegalCall, Tensor, expected, written_mask
 
 SUPPORTED = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend910b", "ascend310b"]

@@ -1,4 +1,4 @@
-"""The frozen case list (conformance/frozen/cases.jsonl.gz) that `certify` runs.
+"""The frozen case list (conformance/generate/frozen_cases.jsonl.gz) that `certify` runs.
 
 Checked: it loads and names only existing cells; every reachable cell has cases; every case still has
 the verdict the spec gives it (a spec change that outdates the file fails here, telling how to
@@ -16,15 +16,14 @@ from functools import lru_cache
 import pytest
 
 from conformance import load_backend
-from conformance.cells import Cell, cells
-from conformance.edges import targets
-from conformance.frozen import (FROZEN_PATH, FrozenDataError, draw_cases, freeze, frozen_hash,
-                                load_frozen)
-from conformance.verdicts import judge
+from conformance.generate.cells import Cell, cells
+from conformance.generate.edges import targets
+from conformance.generate.frozen import FROZEN_PATH, FrozenDataError, draw_cases, freeze, frozen_hash, load_frozen
+from conformance.judge.verdicts import judge
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
 
-REGENERATE = "the spec changed since the case list was frozen: regenerate with `python -m conformance.frozen`"
+REGENERATE = "the spec changed since the case list was frozen: regenerate with `python -m conformance.generate.frozen`"
 PRODUCTS = list(default_rulebook().products)
 
 
@@ -89,7 +88,7 @@ def test_largest_fits_are_reached():
 
 
 def test_every_reachable_edge_is_frozen():
-    """Every edge a cell's rules make reachable (conformance/edges.py: range ends and largest fits, tops
+    """Every edge a cell's rules make reachable (conformance/generate/edges.py: range ends and largest fits, tops
     of scopes, masks, one past each end, every misalignment, each forbidden path and dtype...) is
     reached by a frozen case of that very cell."""
     missed = {}

@@ -10,11 +10,12 @@ import time
 
 import pytest
 
-from conformance import fuzz as fuzzing
-from conformance.cells import cells, shard
-from conformance.failuredb import open_database, record, stored
-from conformance.fuzz import Fuzzer, parse_duration
-from conformance.pool import Stop, Supervisor
+from conformance.commands import fuzz as fuzzing
+from conformance.generate.cells import cells, shard
+from conformance.judge.failuredb import open_database, record, stored
+from conformance.commands.fuzz import Fuzzer, parse_duration
+from conformance.supervise.pool import Supervisor
+from conformance.supervise.tasks import Stop
 
 from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 

@@ -25,13 +25,13 @@ import pytest
 import hostile_backends as zoo
 from catching import QUICK, select_cells
 from conformance import BackendCrash, OracleBackend, Rejected
-from conformance import exec_backend
-from conformance.backends import TimeLimited
-from conformance.exec_backend import ExecBackend
-from conformance.runner import run_cells
-from conformance.serve import serve
-from conformance.verdicts import (TEXT_LIMIT, Verdict, ask_supports, backend_copy, backend_text, judge,
-                                  judge_batch)
+from conformance.backends import shared_images
+from conformance.backends.loading import TimeLimited
+from conformance.backends.exec_program import ExecBackend
+from conformance.judge.runner import run_cells
+from conformance.backends.serve import serve
+from conformance.backends.calling import TEXT_LIMIT, ask_supports, backend_copy, backend_text
+from conformance.judge.verdicts import Verdict, judge, judge_batch
 from oracle import Call
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -196,7 +196,7 @@ def test_verdict_and_reproducer_describe_the_call_generated():
     failure = result.failure
     assert failure["verdict"] == "FAIL" and failure["call"]["args"]["nburst"] > 1, failure
     call = Call.from_dict(failure["call"])
-    from conformance.memory import MemoryRecipe
+    from conformance.generate.memory import MemoryRecipe
     again = judge(call, MemoryRecipe.from_dict(failure["memory"]), zoo.CallMutator())
     assert (again.verdict.value, again.message) == (failure["verdict"], failure["message"])
     assert call.to_dict() == failure["call"]                        # judging left the call as it was
@@ -404,7 +404,7 @@ def _ours(pid: int) -> list[str]:
 def test_sigkill_mid_run_leaves_nothing_in_dev_shm(tmp_path):
     script = textwrap.dedent(f"""
         import sys, numpy as np
-        from conformance.exec_backend import ExecBackend
+        from conformance.backends.exec_program import ExecBackend
         from oracle import Call
         backend = ExecBackend({HOSTILE + ' deaf'!r}, timeout=60)
         print(backend.shm.path if backend.shm.path else "", backend._proc.pid, flush=True)
@@ -432,7 +432,7 @@ def test_sigkill_mid_run_leaves_nothing_in_dev_shm(tmp_path):
 
 def test_images_grow_in_place_and_the_program_follows(cases):
     struck, spared = cases
-    backend = ExecBackend(f"{PY} -m conformance.cli serve oracle", timeout=5)
+    backend = ExecBackend(f"{PY} -m conformance serve oracle", timeout=5)
     try:
         assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
         path, size = backend.shm.path, backend.shm.size
@@ -445,8 +445,8 @@ def test_images_grow_in_place_and_the_program_follows(cases):
 
 def test_without_proc_the_file_is_under_dev_shm_and_removed_on_close(cases, monkeypatch):
     _, spared = cases
-    monkeypatch.setattr(exec_backend, "_memory_file", lambda: None)
-    backend = ExecBackend(f"{PY} -m conformance.cli serve oracle", timeout=5)
+    monkeypatch.setattr(shared_images, "_memory_file", lambda: None)
+    backend = ExecBackend(f"{PY} -m conformance serve oracle", timeout=5)
     try:
         assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
         path = backend.shm.path
@@ -489,7 +489,7 @@ def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
         assert all(ref() is None for ref in backend.images)
     finally:
         gc.enable()
-    from conformance.exec_backend import SharedImages
+    from conformance.backends.shared_images import SharedImages
     shm, requests = SharedImages(), []
     try:
         for case in select_cells(["data_move/ascend910b/reject/data_move.nburst.range"])[0].draw(10, 5):

@@ -18,12 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import _print_end, load_call_file, main
-from conformance.outputs import write_atomic, write_outputs
-from conformance.results import ResultsError, load_results, merge
-from conformance.text import markup, printable
-from conformance.untrusted import MAX_FILE_BYTES, MAX_RESULTS_BYTES
-from conformance.waivers import WaiverError, load_waivers
+from conformance.commands.calls import load_call_file
+from conformance.commands.cli import main
+from conformance.commands.running import print_end
+from conformance.report.files import write_atomic
+from conformance.report.outputs import write_outputs
+from conformance.report.results import ResultsError, load_results, merge
+from conformance.report.text import markup, printable
+from conformance.report.untrusted import MAX_FILE_BYTES, MAX_RESULTS_BYTES
+from conformance.report.waivers import WaiverError, load_waivers
 
 from test_reports import assert_valid_and_self_contained, run_of
 
@@ -238,7 +241,7 @@ def test_hostile_strings_are_stored_losslessly_and_escaped_where_shown(tmp_path,
     repro = tmp_path / doc["cells"][stray_index(doc)]["failure"]["reproducer"]
     assert load_call_file(str(repro))[2]["message"] == "wrong " + HOSTILE.replace("\udc80", "\\udc80")
     # the terminal: no raw control sequence, no line a backend started
-    _print_end(back | {"failures": doc["failures"]}, tmp_path, doc["backend"]["spec"])
+    print_end(back | {"failures": doc["failures"]}, tmp_path, doc["backend"]["spec"])
     said = capsys.readouterr().out
     assert "\x1b" not in said and "\x00" not in said and "\u2028" not in said and "\\x1b[31m" in said
     assert not any(line.startswith("red") for line in said.splitlines())
@@ -370,14 +373,14 @@ def test_options_that_would_exhaust_the_machine_are_refused(capsys, option):
 
 
 def test_a_sane_timeout_and_worker_count_are_accepted():
-    from conformance.cli import _seconds, _workers
-    assert _seconds("2.5") == 2.5 and _workers("1") == "1" and _workers("auto") == "auto"
+    from conformance.commands.options import seconds_arg, workers_arg
+    assert seconds_arg("2.5") == 2.5 and workers_arg("1") == "1" and workers_arg("auto") == "auto"
 
 
 # ------------------------------------------------------------------------------------ atomic writes
 
 def test_a_report_that_fails_to_render_writes_nothing(tmp_path, out, monkeypatch):
-    import conformance.outputs as outputs
+    import conformance.report.outputs as outputs
     before = tree_hash(out)
 
     def broken(results):
@@ -425,7 +428,7 @@ def test_merge_keeps_product_ids_to_known_ones(tmp_path):
 def test_a_huge_message_is_kept_whole_in_results_json_only(tmp_path):
     """results.json holds all of it; junit.xml, the page and the reproducer show SHOWN_CHARS of it, so
     that the reproducer stays small enough to replay and the page to open."""
-    from conformance.text import SHOWN_CHARS
+    from conformance.report.text import SHOWN_CHARS
     doc = copy.deepcopy(run_of("stray"))
     i = stray_index(doc)
     message = "\x1b" * 10 + "y" * (3 * SHOWN_CHARS)

@@ -1,10 +1,10 @@
-"""junit.xml (conformance/junit.py): every kind of cell outcome becomes what a CI dashboard expects."""
+"""junit.xml (conformance/report/junit.py): every kind of cell outcome becomes what a CI dashboard expects."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from conformance.junit import junit_tree, write_junit
-from conformance.runner import CellResult
+from conformance.report.junit import junit_tree, write_junit
+from conformance.judge.runner import CellResult
 
 META = {"backend": {"name": "sim", "spec": "pkg:Sim"}, "seed": 7, "profile": "ci", "spec_hash": "abc"}
 

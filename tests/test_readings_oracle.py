@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conformance.backends import OracleBackend, Rejected
+from conformance.backends.contract import OracleBackend, Rejected
 from oracle import Call, IllegalCall, Tensor, check, expected
 from oracle.apis import INDEX_MATH
 from oracle.spec import default_rulebook

@@ -156,7 +156,7 @@ def test_310b_ub_cites_cann():
 
 
 def test_specs_command_shows_what_is_inferred():
-    done = subprocess.run([sys.executable, "-m", "conformance.cli", "specs", "--api", "asc_gather"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "conformance", "specs", "--api", "asc_gather"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert re.search(r"asc_gather\.src\.reach\s+reach\s+\(inferred: severity\)", done.stdout)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.outputs import write_outputs
+from conformance.report.outputs import write_outputs
 
 from test_reports import run_of
 

@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from conformance import OracleBackend
-from conformance.cli import load_call_file
-from conformance.htmlreport import render
-from conformance.outputs import write_outputs
-from conformance.results import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, ResultsError, finish, load_results,
-                                 merge, overall)
-from conformance.runner import run_cells
-from conformance.verdicts import judge
-from conformance.waivers import Waiver, apply_waivers
+from conformance.commands.calls import load_call_file
+from conformance.report.html import render
+from conformance.report.outputs import write_outputs
+from conformance.report.results import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, ResultsError, finish,
+                                        load_results, merge, overall)
+from conformance.judge.runner import run_cells
+from conformance.judge.verdicts import judge
+from conformance.report.waivers import Waiver, apply_waivers
 from oracle.spec import default_rulebook
 
 from buggy_backends import NburstUpTo4096, OneBytePastBurst
@@ -43,7 +43,7 @@ def document(backend, patterns, seed=1) -> dict:
     """The results document of running `backend` on the cells the globs name, as `run` builds it."""
     chosen = select_cells(patterns)
     described = {"name": backend.name, "spec": f"tests:{type(backend).__name__}", "version": "9.9"}
-    from conformance.results import results_document
+    from conformance.report.results import results_document
     return results_document(default_rulebook(), described, chosen, run_cells(chosen, backend, QUICK, seed),
                             profile="quick", seed=seed, workers="1", select=patterns,
                             started="2026-11-22T10:00:00+00:00", duration_s=1.5, interrupted=False)
@@ -271,7 +271,7 @@ def test_not_supported_cells_are_shown_as_such():
 def test_elements_are_shown_as_their_own_width_reads_them():
     """The shortest text that reads back to the same value of the element's own width, and its bits
     (the kit compares bits: NaN payloads and -0.0 must show)."""
-    from conformance.bytemap import elements
+    from conformance.judge.bytemap import elements
     raw = bytes.fromhex("2989" "0080" "ff7e")                      # little-endian float16 words
     assert elements(np.frombuffer(raw, np.uint8), "float16") == [
         "-0.0001575 (0x8929)", "-0.0 (0x8000)", "nan (0x7eff)"]

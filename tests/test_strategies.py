@@ -1,6 +1,6 @@
 """Properties of the generated cases: what the runner will feed a backend under the `ci` profile.
 
-Cases are drawn exactly as conformance.runner draws them: one collecting @given per cell, seeded with
+Cases are drawn exactly as conformance.judge.runner draws them: one collecting @given per cell, seeded with
 runner.cell_seed(run_seed, cell) and the ci example count, generate phase only (no backend, so nothing
 fails and nothing shrinks). test_collector_sees_what_the_runner_judges pins that equivalence down.
 
@@ -20,12 +20,12 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, seed as hseed, settings
 
 from conformance import OracleBackend
-from conformance.cells import Cell, cells, select
-from conformance.edges import sweep
-from conformance.memory import STRAY_ZONE, MemoryRecipe
-from conformance.profiles import profile
-from conformance.runner import cell_seed, run_cell
-from conformance.strategies import Case
+from conformance.generate.cells import Cell, cells, select
+from conformance.generate.edges import sweep
+from conformance.generate.memory import STRAY_ZONE, MemoryRecipe
+from conformance.generate.profiles import profile
+from conformance.judge.runner import cell_seed, run_cell
+from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.apis import index_math
 from oracle.spec import DEFAULT_SPEC_DIR, default_rulebook
@@ -78,11 +78,11 @@ def _itemsize(dtype: str) -> int:
     return default_rulebook().itemsize(dtype)
 
 
-def _capacity(product: str, scope: str) -> int:
+def scope_capacity(product: str, scope: str) -> int:
     return CI.gm_window if scope == "GM" else default_rulebook().product(product).capacity(scope)
 
 
-def _ends(call: Any) -> dict[str, int]:
+def operand_ends(call: Any) -> dict[str, int]:
     spec = default_rulebook().api(call.api)
     return {op: runs.end for op, runs in index_math(call.api).accesses(call, spec.units(call)).items()}
 
@@ -199,17 +199,17 @@ def _check_tags_honest(product: str) -> None:
                 assert call.args["burst"] < 65535
                 need: collections.Counter[str] = collections.Counter()
                 need_now: collections.Counter[str] = collections.Counter()
-                for op, end in _ends(call.replace(burst=call.args["burst"] + 1)).items():
+                for op, end in operand_ends(call.replace(burst=call.args["burst"] + 1)).items():
                     need[call.args[op].scope] += end + 64
-                for op, end in _ends(call).items():
+                for op, end in operand_ends(call).items():
                     need_now[call.args[op].scope] += end
-                assert any(n > _capacity(product, s) for s, n in need.items()), call.to_dict()
-                assert all(n <= _capacity(product, s) for s, n in need_now.items()), call.to_dict()
+                assert any(n > scope_capacity(product, s) for s, n in need.items()), call.to_dict()
+                assert all(n <= scope_capacity(product, s) for s, n in need_now.items()), call.to_dict()
             for scope in ("UB", "L1"):
                 if f"{scope}=top" in tags:
                     ends = [t.addr + t.numel * _itemsize(t.dtype)
                             for t in (call.args["src"], call.args["dst"]) if t.scope == scope]
-                    assert max(ends) == _capacity(product, scope), (scope, call.to_dict())
+                    assert max(ends) == scope_capacity(product, scope), (scope, call.to_dict())
 
 
 @pytest.mark.parametrize("product", PRODUCTS)
@@ -218,7 +218,7 @@ def test_product_cases(product: str) -> None:
     3,000 of them) even when pytest-xdist spreads the tests over workers.
 
     nburst=4095 is reached per product but not in every legal cell: it needs 'max' (1 in 4) while the
-    path and the parameters drawn before nburst leave room for 4095 bursts (see conformance/profiles.py)."""
+    path and the parameters drawn before nburst leave room for 4095 bursts (see conformance/generate/profiles.py)."""
     _check_labels(product)
     if product not in SUPPORTED:
         return
@@ -251,11 +251,11 @@ def test_memory_images_are_random_and_seeded() -> None:
             if image.shape[0] >= 4096:
                 assert len(np.unique(image)) > 200, "not random bytes"
             if scope != "GM":      # UB / L1: the whole buffer, so a stray write anywhere shows
-                assert image.shape[0] == _capacity("ascend910b", scope)
+                assert image.shape[0] == scope_capacity("ascend910b", scope)
         for op in ("src", "dst"):   # GM: room past every operand so that a stray write shows
             t = call.args[op]
             if t.scope == "GM":
-                reach = t.addr + max(t.numel * _itemsize(t.dtype), _ends(call)[op])
+                reach = t.addr + max(t.numel * _itemsize(t.dtype), operand_ends(call)[op])
                 assert case.memory.sizes["GM"] >= reach + STRAY_ZONE
         other = MemoryRecipe(case.memory.seed + 1, case.memory.sizes).build()
         for scope in images:

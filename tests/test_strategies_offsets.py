@@ -14,8 +14,8 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from conformance.cells import Cell, cells
-from conformance.strategies import Case
+from conformance.generate.cells import Cell, cells
+from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.rules import context
 from test_strategies import collect

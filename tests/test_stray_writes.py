@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.memory import MemoryRecipe
-from conformance.verdicts import Verdict, judge
+from conformance.generate.memory import MemoryRecipe
+from conformance.judge.verdicts import Verdict, judge
 from oracle import Call, Tensor
 
 

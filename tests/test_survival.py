@@ -78,12 +78,12 @@ def _env(zoo: Path) -> dict[str, str]:
 
 
 def cli(zoo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=zoo, env=_env(zoo),
+    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=zoo, env=_env(zoo),
                           capture_output=True, text=True, timeout=timeout)
 
 
 def start(zoo: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "conformance.cli", *args], cwd=zoo, env=_env(zoo),
+    return subprocess.Popen([sys.executable, "-m", "conformance", *args], cwd=zoo, env=_env(zoo),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conformance.waivers import Waiver, WaiverError, apply_waivers, load_waivers, parse_waivers
+from conformance.report.waivers import Waiver, WaiverError, apply_waivers, load_waivers, parse_waivers
 
 TODAY = datetime.date(2026, 6, 1)
 NBURST = "data_move/ascend910b/reject/data_move.nburst.range"

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))         # tests/: the zoo
 
 import hostile_backends as zoo                                          # noqa: E402
-from conformance.serve import PROTOCOL, _Mapping, _result               # noqa: E402
+from conformance.backends.serve import PROTOCOL, _Mapping, _result               # noqa: E402
 from oracle import Call                                                 # noqa: E402
 
 ANIMALS = {"segfault": "Segfault", "exit": "Exits", "hang": "HangsInC"}

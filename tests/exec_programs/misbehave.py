@@ -1,4 +1,4 @@
-"""An exec-protocol backend (the reference, served by conformance.serve) that misbehaves on every call
+"""An exec-protocol backend (the reference, served by conformance.backends.serve) that misbehaves on every call
 of more than one burst whose destination has the dtype given: `misbehave.py MODE DTYPE`. Modes: error (the backend raises, so
 serve replies `error`), exit (the process exits), segfault (dies on SIGSEGV), garbage (prints a line that
 is no reply), wrong-id (replies to another request), hang (never answers), noise (prints a line to
@@ -9,7 +9,7 @@ import sys
 import time
 
 from conformance import OracleBackend
-from conformance.serve import serve
+from conformance.backends.serve import serve
 
 
 class Misbehaving(OracleBackend):

@@ -1,0 +1,6 @@
+"""`python -m conformance ...` is the `ascend-conformance` command."""
+import sys
+
+from conformance.commands.cli import main
+
+sys.exit(main())

@@ -1,0 +1,130 @@
+"""Loading the backend a user names (DESIGN.md "Plugging in a backend"): `oracle`, `module:attr`, an entry
+point, or `exec:CMD`; and the time limit an in-process backend runs under."""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+import signal
+import threading
+from importlib.metadata import entry_points
+from typing import Any
+
+import numpy as np
+
+from oracle import Call
+from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend
+
+ENTRY_POINT_GROUP = "ascend_conformance.backends"
+
+
+def _validate(obj: Any, name: str) -> Backend:
+    missing = [attr for attr in ("supports", "run") if not callable(getattr(obj, attr, None))]
+    if missing:
+        raise BackendLoadError(f"backend {name!r} gives {type(obj).__name__}, which has no {' or '.join(missing)}() method")
+    if not isinstance(getattr(obj, "name", None), str):
+        try:
+            obj.name = name
+        except AttributeError:
+            raise BackendLoadError(f"backend {name!r} has no string attribute 'name'") from None
+    return obj
+
+
+def _instantiate(target: Any, name: str) -> Backend:
+    """A class is instantiated, a factory function called, an instance used as it is."""
+    if inspect.isclass(target) or (callable(target) and not hasattr(target, "run")):
+        try:
+            target = target()
+        except Exception as exc:       # noqa: BLE001 - the user's code; report it, don't trace it
+            raise BackendLoadError(f"backend {name!r}: creating it raised {type(exc).__name__}: {exc}") from None
+    return _validate(target, name)
+
+
+def load_backend(name: str, timeout: float | None = None) -> Backend:
+    """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'.
+
+    `timeout`: seconds one call may take. An `exec:` program past it is killed and restarted; an
+    in-process backend is interrupted where Python can interrupt it (a loop in Python code, not a call
+    stuck inside C: isolate such a backend with `exec:ascend-conformance serve NAME`)."""
+    if not isinstance(name, str) or not name.strip():
+        raise BackendLoadError("no backend named; use --backend oracle, --backend package.module:attr, or an entry point")
+    name = name.strip()
+    if name.startswith("exec:"):
+        from conformance.backends.exec_program import ExecBackend
+        return ExecBackend(name[len("exec:"):].strip(), timeout)
+    backend = _load_in_process(name)
+    return TimeLimited(backend, timeout) if timeout else backend
+
+
+def _load_in_process(name: str) -> Backend:
+    if name == "oracle":
+        return OracleBackend()
+    if ":" in name:
+        module_name, _, attr = name.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:       # noqa: BLE001
+            raise BackendLoadError(f"backend {name!r}: cannot import module {module_name!r}: "
+                                   f"{type(exc).__name__}: {exc}") from None
+        target: Any = module
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise BackendLoadError(f"backend {name!r}: module {module_name!r} has no attribute {attr!r}")
+            target = getattr(target, part)
+        return _instantiate(target, name)
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        known = sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | {"oracle"})
+        raise BackendLoadError(f"unknown backend {name!r}: not 'oracle', not 'module:attr', and no entry point "
+                               f"of that name in group {ENTRY_POINT_GROUP} (known: {', '.join(known)})")
+    try:
+        target = found[0].load()
+    except Exception as exc:           # noqa: BLE001
+        raise BackendLoadError(f"backend {name!r}: loading entry point {found[0].value!r} raised "
+                               f"{type(exc).__name__}: {exc}") from None
+    return _instantiate(target, name)
+
+
+class TimeLimited:
+    """An in-process backend whose calls are stopped after `timeout` seconds (SIGALRM: main thread only,
+    and only where Python code runs; a hang inside C code is for the process's supervisor to end).
+    supports() has the same limit, a run_batch of n calls n times it. Everything else is the wrapped
+    backend's."""
+
+    def __init__(self, backend: Backend, timeout: float):
+        self.backend, self.timeout = backend, float(timeout)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == "run_batch" and callable(getattr(self.backend, "run_batch", None)):
+            return self._run_batch
+        return getattr(self.backend, attr)
+
+    def supports(self, api: str, product: str) -> bool:
+        with _time_limit(self.timeout):
+            return self.backend.supports(api, product)
+
+    def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        with _time_limit(self.timeout):
+            self.backend.run(call, memory)
+
+    def _run_batch(self, calls, memories):
+        with _time_limit(self.timeout * max(len(calls), 1)):
+            return self.backend.run_batch(calls, memories)
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise BackendCrash(f"no answer within {seconds:g} s (interrupted)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,124 @@
+"""`ascend-conformance serve BACKEND`: any Python backend behind the exec protocol (docs/exec-protocol.md).
+
+Two uses: isolating a Python backend that may crash or hang (`--backend "exec:ascend-conformance serve
+mysim:Sim"`: the kit kills and restarts it instead of losing its worker), and measuring what the exec
+path costs against the same backend in process (benchmarks/bench.py).
+
+Whatever the backend prints goes to stderr: the protocol's stdout is kept for replies alone.
+"""
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import sys
+from typing import IO, Any
+
+import numpy as np
+
+from oracle import Call, CallFormatError
+
+from conformance.backends.contract import Backend, BackendCrash, Rejected
+from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
+
+PROTOCOL = 1
+
+
+class _Mapping:
+    """The shared file, mapped once and mapped again when its name or size changes."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, int] | None = None
+        self.buffer: np.ndarray | None = None
+        self._map: mmap.mmap | None = None
+
+    def images(self, memory: dict[str, Any]) -> dict[str, np.ndarray]:
+        key = (memory["file"], int(memory["size"]))
+        if key != self.key:
+            self.buffer = None
+            if self._map is not None:
+                self._map.close()
+            fd = os.open(key[0], os.O_RDWR)
+            try:
+                self._map = mmap.mmap(fd, key[1], mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            finally:
+                os.close(fd)
+            self.buffer, self.key = np.frombuffer(self._map, dtype=np.uint8), key
+        return {scope: self.buffer[int(p["offset"]):int(p["offset"]) + int(p["size"])]
+                for scope, p in memory["scopes"].items()}
+
+
+def _result(backend: Backend, mapping: _Mapping, run: dict[str, Any]) -> dict[str, Any]:
+    """One call: ok / rejected / error (never raises)."""
+    try:
+        call = Call.from_dict(run["call"])
+        memory = mapping.images(run["memory"])
+    except (CallFormatError, KeyError, TypeError, ValueError, OSError) as exc:
+        return {"op": "error", "message": f"malformed run request: {exc}"}
+    _, raised = call_backend(backend.run, call, memory)
+    try:
+        if raised is None:
+            return {"op": "ok"}
+        if isinstance(raised, Rejected):
+            return {"op": "rejected", "rule": refusal_rule(raised), "message": backend_text(raised)}
+        # the backend's failure (KeyboardInterrupt, SystemExit, GeneratorExit too) is the reply; serve goes on
+        return {"op": "error", "message": backend_text(f"{type(raised).__name__}: {backend_text(raised)}")}
+    finally:
+        forget_traceback(raised)    # its traceback reaches the frames holding the images: no cycle left
+
+
+def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -> dict[str, Any]:
+    """The hello reply (BackendCrash where backend.supports raises: the handshake is then refused)."""
+    supports = {api: [p for p in products if ask_supports(backend, api, p)] for api in apis}
+    name, _ = call_backend(getattr, backend, "name", "")
+    version, _ = call_backend(getattr, backend, "version", "")
+    return {"op": "hello", "protocol": PROTOCOL, "name": backend_text(name or ""),
+            "version": backend_text(version or ""),
+            "supports": {api: ps for api, ps in supports.items() if ps}, "batch": batch}
+
+
+def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = False) -> int:
+    """Answer requests until `bye` or end of input; `batch`: offer batch requests in the hello."""
+    from oracle.spec import default_rulebook
+    rulebook = default_rulebook()
+    mapping = _Mapping()
+
+    def say(message: dict[str, Any]) -> None:
+        replies.write(json.dumps(message, separators=(",", ":")) + "\n")
+        replies.flush()
+
+    for line in requests:
+        try:
+            request = json.loads(line)
+            op = request["op"]
+        except (json.JSONDecodeError, TypeError, KeyError):
+            say({"op": "error", "message": f"not a request: {line[:200]!r}"})
+            continue
+        if op == "hello":
+            if request.get("protocol") != PROTOCOL:
+                say({"op": "error", "message": f"this server speaks protocol {PROTOCOL}"})
+                return 1
+            try:
+                say(hello(backend, sorted(rulebook.apis), list(rulebook.products), batch))
+            except BackendCrash as exc:
+                say({"op": "error", "message": str(exc)})
+                return 1
+        elif op == "run":
+            say({**_result(backend, mapping, request), "id": request.get("id")})
+        elif op == "batch":
+            say({"op": "batch", "id": request.get("id"),
+                 "results": [_result(backend, mapping, run) for run in request.get("runs") or []]})
+        elif op == "bye":
+            return 0
+        else:
+            say({"op": "error", "id": request.get("id"), "message": f"unknown op {op!r}"})
+    return 0
+
+
+def main(backend: Backend, batch: bool = False) -> int:
+    """Serve on the real stdin/stdout; the backend's own prints go to stderr."""
+    from conformance.generate.memory import keep_freed_images
+    keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
+    replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return serve(backend, sys.stdin, replies, batch)

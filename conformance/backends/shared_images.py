@@ -1,0 +1,117 @@
+"""The memory images an exec program works on: one shared file both processes map (docs/exec-protocol.md),
+with no name where the system can (a memfd reached as /proc/PID/fd/N), so that nothing outlives the kit."""
+from __future__ import annotations
+
+import mmap
+import os
+import tempfile
+import weakref
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+ALIGN = 64                      # scope images start at multiples of this in the shared file
+def _shm_dir() -> str:
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+
+
+def _memory_file() -> tuple[int, str] | None:
+    """A memory file with no name (memfd) and the path a program opens it by, /proc/<pid>/fd/<fd>; None
+    where there is no memfd or no /proc to reach it through. It goes when its last descriptor and mapping
+    do: whatever ends this process, SIGKILL included, leaves nothing behind."""
+    if not hasattr(os, "memfd_create"):
+        return None
+    try:
+        fd = os.memfd_create("ascend-conformance", getattr(os, "MFD_CLOEXEC", 1))
+    except OSError:
+        return None
+    path = f"/proc/{os.getpid()}/fd/{fd}"
+    try:
+        os.close(os.open(path, os.O_RDWR))          # as the program will: /proc mounted, reachable
+    except OSError:
+        os.close(fd)
+        return None
+    return fd, path
+
+
+class SharedImages:
+    """The file both sides map; the images of one call (or of every call of a batch) are laid out in it.
+
+    A memory file with no name where the system has them (`_memory_file`); elsewhere a file under
+    /dev/shm (or the temporary folder), removed when this object goes or at interpreter exit (not after
+    a SIGKILL: the reason for the first choice). It grows in place when a call needs more room; the
+    program re-maps when told a new size."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.size = 0
+        self._fd: int | None = None
+        self._map: mmap.mmap | None = None
+        self._buffer: np.ndarray | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    def ensure(self, size: int) -> None:
+        if size <= self.size:
+            return
+        if self._fd is None:
+            self._open()
+        self._unmap()
+        size = max(size, 2 * self.size, 1 << 20)
+        size = -(-size // mmap.PAGESIZE) * mmap.PAGESIZE
+        os.ftruncate(self._fd, size)
+        self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        self._buffer = np.frombuffer(self._map, dtype=np.uint8)
+        self.size = size
+
+    def _open(self) -> None:
+        made = _memory_file()
+        if made is not None:
+            self._fd, self.path = made
+            self._finalizer = weakref.finalize(self, _close, self._fd, None)
+        else:
+            self._fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-", dir=_shm_dir())
+            self._finalizer = weakref.finalize(self, _close, self._fd, self.path)
+
+    def layout(self, sizes_list: Sequence[Mapping[str, int]]) -> list[dict[str, tuple[int, int]]]:
+        """(offset, size) per scope for each call, back to back; the file grows to hold them all."""
+        out, at = [], 0
+        for sizes in sizes_list:
+            places = {}
+            for scope, size in sizes.items():
+                places[scope] = (at, size)
+                at = -(-(at + size) // ALIGN) * ALIGN
+            out.append(places)
+        self.ensure(at)
+        return out
+
+    def views(self, places: Mapping[str, tuple[int, int]]) -> dict[str, np.ndarray]:
+        assert self._buffer is not None
+        return {scope: self._buffer[offset:offset + size] for scope, (offset, size) in places.items()}
+
+    def describe(self, places: Mapping[str, tuple[int, int]]) -> dict[str, Any]:
+        """The request's `memory` object."""
+        return {"file": self.path, "size": self.size,
+                "scopes": {scope: {"offset": offset, "size": size} for scope, (offset, size) in places.items()}}
+
+    def _unmap(self) -> None:
+        self._buffer = None
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:         # a view is still alive somewhere: the mapping goes with it
+                pass
+            self._map = None
+
+    def close(self) -> None:
+        self._unmap()
+        if self._finalizer is not None:
+            self._finalizer()
+        self._fd, self.path, self.size, self._finalizer = None, None, 0, None
+
+
+def _close(fd: int, path: str | None) -> None:
+    for done in (lambda: os.close(fd), lambda: path and os.unlink(path)):
+        try:
+            done()
+        except OSError:
+            pass

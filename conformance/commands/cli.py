@@ -1,0 +1,207 @@
+"""`ascend-conformance`: run the suite on a backend, explain one call, replay reproducers, list specs.
+
+Bad input (unknown product, a backend that cannot be imported, an unreadable file) gets one line on
+stderr and exit status 2, never a traceback. `run` exits 0 only when the backend conforms on every
+call it ran, 1 when it does not.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+
+from oracle import CallFormatError, SpecError
+from oracle.spec import default_rulebook
+
+from conformance.backends.contract import BackendLoadError
+from conformance.backends.loading import load_backend
+from conformance.supervise.cluster import ClusterError
+from conformance.commands.lock import FolderBusy
+from conformance.generate.profiles import PROFILES
+from conformance.backends.contract import kit_version
+from conformance.commands.calls import cmd_check, cmd_replay
+from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError,
+                                          seconds_arg, shard_arg, workers_arg)
+from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
+from conformance.commands.options import waive, waivers_of
+
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from conformance.backends.serve import main as serve_main
+    return serve_main(load_backend(args.backend), batch=args.batch)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from conformance.report.outputs import write_outputs
+    from conformance.report.results import CONFORMANT, ResultsError, load_results, merge, overall
+    from conformance.report.text import printable
+
+    if len(args.files) > 1 and not args.out:
+        raise UsageError("several results files are merged into one report: name its folder with --out DIR")
+    # Everything is read and checked, merged and rendered before the first file of the folder changes.
+    waivers = waivers_of(args)
+    try:   # a report folder stands for the results.json in it
+        sources = [(path, load_results(Path(path) / "results.json" if Path(path).is_dir() else path))
+                   for path in args.files]
+    except ResultsError as exc:
+        raise UsageError(str(exc)) from None
+    results = merge(sources)
+    waive(results, waivers)
+    given = Path(args.files[0])
+    folder = Path(args.out) if args.out else given if given.is_dir() else given.parent
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{printable(str(folder))}: not a folder")
+    written = write_outputs(results, folder)
+    for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
+        print(f"{overall(results, product):<15} {product}")
+    print(printable(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
+                    f"{len(sources)} results file(s); report in {folder}"))
+    for path in [written["results"], written["junit"], *written["html"]]:
+        print("  " + printable(str(path)))
+    return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
+
+
+# ---------------------------------------------------------------------------------------------
+# specs
+
+def cmd_specs(args: argparse.Namespace) -> int:
+    rulebook = default_rulebook()
+    print("products:")
+    for p in rulebook.products.values():
+        sizes = ", ".join(f"{s} {n // 1024} KB" if n else f"no {s}" for s, n in p.scope_bytes.items())
+        print(f"  {p.id:<22} {sizes}; block {p.block_bytes} B   ({' / '.join(p.names)})")
+    for spec in rulebook.apis.values():
+        if args.api and spec.api not in args.api:
+            continue
+        print(f"\n{spec.api}: {spec.title}  [{spec.page}]")
+        width = max(len(r.id) for r in spec.rules)
+        for r in spec.rules:
+            tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
+            print(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{' '.join(r.quote.split())[:70]}」")
+        for a in spec.ambiguities:
+            print(f"  ambiguity {a.id}: {' '.join(a.question.split())}")
+            for reading in a.readings:
+                variant = f", index math {reading.variant}" if reading.variant else ""
+                print(f"    reading {reading.id} ({reading.legality}{variant}): {' '.join(reading.sentence.split())}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="ascend-conformance",
+                                  description="Conformance suite for Ascend data-movement instructions.")
+    top.add_argument("--version", action="version", version=f"%(prog)s {kit_version()}")
+    sub = top.add_subparsers(dest="command", required=True)
+
+    # What every command that runs a backend on cells takes.
+    target = argparse.ArgumentParser(add_help=False)
+    target.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
+    target.add_argument("--product", action="append", required=True, help="product id (repeatable)")
+    target.add_argument("--api", action="append", help="api (repeatable; default: all)")
+    target.add_argument("-n", dest="workers", default="1", type=workers_arg, help="worker processes")
+    target.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
+                        help="a call taking longer is a CRASH (default 10)")
+    target.add_argument("--against", metavar="B", help="also run every call on backend B, on a copy of the same "
+                        "memory: each call AGREEs or DIVERGEs (any byte, a refusal, a crash)")
+    target.add_argument("--cluster", metavar="ADDRESS", help="send the cells to a Dask scheduler "
+                        "(tcp://host:8786; the 'dask' extra) instead of local workers")
+    target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "
+                        "not the backend against the oracle")
+    narrowing = argparse.ArgumentParser(add_help=False)
+    narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
+    narrowing.add_argument("--shard", type=shard_arg, metavar="I/N",
+                           help="only shard I of N: every N-th cell from the I-th (merge with `report`)")
+    narrowing.add_argument("--report", default="reports", help="report folder (default reports/)")
+    narrowing.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
+    waiving = argparse.ArgumentParser(add_help=False)
+    waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
+
+    run = sub.add_parser("run", parents=[target, narrowing, waiving], help="run the suite on a backend and write a report")
+    run.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="quick | ci | nightly (default ci)")
+    run.set_defaults(func=cmd_run)
+
+    cert = sub.add_parser("certify", parents=[target, waiving],
+                          help="frozen case list + fixed-seed pass; writes a certification bundle")
+    cert.add_argument("--profile", default="ci", choices=sorted(PROFILES),
+                      help="budget of the property-based pass after the frozen cases (default ci)")
+    cert.add_argument("--bundle", default="certification", help="bundle folder (default certification/)")
+    cert.set_defaults(func=cmd_certify)
+
+    fz = sub.add_parser("fuzz", parents=[target, narrowing],
+                        help="search every cell until the time is up; failures kept in a database")
+    fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
+    fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
+                                 "redis://host:port/n, or none")
+    fz.set_defaults(func=cmd_fuzz)
+
+    pro = sub.add_parser("promote", help="write the failures kept in a database as reproducer files")
+    pro.add_argument("--db", help="the database (default .hypothesis/ascend-conformance; or redis://...)")
+    pro.add_argument("--product", action="append", help="product id (repeatable; default: all)")
+    pro.add_argument("--api", action="append", help="api (repeatable; default: all)")
+    pro.add_argument("--out", required=True, help="folder for the reproducer files (keep it under version control)")
+    pro.set_defaults(func=cmd_promote)
+
+    srv = sub.add_parser("serve", help="speak the exec protocol on stdin/stdout for a Python backend "
+                                       "(docs/exec-protocol.md)")
+    srv.add_argument("backend", help="oracle | package.module:attr | entry-point name")
+    srv.add_argument("--batch", action="store_true", help="offer batch requests (the kit then sends calls in batches)")
+    srv.set_defaults(func=cmd_serve)
+
+    rpt = sub.add_parser("report", parents=[waiving], help="re-render the reports of one results.json, or merge several")
+    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
+    rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
+    rpt.set_defaults(func=cmd_report)
+
+    chk = sub.add_parser("check", help="legality and expected memory image of one call (YAML/JSON file)")
+    chk.add_argument("file")
+    chk.set_defaults(func=cmd_check)
+
+    rep = sub.add_parser("replay", help="re-run reproducer files on a backend: FIXED / STILL FAILING")
+    rep.add_argument("files", nargs="+")
+    rep.add_argument("--backend", required=True)
+    rep.add_argument("--timeout", type=seconds_arg, metavar="SECONDS", help="a call taking longer is a CRASH")
+    rep.add_argument("--against", metavar="B", help="run each call on B too: FIXED only when they agree")
+    rep.add_argument("--no-oracle", action="store_true", help="with --against: agreement alone")
+    rep.set_defaults(func=cmd_replay)
+
+    spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")
+    spc.add_argument("--api", action="append")
+    spc.set_defaults(func=cmd_specs)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Exit 0 conforms, 1 does not conform, 2 bad input (one line on stderr), 3 a bug of the kit (its
+    traceback), 130 interrupted."""
+    from conformance.report.results import ResultsError
+    from conformance.report.text import printable
+    from conformance.report.untrusted import FileFormatError
+    from conformance.report.waivers import WaiverError
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError,
+            CallFormatError, FolderBusy, ClusterError) as exc:
+        print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:          # a folder that cannot be written, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ascend-conformance: error: {printable(where + (exc.strerror or str(exc)), 1000)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ascend-conformance: interrupted", file=sys.stderr)
+        return 130
+    except Exception:               # noqa: BLE001 - never a traceback that reads as exit 1
+        import traceback
+        traceback.print_exc()
+        print("ascend-conformance: internal error (a bug of the kit, please report it with the traceback above)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+"""run, certify, fuzz and promote: the commands that run a backend over cells and write a report folder."""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+from oracle.spec import default_rulebook
+
+from conformance.backends.contract import kit_version
+from conformance.commands.options import EXIT_NONCONFORMING, EXIT_OK, UsageError, chosen_cells, products_and_apis, worker_count
+from conformance.commands.options import waive, waivers_of
+
+
+
+def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
+    """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
+    never here)."""
+    from conformance.commands.session import Session
+    if getattr(args, "no_oracle", False) and not getattr(args, "against", None):
+        raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
+    return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
+                   against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
+                   cluster=getattr(args, "cluster", None))
+
+
+def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
+    """The summary, ambiguities, failures with their replay commands and the verdict line; the exit code.
+    Everything a backend may have chosen goes through text.printable (no raw control sequence reaches
+    the terminal); the replay command is shell-quoted, to be pasted as it is."""
+    from conformance.report.html import report_name
+    from conformance.report.results import CONFORMANT, NOT_CONFORMANT, summary
+    from conformance.report.text import printable, replay_command
+    print()
+    for line in summary(results).splitlines():
+        print(printable(line, 1000))
+    print()
+    for amb in results["ambiguities"]:
+        print(printable(f"ambiguity {amb['id']} (no call generated there): {' '.join(amb['question'].split())}"))
+    for failure in results["failures"]:
+        waived = " (WAIVED)" if failure.get("waived") else ""
+        print(printable(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}"))
+        if failure.get("reproducer"):
+            print("              reproduce: "
+                  + printable(replay_command(str(folder / failure["reproducer"]), backend_spec)))
+    against = results.get("against")
+    for divergence in (results.get("agreement") or {}).get("divergences", []):
+        print(printable(f"DIVERGE       {divergence['cell']}: {divergence['message']}"))
+        if divergence.get("reproducer"):
+            print("              reproduce: " + printable(replay_command(
+                str(folder / divergence["reproducer"]), backend_spec, against["spec"], against.get("oracle", True))))
+    for err in results["errors"]:
+        print(printable(f"ERROR         {err}"))
+    if results.get("stopped"):
+        print(printable(f"stopped: {results['stopped']}"))
+    for w in results.get("waivers") or []:
+        if w["status"] != "applied":
+            print(printable(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, "
+                            f"expires {w['expires']})" + (f"; its failures count: {', '.join(w['cells'])}"
+                                                          if w["status"] == "expired" and w["cells"] else "")))
+    verdict = results["verdict"]
+    words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
+    if against:
+        agreed = results["agreement"]
+        words = (("" if against.get("oracle", True) else "NOT HELD AGAINST THE ORACLE; ")
+                 + ((words + "; ") if against.get("oracle", True) else "")
+                 + ("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
+                 + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
+    print(printable(f"{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
+                    + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
+                    + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}", 100_000))
+    for path in [folder / "results.json", folder / "junit.xml", *(folder / report_name(p) for p in results["products"])]:
+        print("  " + printable(str(path)))
+    if results.get("interrupted") or results.get("stopped"):
+        print("interrupted: the results above are those gathered before the interruption")
+        return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
+    if against and not results.get("agrees"):
+        return EXIT_NONCONFORMING
+    return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from conformance.supervise.plan import plan
+    from conformance.generate.profiles import profile
+
+    products, apis = products_and_apis(args)
+    waivers = waivers_of(args)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    chosen = chosen_cells(args, products, apis)
+    report = Path(args.report)
+    prof = profile(args.profile)
+    session = _session(args, report)
+    with session:
+        print(f"ascend-conformance {kit_version()}: backend {session.backend['name']!r} on {', '.join(products)}, "
+              f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
+        results = session.run(chosen, plan(chosen, prof, seed), lambda r: waive(r, waivers),
+                              profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
+                              timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None)
+    return print_end(results, report, args.backend)
+
+
+def cmd_certify(args: argparse.Namespace) -> int:
+    from conformance.report.bundle import CERTIFY_SEED, write_bundle
+    from conformance.generate.cells import cells
+    from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
+    from conformance.supervise.plan import plan
+    from conformance.generate.profiles import profile
+
+    products, apis = products_and_apis(args)
+    waivers = waivers_of(args)
+    chosen = cells(products, apis)
+    try:
+        frozen = load_frozen()
+        digest = frozen_hash()
+    except FrozenDataError as exc:
+        raise UsageError(str(exc)) from None
+    cases = sum(len(frozen.get(c.id, ())) for c in chosen)
+    bundle = Path(args.bundle)
+    prof = profile(args.profile)
+
+    def certified(results: dict[str, Any]) -> None:
+        results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
+        waive(results, waivers)
+
+    session = _session(args, bundle)
+    with session:
+        print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
+              f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
+              f"{args.profile} with seed {CERTIFY_SEED}", flush=True)
+        results = session.run(chosen, plan(chosen, prof, CERTIFY_SEED, frozen=True), certified,
+                              profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
+                              timeout=args.timeout, shard=None)
+        write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
+    return print_end(results, bundle, args.backend)
+
+
+def _database(spec: str | None):
+    from conformance.judge.failuredb import DatabaseError, open_database
+    try:
+        return open_database(spec)
+    except DatabaseError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    from conformance.judge.failuredb import DEFAULT_DB, stored
+    from conformance.commands.fuzz import Fuzzer, parse_duration
+    from conformance.report.results import finish
+
+    try:
+        duration = parse_duration(args.duration)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    products, apis = products_and_apis(args)
+    chosen = chosen_cells(args, products, apis)
+    db = _database(args.db)
+    kept = stored(db, [c.id for c in chosen]) if db is not None else {}
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    workers = worker_count(args.workers)
+    report = Path(args.report)
+    when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    began = time.monotonic()
+    session = _session(args, report, args.db or DEFAULT_DB)
+    settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=args.select or [], timeout=args.timeout,
+                    shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None,
+                    fuzz={"duration": args.duration, "db": args.db or "default"})
+
+    def document(cells: list[dict[str, Any]], final: bool) -> dict[str, Any]:
+        results = session.document(chosen, cells, when, began, final, **settings)
+        if final:   # a fuzz run is over when its time is: cells it never reached were not drawn, not missed
+            results["planned"] = [c["id"] for c in results["cells"]]
+            finish(results)
+        return results
+
+    with session:
+        print(f"ascend-conformance {kit_version()} fuzz: backend {session.backend['name']!r}, {len(chosen)} cells"
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
+              + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
+              f"{sum(map(len, kept.values()))} kept failure(s) replayed first", flush=True)
+        fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept,
+                        write=lambda cells: session.write(document(cells, False)))
+        session.write(document([], False))
+        fuzzer.run(session.supervisor, session.stop)
+        results = document(list(fuzzer.results.values()), True)
+        session.write(results)
+    return print_end(results, report, args.backend)
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    from conformance.generate.cells import cells
+    from conformance.judge.failuredb import reproducer_file_name, stored
+    from conformance.report.outputs import reproducer_text
+
+    products = args.product or list(default_rulebook().products)
+    args.product = products
+    products, apis = products_and_apis(args)
+    db = _database(args.db)
+    if db is None:
+        raise UsageError("--db none: there is no database to promote failures from")
+    kept = stored(db, [c.id for c in cells(products, apis)])
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    new = 0
+    for failures in kept.values():
+        for failure in failures:
+            path = folder / reproducer_file_name(failure)
+            new += not path.exists()
+            path.write_text(reproducer_text(failure), encoding="utf-8")
+            print(f"{failure['verdict']:<13} {failure['cell']} -> {path}")
+    total = sum(map(len, kept.values()))
+    print(f"{total} kept failure(s) written to {folder} ({new} new); replay them with "
+          f"`ascend-conformance replay {folder}/*.yaml --backend B`")
+    return EXIT_OK

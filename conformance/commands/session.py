@@ -1,0 +1,148 @@
+"""A run from its first write to its last: what `run`, `certify` and `fuzz` share.
+
+- the report folder is locked for the run (conformance/commands/lock.py): a second run on it is refused;
+- the backend runs only in supervised workers (conformance/supervise/pool.py);
+- results are written at the start (so the previous run's files never pass for this one), every
+  WRITE_EVERY seconds while the run goes on (marked `running`: INCOMPLETE if the run is killed), and
+  at the end; every file atomically (conformance/report/outputs.py);
+- SIGINT, SIGTERM and SIGHUP stop the run within a few seconds, whatever it is doing: the workers are
+  stopped, the results gathered so far are written (INCOMPLETE, `stopped` naming the signal) and the exit
+  status is 130, 143 or 129.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from oracle.spec import default_rulebook
+
+from conformance.commands.lock import FolderLock
+from conformance.supervise.pool import Supervisor, run_tasks
+from conformance.supervise.tasks import Stop, Task
+from conformance.report.results import calls, results_document
+
+WRITE_EVERY = 30.0          # seconds between two writes of the report folder during a run
+
+
+class Session:
+    """with Session(folder, backend_spec, workers, timeout) as s: s.run(...) -> the final results."""
+
+    def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
+                 db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
+                 oracle: bool = True, cluster: str | None = None):
+        self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
+        self.stop = Stop()
+        self.lock = FolderLock(self.folder)
+        if cluster:
+            from conformance.supervise.cluster import ClusterSupervisor
+            self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle)
+        else:
+            self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle)
+        self.oracle = oracle
+        self._restore: Callable[[], Any] | None = None
+        self.backend: dict[str, str] = {}
+        self.against: dict[str, str] | None = None
+
+    def __enter__(self) -> "Session":
+        self.lock.acquire()
+        self._restore = self.stop.install()
+        try:
+            described = self.supervisor.start(self.stop)
+        except BaseException:
+            self.__exit__()
+            raise
+        self.backend = {"name": described.get("name", ""), "spec": self.backend_spec,
+                        "version": described.get("version", "")}
+        self.against = described.get("against")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self.supervisor.close(self.stop)
+        finally:
+            if self._restore is not None:
+                self._restore()
+                self._restore = None
+            self.lock.release()
+
+    # -------------------------------------------------------------------- writing
+
+    def write(self, results: dict[str, Any]) -> None:
+        from conformance.report.outputs import write_outputs
+        write_outputs(results, self.folder)
+
+    def document(self, chosen: Sequence[Any], cells: list[dict[str, Any]], started: str, began: float,
+                 final: bool, finish: Callable[[dict[str, Any]], None] | None = None,
+                 **settings: Any) -> dict[str, Any]:
+        """The results document of the cells gathered so far; `finish` adds what the command adds
+        (waivers, certification data)."""
+        if self.against is not None:
+            settings["against"] = dict(self.against, oracle=self.oracle)
+        results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
+                                   duration_s=round(time.monotonic() - began, 2),
+                                   interrupted=bool(self.stop), **settings)
+        if self.stop:
+            results["stopped"] = self.stop.name
+        if not final:
+            results["running"] = True
+        if finish is not None:
+            finish(results)
+        return results
+
+    # -------------------------------------------------------------------- running
+
+    def run(self, chosen: Sequence[Any], tasks: Sequence[Task], finish: Callable[[dict[str, Any]], None] | None = None,
+            **settings: Any) -> dict[str, Any]:
+        """Every task to its result, with a line per cell, writes as it goes; the final results. The parts
+        of a split cell are combined into one result when the last one is in."""
+        from conformance.report.results import combine_runs
+        parts = {t.cell.id: t.parts for t in tasks}
+        arrived: dict[str, list[dict[str, Any]]] = {}
+        gathered: list[dict[str, Any]] = []
+        started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        began = time.monotonic()
+        total = len(parts)
+
+        def snapshot(final: bool) -> dict[str, Any]:
+            return self.document(chosen, gathered, started, began, final, finish, **settings)
+
+        self.write(snapshot(False))
+        written = time.monotonic()
+
+        def got(result: dict[str, Any]) -> None:
+            same = arrived.setdefault(result["id"], [])
+            same.append(result)
+            if len(same) < parts.get(result["id"], 1):
+                return
+            result = combine_runs(same)
+            gathered.append(result)
+            self.out.write(cell_line(result, len(gathered), total) + "\n")
+            self.out.flush()
+
+        def tick() -> None:
+            nonlocal written
+            if time.monotonic() - written >= WRITE_EVERY:
+                self.write(snapshot(False))
+                written = time.monotonic()
+
+        run_tasks(self.supervisor, tasks, got, self.stop, tick)
+        results = snapshot(True)
+        self.write(results)
+        return results
+
+
+def cell_line(result: dict[str, Any], done: int, total: int) -> str:
+    """One line per finished cell: its mark, id, calls and time."""
+    from conformance.report.text import printable
+    n = calls(result["counts"])
+    if result.get("failure"):
+        mark = result["failure"]["verdict"]
+    elif result["status"] != "ran":
+        mark = result["status"].upper()
+    else:
+        mark = "ok"
+    extra = f": {result['error']}" if result["status"] == "error" and result.get("error") else ""
+    return printable(f"  {mark:<14}{result['id']}  ({n} calls, {result['seconds']:.1f}s) [{done}/{total}]{extra}")

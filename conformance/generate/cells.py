@@ -1,0 +1,96 @@
+"""The tree of test cells, named like WebGPU CTS cases and selectable by glob:
+
+    <api>/<product>/legal[/<form>]/<dtype>        legal calls of one dtype (and form)
+    <api>/<product>/reject/<rule id>              calls breaking exactly that reject rule
+    <api>/<product>/undefined/<rule id>           calls in that rule's undefined territory
+
+Ambiguity regions get no cell: the generators stay out of them and the results list them.
+"""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+from oracle.spec import Rulebook, default_rulebook
+
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
+from conformance.generate.strategies import legal_calls, reachable, rule_calls
+
+
+@dataclass(frozen=True)
+class Cell:
+    api: str
+    product: str
+    kind: str                  # "legal" | "reject" | "undefined"
+    form: str | None = None
+    dtype: str | None = None
+    rule: str | None = None
+
+    @property
+    def id(self) -> str:
+        tail = [self.form, self.dtype] if self.kind == "legal" else [self.rule]
+        return "/".join([self.api, self.product, self.kind] + [p for p in tail if p])
+
+    def strategy(self, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
+        if self.kind == "legal":
+            return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
+                               rulebook=rulebook, gm_window=gm_window)
+        return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
+
+    def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
+        """The cases a seeded search of the cell generates (generate phase only: nothing is run, nothing
+        shrinks); empty when no call can be made for the cell."""
+        out: list[Case] = []
+
+        @settings(max_examples=examples, database=None, derandomize=False, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck), deadline=None)
+        @hseed(seed)
+        @given(self.strategy(gm_window=gm_window))
+        def collect(case: Case) -> None:
+            out.append(case)
+
+        try:
+            collect()
+        except (Unsatisfiable, FailedHealthCheck):
+            pass
+        return out
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"id": self.id, "api": self.api, "product": self.product, "kind": self.kind,
+                "form": self.form, "dtype": self.dtype, "rule": self.rule}
+
+
+def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: Rulebook | None = None,
+          gm_window: int = DEFAULT_GM_WINDOW) -> list[Cell]:
+    """Every cell of the given products and apis (default: all apis), in a stable order."""
+    rulebook = rulebook or default_rulebook()
+    out = []
+    for product in products:
+        rulebook.product(product)
+        for api in apis or sorted(rulebook.apis):
+            env = environment(api, product, rulebook, gm_window)
+            if env.supported:
+                for form in env.spec.forms_or_default():
+                    out += [Cell(api, product, "legal", form, d) for d in env.legal_dtypes(form)]
+            out += [Cell(api, product, r.severity, rule=r.id) for r in env.spec.rules if reachable(env, r)]
+    return out
+
+
+def shard(all_cells: Sequence[Cell], index: int, count: int) -> list[Cell]:
+    """Shard `index` of `count` (1-based): every count-th cell from the index-th, as the Vulkan CTS's
+    fractions do. The shards of one cell list are disjoint, cover it, and differ in size by one at most."""
+    if not 1 <= index <= count:
+        raise ValueError(f"shard {index}/{count}: expected 1 <= I <= N")
+    return list(all_cells)[index - 1::count]
+
+
+def select(all_cells: Iterable[Cell], patterns: Sequence[str] | None) -> list[Cell]:
+    """Cells whose id matches any glob (e.g. 'data_move/*/reject/*'); all of them when none is given."""
+    all_cells = list(all_cells)
+    if not patterns:
+        return all_cells
+    return [c for c in all_cells if any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]

@@ -1,0 +1,402 @@
+"""The edge sweep: every boundary a cell's rules define, reached by calls built the same way on every run.
+
+Hypothesis's search is steered towards boundaries but not sure to reach them, and what it reaches moves
+with the seed and the release (issue 16). So before the search each cell of the `ci` and `nightly`
+profiles judges a sweep: calls made by the kit's own generator (conformance.generate.strategies) from a *plan* of
+choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and in pairs:
+
+- legal cells: every parameter at the bottom of its legal range (all together), and each one at its top
+  (the range's max, or the largest value that fits the scopes) on every path, with the operands pushed to
+  the top of their scopes; then every ordered pair of parameters at their tops together; mask words
+  full, first-element-only and last-element-only; offsets at the top of their range; in-place use;
+- reject / undefined cells: one past each end of a range (alone, and with each other parameter at its
+  top), every misalignment unit, each forbidden path, scope, dtype and list length, a mask of zeros and
+  one past each word's range, a tensor one element short or one past the top of its scope.
+
+`targets(cell)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules and the
+scope sizes, not from the sweep); `sweep(cell)` gives the calls. tests/test_edges.py checks that the
+sweep reaches every reachable edge, that it does not depend on the seed, and that an off-by-one range
+check is caught at every range end. A plan's choices not in the plan come from a `random.Random` seeded
+by the cell and the plan: the same calls on every machine, whatever the seed or the Hypothesis release.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import random
+import zlib
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from oracle.call import SCOPES
+
+from conformance.generate.cells import Cell
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
+from conformance.generate.parameters import fit_tops
+from conformance.generate.picks import Picks
+from conformance.generate.strategies import planned_case
+
+ATTEMPTS = 16           # salts tried per plan before it is given up (a plan's unplanned choices vary)
+
+
+class Planned(Picks):
+    """Choices from a plan: a planned label gets its value ("min" / "max" / "first" / "last" or the value
+    itself: an int for a bounded value means "any", that one); the rest come from a Random seeded by the
+    plan, with bounded values at their minimum and booleans False (small calls that fit, so the planned
+    choices decide), or, `loose`, anywhere (for cells whose calls cannot all be small: a bounds rule
+    needs a call that moves something)."""
+
+    def __init__(self, plan: Mapping[str, Any], salt: int, loose: bool = False):
+        self.plan, self.rng, self.loose = plan, random.Random(salt), loose
+
+    def integer(self, lo: int, hi: int, label: str = "") -> int:
+        want = self.plan.get(label)
+        if want == "min":
+            return lo
+        if want == "max":
+            return hi
+        if isinstance(want, int) and not isinstance(want, bool) and lo <= want <= hi:
+            return want
+        return self.rng.randint(lo, hi)
+
+    def choice(self, values: Sequence[Any], label: str = "") -> Any:
+        want = self.plan.get(label)
+        if want is not None and want in values:
+            return want
+        if want == "first":
+            return values[0]
+        if want == "last":
+            return values[-1]
+        return values[self.rng.randrange(len(values))]
+
+    def boolean(self, label: str = "") -> bool:
+        want = self.plan.get(label)
+        if isinstance(want, bool):
+            return want
+        return self.loose and self.rng.random() < 0.5
+
+    def how(self, label: str = "") -> str:
+        want = self.plan.get(label)
+        if isinstance(want, int) and not isinstance(want, bool):
+            return "any"
+        if want in ("min", "any", "max"):
+            return want
+        return self.rng.choice(("min", "any", "any", "max")) if self.loose else "min"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Choices that should give a call carrying `tags` (empty: any call of the cell will do), and the
+    alternatives tried in order when they do not (another path, dtype or form)."""
+
+    alternatives: tuple[tuple[tuple[str, Any], ...], ...]
+    tags: frozenset[str] = frozenset()
+
+    @staticmethod
+    def of(choices: Mapping[str, Any], *tags: str) -> "Plan":
+        return Plan.any_of([choices], *tags)
+
+    @staticmethod
+    def any_of(alternatives: Sequence[Mapping[str, Any]], *tags: str) -> "Plan":
+        return Plan(tuple(tuple(sorted(c.items(), key=lambda kv: kv[0])) for c in alternatives), frozenset(tags))
+
+
+def _env(cell: Cell, gm_window: int) -> Env:
+    return environment(cell.api, cell.product, None, gm_window)
+
+
+def _paths(env: Env) -> list[str | None]:
+    return list(env.paths()) or [None]
+
+
+def _sized(env: Env, path: str | None) -> list[str]:
+    """The scopes of a path that have a top (GM has none)."""
+    return sorted({s for s in env.operand_scopes(path).values() if s != "GM"})
+
+
+def _words(env: Env, form: str | None) -> list[str]:
+    return [n for n in env.param_names(form) if env.spec.param_type(n, form) == "words"]
+
+
+def _values(env: Env) -> list[str]:
+    return [op for op, d in env.spec.operands.items() if d.get("values") == "offsets"]
+
+
+def _shape_plan(env: Env, form: str | None) -> dict[str, Any]:
+    """Mask words set to one element (the smallest footprint): the start every parameter is sized from."""
+    return {f"{n}.shape": "first" for n in _words(env, form)}
+
+
+def _top_plan(env: Env, path: str | None) -> dict[str, Any]:
+    return {f"{s}.gap": "max" for s in _sized(env, path)}
+
+
+def _in_place(env: Env, form: str | None) -> list[str]:
+    """Operands a legal call may pass in place of another (an `allow: identical` overlap rule)."""
+    out = []
+    for rule in env.spec.rules_of("iteration_overlap"):
+        a, b = rule["operands"]
+        if rule.get("allow") == "identical" and a != b and b not in out:
+            out.append(b)
+    return out
+
+
+# ------------------------------------------------------------------------------------------- targets
+
+
+@functools.lru_cache(maxsize=None)
+def _legal_tops(cell: Cell, gm_window: int) -> dict[str, dict[str | None, tuple[int, int, int | None, dict[str, int]]]]:
+    """Per parameter, per path: (lowest, highest legal value, largest that fits, the other parameters
+    that are not at their lowest then); see strategies.fit_tops."""
+    env = _env(cell, gm_window)
+    out: dict[str, dict[str | None, tuple[int, int, int | None, dict[str, int]]]] = {}
+    for path in _paths(env):
+        pick = Planned(_shape_plan(env, cell.form), 0)
+        for n, t in fit_tops(env, cell.form, cell.dtype, path, pick).items():
+            out.setdefault(n, {})[path] = t
+    return out
+
+
+def _top_tag(lo: int, hi: int, fit: int | None, adjust: Any = None) -> str | None:
+    if fit is None or fit <= lo:
+        return None
+    return "max" if fit == hi else "largest-fit"
+
+
+def _legal_targets(cell: Cell, gm_window: int) -> set[str]:
+    env = _env(cell, gm_window)
+    out: set[str] = set()
+    for n, per_path in _legal_tops(cell, gm_window).items():
+        tops = {_top_tag(*t) for t in per_path.values()} - {None}
+        if any(fit is not None for _, _, fit, _ in per_path.values()):
+            out.add(f"{n}=min")
+        if tops:
+            out.add(f"{n}=max" if "max" in tops else f"{n}=largest-fit")
+    for path in _paths(env):
+        out |= {f"{s}=top" for s in _sized(env, path)}
+    for name in _words(env, cell.form):
+        out |= {f"{name}=all", f"{name}=first", f"{name}=last"}
+    out |= {f"{op}=in-place" for op in _in_place(env, cell.form)}
+    out |= {f"{v}=top" for v in _values(env)}
+    return out
+
+
+def _deltas(env: Env, rule: Any, dtype: str, path: str | None, form: str | None) -> list[int]:
+    """The misalignments of an align rule's operand a call of this dtype and path can take (as
+    strategies.place makes them: element steps inside the operand's alignment, off the rule's)."""
+    scopes = env.operand_scopes(path)
+    op = rule["operand"]
+    if scopes[op] != rule["scope"]:
+        return []
+    probe = env.probe(form, env.operand_dtypes(dtype), scopes, {})
+    align = env.rulebook.alignment(env.spec, probe, op, scopes[op])
+    size = env.rulebook.itemsize(env.operand_dtypes(dtype)[op])
+    need = env.rulebook.align_bytes(rule, env.product)
+    return [d for d in range(size, align, size) if d % need]
+
+
+def _forms(env: Env, rule: Any) -> list[str | None]:
+    forms = list(env.spec.forms_or_default())
+    if rule.when and "forms" in rule.when:
+        forms = [f for f in forms if f in rule.when["forms"]]
+    return forms
+
+
+def _rule_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]:
+    """Edge tag -> the plans (choices) to try for it, for a reject / undefined cell."""
+    env = _env(cell, gm_window)
+    rule = env.spec.rule(cell.rule)
+    kind = rule.kind
+    out: dict[str, list[dict[str, Any]]] = {}
+    paths = _paths(env)
+    if kind == "range":
+        for side, value in (("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)):
+            plans = [{f"{rule['param']}.outside": value, "path": p, **_shape_plan(env, f)}
+                     for f in _forms(env, rule) for p in paths]
+            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple") if r["param"] == rule["param"]))
+            if value % step == 0 and _range_fits(env, rule, value, gm_window):  # else it breaks a multiple too
+                out[f"{rule['param']}={side}"] = plans
+    elif kind == "multiple":
+        out[f"{rule['param']}=off-multiple"] = [{f"{rule['param']}.off": o, "path": p}
+                                                 for o in ("min", "max") for p in paths]
+    elif kind == "align":
+        for form in _forms(env, rule):
+            for dtype in env.legal_dtypes(form):
+                for path in paths:
+                    for d in _deltas(env, rule, dtype, path, form):
+                        out.setdefault(f"{rule['operand']}=off-by-{d}", []).append(
+                            {"form": form, "dtype": dtype, "path": path, f"{rule['operand']}.misalign": d})
+    elif kind == "dtype":
+        for d in sorted(set(env.rulebook.dtypes) - set(rule["allowed"])):
+            out[f"dtype={d}"] = [{"wrong-dtype": d, "form": f} for f in _forms(env, rule)]
+    elif kind == "same_dtype":
+        other = rule["operands"][-1]
+        for form in _forms(env, rule):
+            legal = env.legal_dtypes(form)
+            for d in legal:
+                out.setdefault(f"{other}={d}", []).extend(
+                    {"form": form, "dtype": base, "other-dtype": d} for base in legal if base != d)
+    elif kind == "path":
+        for p in env.forbidden_paths():
+            out[f"path={p}"] = [{"path": p}]
+    elif kind == "scope":
+        for s in SCOPES:
+            if env.product.has_scope(s) and s not in rule["allowed"]:
+                out[f"{rule['operand']}={s}"] = [{"scope": s}]
+    elif kind == "list_length":
+        n = env.spec.operands[rule["operand"]]["entries"]
+        for k in sorted({1, n - 1, n + 1, 2 * n} - {0, n}):
+            out[f"{rule['operand']}=entries-{k}"] = [{"entries": k}]
+    elif kind == "bounds":
+        out[f"{rule['operand']}=one-short"] = [{"path": p} for p in paths]
+    elif kind == "capacity":
+        out[f"{rule['operand']}=one-past-top"] = [{"path": p, f"{rule['operand']}.past": "min"} for p in paths]
+    elif kind == "mask_words":
+        for form in _forms(env, rule):
+            probe_dtypes = [d for d in env.legal_dtypes(form) if d in (rule.when or {}).get("dtypes", [d])]
+            name, bounds = rule["param"], rule["words"]
+            if rule.get("nonzero") or bounds[0][0]:
+                out.setdefault(f"{name}=zero", []).extend(
+                    {"form": form, "dtype": d, f"{name}.shape": "zero"} for d in probe_dtypes)
+            for k, (_, hi) in enumerate(bounds):
+                if hi < 2**64 - 1:
+                    out.setdefault(f"{name}[{k}]=above-max", []).extend(
+                        {"form": form, "dtype": d, f"{name}.shape": "past", f"{name}.word": k,
+                         f"{name}.past": "min"} for d in probe_dtypes)
+    forms = _forms(env, rule)
+    return {tag: [c if "form" in c else {**c, "form": f} for c in alts for f in forms] for tag, alts in out.items()}
+
+
+def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
+    """Can a call with the rule's parameter at `value` (one past an end) fit its scopes, every other
+    parameter at its start, on some form, dtype and path? (burst 65536 fits no UB: not reachable.)"""
+    from conformance.generate.environment import Retry
+    from conformance.generate.parameters import Draft, fits, starting_point       # the generator's own sizing
+    for form in _forms(env, rule):
+        for dtype in env.legal_dtypes(form):
+            if rule.when and "dtypes" in rule.when and dtype not in rule.when["dtypes"]:
+                continue
+            for path in _paths(env):
+                draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
+                draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+                try:
+                    start = starting_point(Planned(_shape_plan(env, form), 0), env, draft, rule)
+                except Retry:
+                    continue
+                if fits(env, draft, {**start.params, rule["param"]: value}, start.aligns):
+                    return True
+    return False
+
+
+def targets(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[str]:
+    """The edges a call of the cell can reach, as the tags that name them (sorted)."""
+    if cell.kind == "legal":
+        return sorted(_legal_targets(cell, gm_window))
+    return sorted(_rule_targets(cell, gm_window))
+
+
+# ------------------------------------------------------------------------------------------- plans
+
+
+def _legal_plans(cell: Cell, gm_window: int) -> list[Plan]:
+    env = _env(cell, gm_window)
+    tops = _legal_tops(cell, gm_window)
+    names = [n for n in env.param_names(cell.form) if env.spec.param_type(n, cell.form) != "words"]
+    base = _shape_plan(env, cell.form)
+    plans = [Plan.of(base, *(f"{n}=min" for n in tops))]
+    paths = _paths(env)
+
+    def up(n: str, path: str | None) -> dict[str, Any]:
+        return {n: "max", f"{n}.interval": "last", "order": names.index(n), "path": path}
+
+    for n in names:
+        for path in paths:
+            fit = tops.get(n, {}).get(path)
+            tag = _top_tag(*fit) if fit else None
+            if tag is not None:         # n last: the others at their start (fit[3]) when its top is found
+                last = {"order": (names.index(n) + 1) % len(names), **fit[3]}
+                plans.append(Plan.of({**base, **up(n, path), **_top_plan(env, path), **last}, f"{n}={tag}"))
+    climbing = [n for n in names if any(_top_tag(*t) for t in tops.get(n, {}).values())]
+    for i, a in enumerate(climbing):            # every ordered pair at their tops: a first, then b
+        for j, b in enumerate(climbing):
+            if a != b:
+                path = paths[(i * len(climbing) + j) % len(paths)]
+                plans.append(Plan.of({**base, **up(a, path), b: "max", f"{b}.interval": "last",
+                                      **_top_plan(env, path)}))
+    for path in paths:
+        if _sized(env, path):
+            plans.append(Plan.of({**base, "path": path, **_top_plan(env, path)},
+                                 *(f"{s}=top" for s in _sized(env, path))))
+    for name in _words(env, cell.form):
+        plans += [Plan.of({f"{name}.shape": s}, f"{name}={s}") for s in ("all", "first", "last")]
+    plans += [Plan.of({**base, f"{op}.in-place": True}, f"{op}=in-place") for op in _in_place(env, cell.form)]
+    plans += [Plan.of({**base, v: "top"}, f"{v}=top") for v in _values(env)]
+    return plans
+
+
+def _rule_plans(cell: Cell, gm_window: int) -> list[Plan]:
+    env = _env(cell, gm_window)
+    rule = env.spec.rule(cell.rule)
+    plans = [Plan.any_of([{"form": f} for f in _forms(env, rule)])]
+    for tag, choices in _rule_targets(cell, gm_window).items():
+        plans.append(Plan.any_of(choices, tag))
+    if rule.kind == "range":                    # one past an end with each other parameter at its top
+        for side, value in (("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)):
+            for form in _forms(env, rule):
+                names = [n for n in env.param_names(form)
+                         if env.spec.param_type(n, form) != "words" and n != rule["param"]]
+                for i, n in enumerate(names):
+                    path = _paths(env)[i % len(_paths(env))]
+                    plans.append(Plan.of({f"{rule['param']}.outside": value, "form": form, "path": path,
+                                          n: "max", f"{n}.interval": "last", **_shape_plan(env, form)}))
+    return plans
+
+
+def plans(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[Plan]:
+    """The sweep's plans for a cell, in a fixed order."""
+    return _legal_plans(cell, gm_window) if cell.kind == "legal" else _rule_plans(cell, gm_window)
+
+
+# ------------------------------------------------------------------------------------------- sweep
+
+
+def _salt(cell: Cell, choices: tuple[tuple[str, Any], ...], attempt: int) -> int:
+    return zlib.crc32(f"{cell.id}|{choices!r}|{attempt}".encode())
+
+
+@functools.lru_cache(maxsize=256)
+def _sweep(cell: Cell, gm_window: int) -> tuple[Case, ...]:
+    env = _env(cell, gm_window)
+    out: list[Case] = []
+    seen: set[tuple[str, str] | None] = set()
+    for plan in plans(cell, gm_window):
+        case = _realise(cell, env, plan)
+        key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
+        if case is not None and key not in seen:
+            seen.add(key)
+            out.append(case)
+    return tuple(out)
+
+
+def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
+    """The first call an alternative of the plan gives that carries the plan's tags (small calls
+    first, then loose ones)."""
+    for loose in (False, True):
+        for choices in plan.alternatives:
+            for attempt in range(ATTEMPTS // 2):
+                pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
+                case = planned_case(pick, env, cell.kind, cell.rule, cell.form, cell.dtype)
+                if case is not None and plan.tags <= set(case.tags):
+                    return case
+    return None
+
+
+def sweep(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
+    """The sweep's calls for a cell, in a fixed order: the same on every run (no seed)."""
+    return list(_sweep(cell, gm_window))
+
+
+def reached(cases: Sequence[Case], reachable: Sequence[str]) -> list[str]:
+    """Of the reachable edges, those some case reaches."""
+    tags = {t for c in cases for t in c.tags}
+    return sorted(t for t in reachable if t in tags)

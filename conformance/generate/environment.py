@@ -1,0 +1,245 @@
+"""Where a cell draws its calls: the API spec, the product and the rulebook, read once into what the
+drawing steps ask of them (forms, dtypes, paths, the legal values of each parameter less the ambiguity
+regions, the bytes of each scope the generators use), and the generated `Case`."""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+from oracle import Call, Tensor
+from oracle.call import SCOPES, nest
+from oracle.rules import KINDS as RULE_KINDS, Context
+from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
+
+from conformance.generate.memory import MemoryRecipe
+
+
+DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
+GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
+MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move (the oracle's work per call)
+KINDS = ("legal", "reject", "undefined")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A generated call, the memory it runs on, and what the oracle says a backend must do with it."""
+
+    call: Call
+    memory: MemoryRecipe
+    expect: str                      # "legal" | "reject" | "undefined"
+    rule: str | None = None          # the one rule a reject/undefined case was made to break
+    tags: tuple[str, ...] = ()       # boundaries the case reaches, e.g. "burst=largest-fit"
+
+
+def round_up(value: int, align: int) -> int:
+    return -(-value // align) * align
+
+
+class Env:
+    """What the strategies of one (api, product) need to know, computed once.
+
+    (A plain class, not a dataclass, so that Hypothesis prints it by its short repr.)"""
+
+    def __init__(self, spec: ApiSpec, product: Product, rulebook: Rulebook, gm_window: int):
+        self.spec, self.product, self.rulebook, self.gm_window = spec, product, rulebook, gm_window
+
+    @functools.cached_property
+    def nested(self) -> bool:
+        """Does the API have parameters that are fields of a mapping argument (intriParams.nValue)?"""
+        return any("." in p for p in self.spec.params)
+
+    @functools.cached_property
+    def has_values(self) -> bool:
+        """Does a call carry data the index math reads (a tensor of offsets)?"""
+        return any(d.get("values") for d in self.spec.operands.values())
+
+    @functools.cached_property
+    def supported(self) -> bool:
+        return all(self.product.id in r["products"] for r in self.spec.rules_of("product"))
+
+    def __repr__(self) -> str:
+        return f"Env({self.spec.api}, {self.product.id})"
+
+    def capacity(self, scope: str) -> int:
+        return self.gm_window if scope == "GM" else (self.product.capacity(scope) or 0)
+
+    def paths(self) -> list[str]:
+        """Allowed paths on this product; the union of all products' where the page lists none for it."""
+        rules = self.spec.rules_of("path")
+        if not rules:
+            return []
+        allowed = rules[0]["allowed"]
+        paths = allowed.get(self.product.id) or sorted({p for ps in allowed.values() for p in ps})
+        return [p for p in paths if all(self.product.has_scope(s) for s in p.split("->"))]
+
+    def forbidden_paths(self) -> list[str]:
+        allowed = set(self.paths())
+        scopes = [s for s in SCOPES if self.product.has_scope(s)]
+        return [f"{a}->{b}" for a in scopes for b in scopes if f"{a}->{b}" not in allowed]
+
+    def probe(self, form: str | None, dtypes: Mapping[str, str], scopes: Mapping[str, str],
+              params: Mapping[str, int], counts: Mapping[str, int] | None = None) -> Call:
+        """A call with every operand at address 0 and empty: enough to evaluate `when` and index math.
+        A list operand gets `counts[op]` entries (default: the spec's `entries`)."""
+        args: dict[str, Any] = {}
+        for op, d in self.spec.operands.items():
+            tensor = Tensor(scopes[op], 0, dtypes[op], 0)
+            args[op] = [tensor] * (counts or {}).get(op, d["entries"]) if "entries" in d else tensor
+        args.update(nest(params) if self.nested else params)
+        return Call(self.spec.api, self.product.id, args, form)
+
+    def dtype_ok(self, call: Call) -> bool:
+        """Does the call pass every dtype rule that applies to it?"""
+        ctx = Context(call, self.spec, self.rulebook, self.product)
+        for rule in self.spec.rules_of("dtype") + self.spec.rules_of("same_dtype"):
+            if self.rulebook.matches(rule.when, call, self.spec) and RULE_KINDS[rule.kind](rule, ctx):
+                return False
+        return True
+
+    @functools.lru_cache(maxsize=None)
+    def legal_dtypes(self, form: str | None) -> list[str]:
+        """Dtypes with which some allowed path passes every dtype rule (the legal cells of a product)."""
+        out = []
+        for dtype in self.rulebook.dtypes:
+            for path in self.paths() or [None]:
+                call = self.probe(form, self.operand_dtypes(dtype), self.operand_scopes(path), {})
+                if self.dtype_ok(call) and not self.ambiguous(call):
+                    out.append(dtype)
+                    break
+        return out
+
+    def ambiguous(self, probe: Call) -> bool:
+        """Is every call of this form, dtype and path in an ambiguity region (one that names no
+        parameter and has no check)? Then the kit generates no legal call there."""
+        return any(not amb.checks and "params" not in region and self.rulebook.matches(region, probe, self.spec)
+                   for amb in self.spec.ambiguities for region in amb.regions)
+
+    @functools.lru_cache(maxsize=None)
+    def path_candidates(self, form: str | None, dtypes: tuple[tuple[str, str], ...], rule_id: str | None) -> list[str]:
+        """The paths a call of these operand dtypes may take: allowed ones (passing the dtype rules) for a
+        legal call; for a broken rule, those where breaking it alone is possible."""
+        target = self.spec.rule(rule_id) if rule_id is not None else None
+        kind = target.kind if target is not None else None
+        out = []
+        for path in self.forbidden_paths() if kind == "path" else self.paths():
+            scopes = self.operand_scopes(path)
+            if target is not None and not scopes_can_break(target, scopes):
+                continue
+            if kind not in ("path", "dtype", "same_dtype") and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):
+                continue
+            out.append(path)
+        return out
+
+    def operand_dtypes(self, dtype: str) -> dict[str, str]:
+        return {op: d.get("dtype", dtype) for op, d in self.spec.operands.items()}
+
+    def operand_scopes(self, path: str | None) -> dict[str, str]:
+        scopes = {op: d.get("scope", "UB") for op, d in self.spec.operands.items()}
+        if path is not None and self.spec.path_operands:
+            src, dst = self.spec.path_operands
+            scopes[src], scopes[dst] = path.split("->")
+        return scopes
+
+    def multiple_of(self, name: str, draft: Any) -> int:
+        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1."""
+        step = 1
+        probe = draft.template if draft.template is not None else self.probe(draft.form, draft.dtypes, draft.scopes, {})
+        for rule in self.spec.rules_of("multiple"):
+            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
+                step = math.lcm(step, rule["of"])
+        return step
+
+    def param_names(self, form: str | None) -> list[str]:
+        return [p for p, d in self.spec.params.items() if form in d.get("forms", [form])]
+
+    @functools.lru_cache(maxsize=None)
+    def shape(self, form: str | None, dtypes: tuple[tuple[str, str], ...], scopes: tuple[tuple[str, str], ...]
+              ) -> tuple[dict[str, list[tuple[int, int]]], dict[str, int], dict[str, int]]:
+        """For calls of this form, operand dtypes and scopes: each parameter's legal intervals, each
+        operand's alignment (its align rules and element size), and each scope's (the lcm of its operands')."""
+        probe = self.probe(form, dict(dtypes), dict(scopes), {})
+        domains = {n: self.domain(n, probe) for n in self.param_names(form)
+                   if self.spec.param_type(n, form) != "words"}
+        op_aligns = {op: self.rulebook.alignment(self.spec, probe, op, scope) for op, scope in scopes}
+        scope_aligns: dict[str, int] = {}
+        for op, scope in scopes:
+            scope_aligns[scope] = math.lcm(scope_aligns.get(scope, 1), op_aligns[op])
+        return domains, op_aligns, scope_aligns
+
+    def domain(self, name: str, probe: Call) -> list[tuple[int, int]]:
+        """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
+        lo, hi = None, None
+        for rule in self.spec.rules_of("range"):
+            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
+                lo = rule["min"] if lo is None else max(lo, rule["min"])
+                hi = rule["max"] if hi is None else min(hi, rule["max"])
+        if lo is None and self.spec.params[name].get("type") == "bool":
+            lo, hi = 0, 1                                  # drawn as 0 / 1, passed as False / True
+        if lo is None and any(r["param"] == name for r in self.spec.rules_of("range")):
+            return []                                      # no range applies to this dtype / form
+        if lo is None:
+            raise ValueError(f"{self.spec.file}: parameter {name!r} has no range rule; the generators need one")
+        intervals = [(lo, hi)] if lo <= hi else []
+        for amb in self.spec.ambiguities:
+            for region in amb.regions:
+                region = dict(region)
+                excluded = region.pop("params", {})
+                # a region of this one parameter (and of what the probe knows) is cut out here; one of
+                # several parameters, or narrowed by a check, is left to _stay_out and the final check
+                if amb.checks or list(excluded) != [name]:
+                    continue
+                if self.rulebook.matches(region, probe, self.spec):
+                    intervals = subtract(intervals, tuple(excluded[name]))
+        return intervals
+
+
+class Retry(Exception):
+    """This draw cannot give the call asked for; the element strategy draws again (Hypothesis filter)."""
+
+
+def require(condition: object) -> None:
+    if not condition:
+        raise Retry
+
+
+def subtract(intervals: list[tuple[int, int]], cut: tuple[int, int]) -> list[tuple[int, int]]:
+    out = []
+    for lo, hi in intervals:
+        if cut[1] < lo or cut[0] > hi:
+            out.append((lo, hi))
+            continue
+        if lo < cut[0]:
+            out.append((lo, cut[0] - 1))
+        if cut[1] < hi:
+            out.append((cut[1] + 1, hi))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _env(api: str, product: str, gm_window: int, rulebook_id: int) -> Env:
+    rulebook = _RULEBOOKS[rulebook_id]
+    return Env(rulebook.api(api), rulebook.product(product), rulebook, gm_window)
+
+
+_RULEBOOKS: dict[int, Rulebook] = {}
+
+
+def environment(api: str, product: str, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> Env:
+    rulebook = rulebook or default_rulebook()
+    _RULEBOOKS[id(rulebook)] = rulebook
+    return _env(api, product, gm_window, id(rulebook))
+
+
+def scopes_can_break(rule: Rule, scopes: Mapping[str, str]) -> bool:
+    """Can a call whose operands sit in these scopes break `rule`? (An align rule needs its operand in
+    the rule's scope, a capacity rule an operand in a sized buffer, an overlap rule one shared scope.)"""
+    if rule.kind == "align":
+        return scopes[rule["operand"]] == rule["scope"]
+    if rule.kind == "capacity":
+        return scopes[rule["operand"]] != "GM"
+    if rule.kind in ("overlap", "iteration_overlap"):
+        return len({scopes[op] for op in rule["operands"]}) == 1
+    return True

@@ -1,0 +1,349 @@
+"""Drawing step three: the parameters of a call (the range rules, minus ambiguity regions), sized so that
+every operand fits the scope it was given, reaching each end of each range and the largest fit."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+from oracle import Call
+from oracle.apis import index_math
+from oracle.call import nest
+from oracle.rules import Context
+from oracle.spec import Rule
+
+from conformance.generate.environment import Env, MOVED_BYTES, Retry, require, round_up, subtract
+from conformance.generate.picks import Picks, pick_as, pick_between, rotated
+
+
+@dataclass
+class Draft:
+    """The call being drawn."""
+
+    form: str | None
+    dtypes: dict[str, str]
+    scopes: dict[str, str]
+    params: dict[str, int] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    template: Call | None = None             # the probe call the index math is asked about
+    units: Mapping[str, int] | None = None
+    counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
+    spare: bool = False                      # leave one alignment unit per operand (to misalign one)
+    capacities: dict[str, int] = field(default_factory=dict)     # bytes of each scope the call may use
+
+    def count(self, op: str) -> int:
+        return self.counts.get(op, 1)
+
+
+def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
+    if draft.template is None:
+        draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
+        draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
+    math_ = index_math(env.spec.api)
+    call = draft.template.replace(**(nest(params) if env.nested else params))
+    acc = math_.accesses(call, draft.units)
+    if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
+        acc.update(math_.nominal(call, draft.units))
+    return acc
+
+
+def operand_ends(env: Env, draft: Draft, params: Mapping[str, int], acc: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Per operand: one past the last byte one of its tensors touches, from its address (a list
+    operand: the furthest of its entries)."""
+    out = {}
+    for op, runs in (acc if acc is not None else accesses(env, draft, params)).items():
+        out[op] = max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
+    return out
+
+
+def entry_unit(runs: Any, align: int) -> int:
+    """How far apart the entries of a list operand sit at least: one entry's run (a block), aligned."""
+    length = max((r.length for r in set(runs)), default=0) if isinstance(runs, list) else 0
+    return round_up(max(length, 1), align)
+
+
+def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
+    """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
+    like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
+    if scope in draft.capacities:           # the draft's dtypes and scopes are fixed: once per scope
+        return draft.capacities[scope]
+    cap = env.capacity(scope)
+    for amb in env.spec.ambiguities:
+        tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
+        if tests and any(env.rulebook.matches(r, draft.template, env.spec) for r in amb.regions):
+            cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
+    draft.capacities[scope] = cap
+    return cap
+
+
+def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
+    """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
+    rounded to its scope's alignment (plus one spare unit when an align rule is to be broken: room to
+    misalign it); the entries of a list operand sit one entry's run apart at least."""
+    need: dict[str, int] = {}
+    acc = accesses(env, draft, params)
+    moved = max((r.nbytes for rs in acc.values() for r in (set(rs) if isinstance(rs, list) else (rs,))
+                 if r is not None), default=0)
+    if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
+        return MOVED_BYTES - moved
+    for op, end in operand_ends(env, draft, params, acc).items():
+        scope = draft.scopes[op]
+        spread = (draft.count(op) - 1) * entry_unit(acc[op], aligns[scope])
+        need[scope] = need.get(scope, 0) + round_up(end + spread, aligns[scope]) + aligns[scope] * draft.spare
+    return min(scope_capacity(env, draft, s) - n for s, n in need.items())
+
+
+def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
+    return _room(env, draft, params, aligns) >= 0
+
+
+def _largest_fit(env: Env, draft: Draft, params: dict[str, int], name: str, lo: int, hi: int,
+                 aligns: Mapping[str, int]) -> int | None:
+    """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
+
+    Footprints grow about linearly in each parameter, so one secant step usually lands on the answer
+    (checked with its neighbour); bisection finishes the rare case where it does not."""
+    def room(v: int) -> int:
+        return _room(env, draft, {**params, name: v}, aligns)
+    room_hi = room(hi)
+    if room_hi >= 0:
+        return hi
+    room_lo = room(lo) if lo != hi else room_hi
+    if room_lo < 0:
+        return None
+    guess = lo + room_lo * (hi - lo) // (room_lo - room_hi)
+    guess = min(max(guess, lo), hi - 1)
+    if room(guess) >= 0:
+        if room(guess + 1) < 0:
+            return guess
+        lo, step = guess + 1, 1         # rounding made it fit further: gallop up, then bisect
+        while lo + step < hi and room(lo + step) >= 0:
+            lo, step = lo + step, step * 2
+        hi = min(hi, lo + step)
+    else:
+        hi = guess
+    while hi - lo > 1:          # room(lo) >= 0 > room(hi)
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if room(mid) >= 0 else (lo, mid)
+    return lo
+
+
+def _draw_words(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, list[int]]:
+    """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
+    the last element only, or any; for a target rule, every word 0 or one word past its range."""
+    out = {}
+    probe = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
+    for name in env.param_names(draft.form):
+        if env.spec.param_type(name, draft.form) != "words":
+            continue
+        rules = [r for r in env.spec.rules_of("mask_words")
+                 if r["param"] == name and env.rulebook.matches(r.when, probe, env.spec)]
+        require(rules)
+        rule = rules[0]
+        bounds = [tuple(w) for w in rule["words"]]
+        if target is not None and target.id == rule.id:
+            past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
+            how = pick.choice(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past),
+                              f"{name}.shape")
+            words = [0] * len(bounds)
+            if how == "past":
+                k = pick.choice(past, f"{name}.word")
+                words[k] = pick_between(pick, bounds[k][1] + 1, 2**64 - 1, f"{name}.past")[0]
+                words[0] = words[0] or (1 if k else words[0])
+                draft.tags.append(f"{name}[{k}]=above-max")
+            else:
+                draft.tags.append(f"{name}=zero")
+            out[name] = words
+            continue
+        live = [k for k, (_, hi) in enumerate(bounds) if hi > 0]
+        shape = pick.choice(("single", "all", "first", "last", "any"), f"{name}.shape")
+        words = [lo for lo, _ in bounds]
+        if shape == "all":
+            words = [hi for _, hi in bounds]
+        elif shape == "first":
+            words[live[0]] = 1
+        elif shape == "last":
+            words[live[-1]] = 1 << (bounds[live[-1]][1].bit_length() - 1)
+        elif shape == "single":
+            k = pick.choice(live, f"{name}.word")
+            words[k] = 1 << pick.integer(0, bounds[k][1].bit_length() - 1, f"{name}.bit")
+        else:
+            words = [pick.integer(lo, hi, f"{name}.value") for lo, hi in bounds]
+        require(any(words) and all(lo <= w <= hi for w, (lo, hi) in zip(words, bounds)))
+        draft.tags.append(f"{name}={shape}")
+        out[name] = words
+    return out
+
+
+@dataclass
+class Start:
+    """Where the drawing of a call's parameters starts: each at the bottom of its domain."""
+
+    names: list[str]                                 # the parameters drawn (not the mask words)
+    domains: dict[str, list[tuple[int, int]]]        # their legal intervals (narrowed by a target's `when`)
+    ends: dict[str, tuple[int, int] | None]          # their lowest and highest legal values
+    aligns: Mapping[str, int]
+    params: dict[str, Any]
+    empties: set[str]                                # counts sized against 1 rather than 0
+
+
+def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
+    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
+    domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
+    within = target.when.get("params", {}) if target is not None and target.when else {}
+    domains = {n: subtract(subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
+               if n in within else d for n, d in domains.items()}     # the target rule's own `when`
+    params: dict[str, Any] = _draw_words(pick, env, draft, target)
+    for n in names:
+        require(domains[n])
+        params[n] = domains[n][0][0]
+    empties: set[str] = set()
+    for n in names:     # a count at 0 (ndNum, repeatTimes) empties every footprint and would let the
+        lo = params[n]  # parameters drawn before it grow without bound: size them against 1 instead
+        if lo == 0 and any(a <= 1 <= b for a, b in domains[n]) and _moves_nothing(env, draft, params):
+            if not _moves_nothing(env, draft, {**params, n: 1}):
+                params[n] = 1
+                empties.add(n)
+    return Start(names, domains, ends, aligns, params, empties)
+
+
+def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Picks
+             ) -> dict[str, tuple[int, int, int | None, dict[str, int]]]:
+    """For a legal call of this form, dtype and path, each parameter's (lowest, highest legal value,
+    largest value that fits its scopes with every other parameter at its start, the other parameters'
+    values that differ from their lowest there): what a sweep must reach and how. At its start a count
+    that would empty every footprint is 1, and a parameter that would put the call in an ambiguity region
+    with this one at its top is just outside it. `pick` answers the mask words (they size footprints).
+    Empty when no call starts here."""
+    draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
+    draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    try:
+        start = starting_point(pick, env, draft, None)
+    except Retry:
+        return {}
+    out = {}
+    for n in start.names:
+        ends, step = start.ends[n], env.multiple_of(n, draft)
+        if ends is None:
+            continue
+        params = dict(start.params)
+        top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        if top is not None:
+            moved = {**params, n: top}
+            _stay_out(env, draft, moved, None, start.domains, keep=n)
+            if moved != {**params, n: top}:
+                params = {**moved, n: params[n]}
+                top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        lows = {m: d[0][0] for m, d in start.domains.items() if d}
+        adjust = {m: v for m, v in params.items() if m != n and m in lows and v != lows[m]}
+        out[n] = (ends[0], ends[1], None if top is None else top // step * step, adjust)
+    return out
+
+
+def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> None:
+    start = starting_point(pick, env, draft, target)
+    names, domains, ends, aligns = start.names, start.domains, start.ends, start.aligns
+    params, empties = start.params, start.empties
+    forced = target["param"] if target is not None and target.kind == "range" else None
+    pushed_down = False
+    fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
+    if forced is not None:
+        outside = [v for v in (target["min"] - 1, target["max"] + 1)
+                   if fits(env, draft, {**params, forced: v}, aligns)]
+        require(outside)
+        params[forced] = pick.choice(outside, f"{forced}.outside")
+        draft.tags.append(f"{forced}={'below-min' if params[forced] < target['min'] else 'above-max'}")
+    for n in rotated(pick, names):
+        if n == forced:
+            continue
+        step = env.multiple_of(n, draft)
+        if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
+            scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
+            require(scaled)
+            lo, hi = pick.choice(scaled, f"{n}.interval")
+            top = _largest_fit(env, draft, params, n, lo * step, hi * step, aligns)
+            require(top is not None and top >= lo * step)
+            value, where = pick_between(pick, lo, top // step, n)
+            params[n] = value * step
+            fit_top[n] = top // step * step
+            if target is not None and target.kind == "multiple" and target["param"] == n:
+                params[n] = max(value * step - pick.integer(1, step - 1, f"{n}.off"), 1)
+                require(params[n] % step)
+                draft.tags.append(f"{n}=off-multiple")
+                fit_top.pop(n)
+            continue
+        lo, hi = pick.choice(domains[n], f"{n}.interval")
+        how = "min" if lo == hi else pick.how(n)
+        if how == "min":                # the search for the largest fit is needed only above the minimum
+            require(fits(env, draft, {**params, n: lo}, aligns))
+            top = lo
+        else:
+            top = _largest_fit(env, draft, params, n, lo, hi, aligns)
+            require(top is not None)
+        if n in empties and how != "min" and top >= 1:
+            lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
+        params[n], where = pick_as(pick, how if top > lo else "min", lo, top, n)
+        if how != "min":
+            fit_top[n] = top
+        pushed_down |= how != "min" and top == lo == 0
+    if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
+        require(not _moves_nothing(env, draft, params))
+    _stay_out(env, draft, params, forced, domains)
+    for n in names:     # tags from the final values: each says one thing (see _edge_of)
+        if n != forced and ends[n] is not None:
+            where = _edge_of(params[n], ends[n], fit_top.get(n))
+            if where is not None:
+                draft.tags.append(f"{n}={where}")
+    for n in names:
+        if env.spec.params[n].get("type") == "bool":
+            params[n] = bool(params[n])
+    draft.params = params
+
+
+def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:
+    """The lowest and highest legal value of a parameter: the ends of its domain (its range rules less
+    the ambiguity regions cut out of it), on its multiples."""
+    if not domain:
+        return None
+    lo, hi = -(-domain[0][0] // step) * step, domain[-1][1] // step * step
+    return (lo, hi) if lo <= hi else None
+
+
+def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | None:
+    """The tag a parameter's value earns: `min` / `max` at the lowest / highest legal value, and
+    `largest-fit` at the largest value that fitted the scopes when that is below the highest one."""
+    if value == ends[0]:
+        return "min"
+    if value == ends[1]:
+        return "max"
+    if fit_top is not None and value == fit_top:
+        return "largest-fit"
+    return None
+
+
+def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
+    return all(r.empty for rs in accesses(env, draft, params).values()
+               for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+
+
+def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
+              domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None) -> None:
+    """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
+    stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
+    of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
+    for amb in env.spec.ambiguities:
+        for region in amb.regions:
+            names = list(region.get("params", {}))
+            if amb.checks or len(names) < 2 or forced in names:
+                continue
+            if not env.rulebook.matches(region, draft.template.replace(**nest(params)), env.spec):
+                continue
+            for name in reversed(names):
+                if name == keep:
+                    continue
+                lo, hi = region["params"][name]
+                outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
+                if outside:
+                    params[name] = outside[0]
+                    break

@@ -1,0 +1,201 @@
+"""Drawing step four: where the operands lie in their scopes (the alignment rules, the scope sizes, the
+overlap rules), apart, adjacent or overlapping as the case asks."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from oracle import Tensor
+from oracle.call import nest
+from oracle.spec import Rule
+
+from conformance.generate.environment import Env, GM_SPREAD, require, round_up
+from conformance.generate.parameters import Draft, accesses, entry_unit, operand_ends, scope_capacity
+from conformance.generate.picks import Picks, pick_between, rotated
+
+
+@dataclass
+class _Slot:
+    """Tensors placed together: (operand, entry, offset inside the slot) for each."""
+
+    members: list[tuple[str, int, int]]
+    size: int
+
+
+def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tuple[list[int], str]:
+    """Offsets of the n entries of a list operand (multiples of `align`, one entry's run), `extra_units` at most
+    wider than packed: packed (one tensor sliced at every block, as the pages' examples do), evenly
+    strided, or scattered in a drawn order (a backend must follow the list, not the addresses)."""
+    packed = [i * align for i in range(n)]
+    if n < 2 or extra_units <= 0:
+        return packed, "packed"
+    style = pick.choice(("packed", "strided", "scattered"), f"{label}.layout")
+    if style == "packed":
+        return packed, style
+    if style == "strided":
+        gap, _ = pick_between(pick, 1, 1 + extra_units // (n - 1), f"{label}.stride")
+        return [i * gap * align for i in range(n)], style
+    width, _ = pick_between(pick, n, n + extra_units, f"{label}.width")
+    rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{label}.seed"))
+    return [int(k) * align for k in rng.choice(width, n, replace=False)], style
+
+
+def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list[str], acc: Mapping[str, Any],
+             align: int) -> tuple[str, str, Callable[[list[int]], list[int]]] | None:
+    """Two operands that share one slot, and how the second's offsets follow from the first's: the
+    overlap a rule's target asks for, or (legal calls) the in-place use a rule allows."""
+    kind = target.kind if target is not None else None
+    if kind == "overlap" and all(op in ops for op in target["operands"]):
+        a, b = target["operands"]
+        if pick.boolean("overlap.swap"):
+            a, b = b, a
+        end = max((r.end for r in acc[a]), default=0) if isinstance(acc[a], list) else acc[a].end
+        delta = pick.integer(0, max(end - 1, 0) // align, "overlap.delta") * align
+        return a, b, lambda offs: [o + delta for o in offs]
+    if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
+        a, b = target["operands"]
+        if a == b:
+            return None                                    # one operand with itself: see _collide
+        n = min(draft.count(a), draft.count(b))
+        lo, _ = target.get("lag", [0, 0])
+        if target.get("allow") == "identical" and lo == 0:
+            require(n >= 2)
+            k = pick.integer(1, n - 1, "overlap.shift")
+            if pick.boolean("overlap.reorder"):            # the same blocks, in another order
+                return a, b, lambda offs: [offs[(i + k) % n] for i in range(n)]
+            return a, b, lambda offs: [o + k * align for o in offs[:n]]     # partly the same blocks
+        first_a, first_b = acc[a][0], acc[b][0]
+        rounds = min(first_a.count, first_b.count)
+        require(rounds - 1 - lo >= 0)
+        r = pick.integer(0, rounds - 1 - lo, "overlap.round")
+        shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
+        return a, b, lambda offs: [o + shift for o in offs[:n]]
+    if target is None:
+        probe = draft.template.replace(**nest(draft.params))
+        for rule in env.spec.rules_of("iteration_overlap"):
+            a, b = rule["operands"]
+            if (rule.get("allow") == "identical" and a != b and a in ops and b in ops
+                    and draft.count(a) == draft.count(b) and env.rulebook.matches(rule.when, probe, env.spec)
+                    and pick.choice((False, False, True), f"{b}.in-place")):
+                draft.tags.append(f"{b}=in-place")
+                return a, b, list
+    return None
+
+
+def _collide(pick: Picks, offsets: list[int]) -> list[int]:
+    """Two entries of one list operand at the same place."""
+    require(len(offsets) >= 2)
+    i, j = pick.integer(0, len(offsets) - 1, "collide.first"), pick.integer(0, len(offsets) - 2, "collide.second")
+    j += j >= i
+    out = list(offsets)
+    out[j] = out[i]
+    return out
+
+
+def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, Any]:
+    acc = accesses(env, draft, draft.params)
+    ends = operand_ends(env, draft, draft.params)
+    _, aligns, _ = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    kind = target.kind if target is not None else None
+    itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
+    addrs: dict[str, list[int]] = {}
+    limit: dict[str, int] = {}                      # byte where an operand's tensors end (slices run to it)
+    for scope in sorted(set(draft.scopes.values())):
+        ops = [op for op in env.spec.operands if draft.scopes[op] == scope]
+        align = math.lcm(*(aligns[op] for op in ops))
+        cap = scope_capacity(env, draft, scope)
+        unit = {op: entry_unit(acc[op], align) for op in ops}
+        offsets = {op: [i * unit[op] for i in range(draft.count(op))] for op in ops}
+        pair = _pairing(pick, env, draft, target, ops, acc, align)
+        lead = {op: op for op in ops}
+        if pair is not None:
+            lead[pair[1]] = pair[0]
+
+        def slots() -> dict[str, _Slot]:
+            out: dict[str, _Slot] = {}
+            for op in ops:
+                if lead[op] == op:
+                    out[op] = _Slot([(op, i, o) for i, o in enumerate(offsets[op])], 0)
+            if pair is not None:
+                a, b, follow = pair
+                offsets[b] = follow(offsets[a])
+                out[a].members += [(b, i, o) for i, o in enumerate(offsets[b])]
+            for slot in out.values():
+                low = min(o for _, _, o in slot.members)
+                slot.members = [(op, i, o - low) for op, i, o in slot.members]
+                slot.size = round_up(max(o + ends[op] for op, _, o in slot.members), align)
+            return out
+
+        def room(placed: Mapping[str, _Slot]) -> int:
+            free = cap - sum(s.size for s in placed.values())
+            return free if scope != "GM" else min(free, GM_SPREAD)
+
+        placed = slots()
+        require(room(placed) >= 0)
+        for op in ops:                              # list operands: how their entries spread
+            if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
+                offsets[op], style = _layout(pick, draft.count(op), unit[op], room(placed) // unit[op], op)
+                draft.tags.append(f"{op}={style}")
+                placed = slots()
+                if kind == "iteration_overlap" and target["operands"] == [op, op]:
+                    offsets[op] = _collide(pick, offsets[op])
+                    placed = slots()
+        if kind == "align" and target["operand"] in ops:
+            placed[lead[target["operand"]]].size += align
+        require(room(placed) >= 0)
+        slack = {}
+        for key, slot in placed.items():            # slack: tensors larger than what the call touches
+            slack[key] = 0
+            if kind not in ("bounds",) and pick.boolean(f"{scope}.slack"):
+                slack[key] = pick.integer(0, max(room(placed), 0) // align, f"{scope}.slack") * align
+                slot.size += slack[key]
+        require(cap - sum(s.size for s in placed.values()) >= 0)
+        order = rotated(pick, sorted(placed), f"{scope}.order")
+        cursor = 0
+        for i, key in enumerate(order):
+            gap, _ = pick_between(pick, 0, max(room(placed), 0) // align, f"{scope}.gap")
+            placed[key].size += gap * align
+            cursor += gap * align
+            slot = placed[key]
+            for op, entry, offset in slot.members:
+                addrs.setdefault(op, [0] * draft.count(op))[entry] = cursor + offset
+            for op in {op for op, _, _ in slot.members}:
+                reach = max(o + ends[op] for m, _, o in slot.members if m == op)
+                limit[op] = cursor + reach + slack[key]
+            cursor += slot.size - gap * align
+            if cursor == cap and i == len(order) - 1 and scope != "GM":
+                draft.tags.append(f"{scope}=top")
+    numel = {op: [-(-(limit[op] - a) // itemsize[op]) for a in addrs[op]] for op in env.spec.operands}
+    if kind in ("align", "bounds", "capacity"):
+        op = target["operand"]
+        k = pick.integer(0, draft.count(op) - 1, f"{op}.entry")
+        if kind == "align":         # the entry furthest up: misaligned into the slot's spare unit, not onto a neighbour
+            k = max(range(draft.count(op)), key=lambda i: addrs[op][i])
+        runs = acc[op][k] if isinstance(acc[op], list) else acc[op]
+        if kind == "align":
+            need = env.rulebook.align_bytes(target, env.product)
+            require(draft.scopes[op] == target["scope"])
+            deltas = [d for d in range(itemsize[op], aligns[op], itemsize[op]) if d % need]
+            require(deltas)
+            delta = pick.choice(deltas, f"{op}.misalign")
+            addrs[op][k] += delta
+            numel[op][k] = max(numel[op][k] - 1, -(-runs.end // itemsize[op]))
+            draft.tags.append(f"{op}=off-by-{delta}")
+        elif kind == "bounds":
+            require(runs.end > 0)
+            numel[op][k] = -(-runs.end // itemsize[op]) - 1
+            draft.tags.append(f"{op}=one-short")
+        else:
+            require(draft.scopes[op] != "GM")
+            extra = pick.integer(0, 3, f"{op}.past")
+            numel[op][k] = (env.capacity(draft.scopes[op]) - addrs[op][k]) // itemsize[op] + 1 + extra
+            if extra == 0:
+                draft.tags.append(f"{op}=one-past-top")
+    out: dict[str, Any] = {}
+    for op in env.spec.operands:
+        tensors = [Tensor(draft.scopes[op], a, draft.dtypes[op], n) for a, n in zip(addrs[op], numel[op])]
+        out[op] = tensors if env.spec.is_list(op) else tensors[0]
+    return out

@@ -1,0 +1,156 @@
+"""Hypothesis strategies derived from the specs: legal calls, calls that break exactly one rule, and
+calls in a rule's undefined territory.
+
+Nothing here knows an API. A call is drawn in five steps that read the spec: form and dtype, the
+scopes of the operands (the path table), the parameters (the range rules, minus ambiguity regions:
+parameters.py), the placement of the operands in their scopes (alignment rules, scope sizes:
+placement.py), and the memory it runs on (values.py); environment.py reads the spec once per cell and
+picks.py makes every choice.
+Breaking a rule changes one step, chosen by the rule's *kind* (a range rule gets a value one past an
+end, an align rule a misaligned address, ...). Every drawn call is then checked by the oracle and kept
+only if its violations are exactly the ones asked for, so a strategy can never mislabel a call.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Any, Mapping
+
+from hypothesis import strategies as st
+
+from oracle import Call
+from oracle.call import SCOPES, nest
+from oracle.rules import context, violations as rule_violations
+from oracle.spec import Rule, Rulebook
+
+from conformance.generate.draws import seal
+from conformance.generate.memory import MemoryRecipe, image_sizes
+from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
+                                              scopes_can_break)
+from conformance.generate.parameters import Draft, draw_params
+from conformance.generate.picks import Draw, Picks, Searched
+from conformance.generate.placement import place
+from conformance.generate.values import draw_values
+
+seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (draws.py)
+
+def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None
+                ) -> tuple[dict[str, str], list[str]]:
+    """The operands' scopes, and the tag naming the forbidden place a scope or path rule's call takes."""
+    if target is not None and target.kind == "scope":       # the operand in a scope it may not be in
+        scopes = env.operand_scopes(None)
+        others = [s for s in SCOPES if env.product.has_scope(s) and s not in target["allowed"]]
+        require(others)
+        scopes[target["operand"]] = pick.choice(others, "scope")
+        return scopes, [f"{target['operand']}={scopes[target['operand']]}"]
+    if not env.spec.path_operands:
+        return env.operand_scopes(None), []
+    candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
+    require(candidates)
+    path = pick.choice(candidates, "path")
+    return env.operand_scopes(path), [f"path={path}"] if target is not None and target.kind == "path" else []
+
+
+@st.composite
+def _case_or_none(draw: Draw, *args: Any) -> Case | None:
+    try:
+        return _case(Searched(draw), *args)
+    except Retry:
+        return None
+
+
+def _usable(case: Case | None) -> bool:
+    return case is not None
+
+
+def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
+                 dtype: str | None = None) -> Case | None:
+    """One call of a cell made from `pick`'s choices (a sweep's plan), or None when they give none."""
+    try:
+        return _case(pick, env, expect, rule_id, form, dtype, env.spec.forms_or_default())
+    except Retry:
+        return None
+
+
+def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
+          forms: tuple[str | None, ...]) -> Case:
+    spec = env.spec
+    target = spec.rule(rule_id) if rule_id is not None else None
+    kind = target.kind if target is not None else None
+    form = form if form is not None or not spec.forms else pick.choice(forms, "form")
+    if target is not None and target.when and "forms" in target.when:
+        require(form in target.when["forms"])
+    tags = []
+    fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
+    if kind == "dtype" and not fixed:
+        dtype = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
+        tags.append(f"dtype={dtype}")
+    elif dtype is None:
+        legal = env.legal_dtypes(form)
+        require(legal)
+        dtype = pick.choice(legal, "dtype")
+    dtypes = env.operand_dtypes(dtype)
+    if fixed:                       # an operand of one fixed dtype (Scatter's offsets) given another
+        wrong = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
+        dtypes.update({op: wrong for op in target["operands"]})
+        tags.append(f"dtype={wrong}")
+    if kind == "same_dtype":
+        other = target["operands"][-1]
+        alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
+        require(alternatives)
+        dtypes[other] = pick.choice(alternatives, "other-dtype")
+        tags.append(f"{other}={dtypes[other]}")
+    scopes, scope_tags = _scopes_for(pick, env, form, dtypes, target)
+    draft = Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind == "align")
+    draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
+    if kind == "list_length":                              # one entry short, one too many, or far off
+        n = draft.counts[target["operand"]]
+        draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
+        draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
+    draw_params(pick, env, draft, target)
+    tensors = place(pick, env, draft, target)
+    call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
+    writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
+    # The images follow from the call: different calls get different random bytes, and no choice is
+    # spent on a seed that shrinking could not make simpler anyway.
+    ctx = context(call, None, env.rulebook)
+    memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook, ctx), writes)
+    if env.has_values:                  # the rules on the offsets need them in memory
+        ctx = context(call, memory.build(), env.rulebook)
+    violations = {v.rule for v in rule_violations(ctx)}
+    require(violations == ({target.id} if target is not None else set()))
+    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
+
+
+def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
+                rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
+    """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope."""
+    env = environment(api, product, rulebook, gm_window)
+    return _case_or_none(env, "legal", None, form, dtype, env.spec.forms_or_default()).filter(_usable)
+
+
+def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | None = None,
+               gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
+    """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined."""
+    env = environment(api, product, rulebook, gm_window)
+    return _case_or_none(env, env.spec.rule(rule_id).severity, rule_id, None, None,
+                         env.spec.forms_or_default()).filter(_usable)
+
+
+def reachable(env: Env, rule: Rule) -> bool:
+    """Can a call break `rule` alone on this product? (No L1 on a Vector Core: no L1 alignment cell.)"""
+    if rule.kind == "product":
+        return not env.supported
+    if not env.supported:
+        return False
+    if rule.when and "products" in rule.when and env.product.id not in rule.when["products"]:
+        return False
+    if rule.kind == "path":
+        return bool(env.forbidden_paths())
+    if rule.when and "dtypes" in rule.when and rule.kind not in ("dtype", "same_dtype"):
+        forms = rule.when.get("forms", env.spec.forms_or_default())
+        if not any(d in env.legal_dtypes(f) for f in forms for d in rule.when["dtypes"]):
+            return False            # e.g. a 64-bit mask range where no 64-bit dtype is legal
+    if rule.when and "forms" in rule.when and not any(env.legal_dtypes(f) for f in rule.when["forms"]):
+        return False                # every call of those forms is in an ambiguity (asc_gather's repeat form)
+    layouts = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
+    return any(scopes_can_break(rule, scopes) for scopes in layouts)

@@ -1,0 +1,185 @@
+"""What a worker is doing, readable by the process that supervises it even after the worker died.
+
+A worker process owns one `Slot`: a small block of shared memory. Before every backend call it writes
+the call (as reproducer data) and the time it started there, and clears it when the call returns; it
+also counts the verdicts of the calls it has judged. The supervisor (conformance/supervise/pool.py) reads the
+slot when the worker dies or overruns the time limit, so that the call in flight gets its CRASH verdict
+and a reproducer, and the calls judged before it still count. Nothing here runs backend code.
+
+Layout: HEADER int64 fields, then one int64 counter per verdict, then the pickled payload.
+"""
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import pickle
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from conformance.judge import verdicts
+from conformance.judge.verdicts import Outcome, Verdict
+from conformance.judge.reproducers import case_fields
+
+# header fields (int64 each)
+SEQ, STATE, STARTED_NS, LENGTH, PHASE, CALLS, WHICH, CHILD = range(8)
+CHILDREN = 4                        # process groups of programs the backends started (exec:)
+HEADER = CHILD + CHILDREN
+IDLE, IN_CALL = 0, 1                # STATE: between calls, or inside a backend call (CALLS of them)
+SEARCH, SHRINK = 0, 1               # PHASE: the calls judged count (search), or shrinking one failure
+VERDICTS = [v.value for v in Verdict] + ["AGREE", "DIVERGE"]     # the calls' verdicts and agreements
+PAYLOAD_AT = 8 * (HEADER + len(VERDICTS))
+PAYLOAD_BYTES = 8 << 20             # a call's reproducer data (scatter offsets included) fits easily
+TOO_LARGE = -1                      # LENGTH when the payload did not fit
+
+
+@dataclass
+class InFlight:
+    """What the slot said when it was read: the calls in flight (reproducer data) and since when."""
+
+    calls: list[dict[str, Any]]
+    seconds: float                  # how long the call has been running
+    shrinking: bool
+    too_large: bool = False
+    which: int = 0                  # under --against: 0 the backend under test had the call, 1 the other
+
+
+class Slot:
+    """Shared memory inherited by a forked worker (multiprocessing's heap: its file is unlinked at once,
+    so no stop leaves anything in /dev/shm)."""
+
+    def __init__(self, ctx=multiprocessing) -> None:
+        self._raw = ctx.RawArray("b", PAYLOAD_AT + PAYLOAD_BYTES)
+        self._attach()
+
+    def _attach(self) -> None:
+        buffer = memoryview(self._raw).cast("B")
+        self._bytes = np.frombuffer(buffer, dtype=np.uint8)
+        self.header = np.frombuffer(buffer, dtype=np.int64, count=HEADER)
+        self.counts = np.frombuffer(buffer, dtype=np.int64, count=len(VERDICTS), offset=8 * HEADER)
+
+    def __getstate__(self):
+        return {"_raw": self._raw}
+
+    def __setstate__(self, state) -> None:
+        self._raw = state["_raw"]
+        self._attach()
+
+    # ---------------------------------------------------------------------------- worker side
+
+    def enter(self, payload: Sequence[dict[str, Any]]) -> None:
+        data = pickle.dumps(list(payload), protocol=pickle.HIGHEST_PROTOCOL)
+        h = self.header
+        if len(data) <= PAYLOAD_BYTES:
+            self._bytes[PAYLOAD_AT:PAYLOAD_AT + len(data)] = np.frombuffer(data, dtype=np.uint8)
+            h[LENGTH] = len(data)
+        else:
+            h[LENGTH] = TOO_LARGE
+        h[CALLS] = len(payload)
+        h[STARTED_NS] = time.monotonic_ns()
+        h[SEQ] += 1
+        h[STATE] = IN_CALL
+
+    def leave(self) -> None:
+        self.header[STATE] = IDLE
+
+    def count(self, verdict: str) -> None:
+        self.counts[VERDICTS.index(verdict)] += 1
+
+    def phase(self, phase: int) -> None:
+        self.header[PHASE] = phase
+
+    def which(self, index: int) -> None:
+        self.header[WHICH] = index
+
+    def children(self, groups: Sequence[int]) -> None:
+        """The process groups of programs the backend started (exec:), killed with the worker."""
+        groups = list(groups)[:CHILDREN]
+        self.header[CHILD:CHILD + CHILDREN] = groups + [0] * (CHILDREN - len(groups))
+
+    def reset(self) -> None:
+        """A new task: no call in flight, no verdict counted, searching."""
+        self.header[STATE] = IDLE
+        self.header[PHASE] = SEARCH
+        self.counts[:] = 0
+
+    # ---------------------------------------------------------------------------- supervisor side
+
+    def in_flight(self) -> InFlight | None:
+        h = self.header
+        if h[STATE] != IN_CALL:
+            return None
+        seconds = (time.monotonic_ns() - int(h[STARTED_NS])) / 1e9
+        length = int(h[LENGTH])
+        calls: list[dict[str, Any]] = []
+        if length > 0:
+            try:
+                calls = pickle.loads(self._bytes[PAYLOAD_AT:PAYLOAD_AT + length].tobytes())
+            except Exception:       # noqa: BLE001 - a torn write: the worker died mid-record
+                calls = []
+        return InFlight(calls, seconds, bool(h[PHASE] == SHRINK), length == TOO_LARGE, int(h[WHICH]))
+
+    def started_ns(self) -> int:
+        return int(self.header[STARTED_NS]) if self.header[STATE] == IN_CALL else 0
+
+    def calls_in_flight(self) -> int:
+        return int(self.header[CALLS]) if self.header[STATE] == IN_CALL else 0
+
+    def verdict_counts(self) -> dict[str, int]:
+        return {v: int(n) for v, n in zip(VERDICTS, self.counts) if n}
+
+    def child_groups(self) -> list[int]:
+        return [int(g) for g in self.header[CHILD:CHILD + CHILDREN] if g > 0]
+
+
+# The slot of this process, when it is a supervised worker (None in the supervisor and in plain use).
+_slot: Slot | None = None
+
+
+def install(slot: Slot | None) -> None:
+    global _slot
+    _slot = slot
+
+
+@contextlib.contextmanager
+def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
+    """Around a backend call (or a batch of them): the cases (conformance.generate.strategies.Case) are what the
+    supervisor reports if the worker dies or hangs inside."""
+    slot = _slot
+    if slot is None:
+        yield
+        return
+    groups = getattr(backend, "process_groups", None)
+    slot.children(groups() if callable(groups) else ())
+    slot.enter([case_fields(c) for c in cases])
+    try:
+        yield
+    finally:
+        slot.leave()
+
+
+def judge(case: Any, backend: Any) -> Outcome:
+    """verdicts.judge of one case, recorded as in flight while the backend has it. A backend with a
+    `judge_case` (two backends held against each other: conformance/judge/agreement.py) judges it itself."""
+    pair = getattr(backend, "judge_case", None)
+    with running((case,), backend):
+        if pair is not None:
+            return pair(case.call, case.memory, _slot.which if _slot is not None else None)
+        return verdicts.judge(case.call, case.memory, backend)
+
+
+def judge_batch(cases: Sequence[Any], backend: Any) -> list[Outcome]:
+    with running(cases, backend):
+        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend)
+
+
+def counted(verdict: str) -> None:
+    if _slot is not None:
+        _slot.count(verdict)
+
+
+def shrinking(on: bool) -> None:
+    if _slot is not None:
+        _slot.phase(SHRINK if on else SEARCH)

@@ -1,0 +1,37 @@
+"""What a reproducer holds: the fields of one non-conforming call (the call, the memory recipe, what the
+generator meant it to be), built in one place for the runner, the worker's in-flight slot and the
+failure database, and the file name it gets in a report folder."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from conformance.generate.cells import Cell
+from conformance.generate.strategies import Case
+from conformance.judge.verdicts import Outcome
+
+REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "call", "memory")
+def reproducer_name(cell_id: str, kind: str = "") -> str:
+    """repro/<cell id with every run of odd characters as '__'>[.<kind>].yaml (kind: 'diverge' for the
+    call two backends parted on, under --against). No separator, no '..': the name stays inside repro/
+    whatever the id."""
+    return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id).lstrip(".") + (f".{kind}" if kind else "") + ".yaml"
+
+
+def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
+    """What a reproducer holds of a non-conforming call; for a divergence (under --against), the verdict
+    DIVERGE, the agreement's message and where the two images differ, and the tested backend's verdict."""
+    record = {
+        "cell": cell.id, "verdict": outcome.verdict.value, "message": outcome.message, **case_fields(case),
+        "violations": [v.__dict__ for v in outcome.violations], "diff": outcome.diff,
+    }
+    if outcome.key == "DIVERGE":
+        agreement = outcome.agreement
+        record.update(verdict="DIVERGE", message=agreement.message, diff=agreement.diff,
+                      tested_verdict=outcome.verdict.value, versus_oracle=outcome.versus_oracle)
+    return record
+
+
+def case_fields(case: Case) -> dict[str, Any]:
+    """The fields of a reproducer that come from the case itself, before any verdict."""
+    return {"call": case.call.to_dict(), "memory": case.memory.to_dict(), "expect": case.expect, "rule": case.rule}

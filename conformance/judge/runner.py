@@ -1,0 +1,264 @@
+"""Running cells: Hypothesis drives the calls of one cell through the backend and shrinks a failure.
+
+`run_cell` is plain Python (the kit's own tests call it directly); the pytest plugin wraps it so that
+pytest-xdist can spread cells over cores. Verdicts are counted for the calls Hypothesis generates, up to
+and including the first non-conforming one; the calls spent shrinking it are counted apart.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings, target
+from hypothesis.control import current_build_context
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+from oracle.spec import default_rulebook
+
+from conformance.judge import inflight
+from conformance.backends.contract import Backend, BackendCrash
+from conformance.generate.cells import Cell
+from conformance.judge.minimize import ShrinkBudget, minimize
+from conformance.generate.profiles import Profile
+from conformance.generate.environment import Case
+from conformance.backends.calling import ask_supports
+from conformance.judge.verdicts import Outcome, Verdict
+from conformance.judge.reproducers import failure_record
+
+
+# Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
+# its shrinker stops; conformance.judge.minimize then finishes on the call itself. (Without a cap, a failure
+# found at repeatTimes=201 took 4,800 runs and 100 s, walking dstBaseAddr down a step at a time.)
+SHRINK_CALLS = 300
+# Seconds of shrinking per failure (Hypothesis and minimize() together): a backend that hangs costs its
+# time limit on every shrinking run, so the number of runs alone does not bound the time.
+SHRINK_SECONDS = 60.0
+
+
+class _NonConforming(Exception):
+    """Raised inside the property so that Hypothesis shrinks the call."""
+
+
+# One exception type per verdict: Hypothesis tells bugs apart by exception type, so a CRASH is never
+# "shrunk" into a FAIL of a different call (or the other way round).
+# (A divergence of two backends, under --against, is its own kind: DIVERGE.)
+_RAISE = {k: type(f"NonConforming_{k}", (_NonConforming,), {}) for k in [v.value for v in Verdict] + ["DIVERGE"]}
+
+
+@dataclass
+class CellResult:
+    cell: dict[str, Any]
+    status: str = "ran"                 # ran | not_supported | unreachable | error
+    counts: dict[str, int] = field(default_factory=dict)          # verdict -> calls
+    by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
+    tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
+    frozen_calls: int = 0               # of the counted calls, those from the frozen case list (certify)
+    sweep_calls: int = 0                # of the counted calls, those of the edge sweep (conformance/generate/edges.py)
+    edges: dict[str, list[str]] = field(default_factory=dict)   # {"reachable": [tag...], "missed": [tag...]}
+    shrink_calls: int = 0
+    failure: dict[str, Any] | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    agreement: dict[str, int] = field(default_factory=dict)       # under --against: AGREE/DIVERGE -> calls
+    divergence: dict[str, Any] | None = None                      # the (shrunk) call the two parted on
+
+    @property
+    def id(self) -> str:
+        return self.cell["id"]
+
+    @property
+    def conforms(self) -> bool:
+        return self.failure is None and self.status in ("ran", "not_supported", "unreachable")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, **self.__dict__}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "CellResult":
+        return cls(**{k: v for k, v in data.items() if k != "id"})
+
+
+def cell_seed(run_seed: int, cell: Cell) -> int:
+    """Each cell gets its own stream, fixed by the run seed and the cell id (not by scheduling)."""
+    return zlib.crc32(f"{run_seed}:{cell.id}".encode())
+
+
+def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
+             frozen: Sequence[Case] = (), database: Any = None, sweep: bool | None = None, *,
+             hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None
+             ) -> CellResult:
+    """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
+    the cell's edge sweep (`sweep`, default: the profile's), then let Hypothesis search the cell with the
+    profile's budget; stop at the first non-conforming call and shrink it. `database` (a Hypothesis
+    ExampleDatabase): the search replays what it kept for the cell first, and the failure found is kept
+    there (conformance/judge/failuredb.py). `hang_after`: the backend's time limit, so that shrinking stops
+    after a few calls that time out. `on_found` hears the first failure as soon as it is found, before
+    shrinking (a supervisor keeps it should the worker die)."""
+    result = CellResult(cell.to_dict())
+    started = time.perf_counter()
+    try:
+        supported = ask_supports(backend, cell.api, cell.product)
+    except BackendCrash as exc:
+        result.status, result.error = "error", str(exc)
+        return result
+    if not supported:
+        result.status = "not_supported"
+        result.counts = {Verdict.NOT_SUPPORTED.value: 1}
+        return result
+    counts: Counter[str] = Counter()
+    tags: Counter[str] = Counter()
+    agreement: Counter[str] = Counter()
+    by_dtype: dict[str, Counter[str]] = {}
+    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
+    budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
+    spec = default_rulebook().api(cell.api)
+
+    def tally(case: Case, outcome: Outcome) -> None:
+        counts[outcome.verdict.value] += 1
+        inflight.counted(outcome.verdict.value)
+        agreed = getattr(outcome, "agreement", None)
+        if agreed is not None:
+            agreement[agreed.verdict] += 1
+            inflight.counted(agreed.verdict)
+        tags.update(case.tags)
+        by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
+
+    def found(case: Case, outcome: Outcome) -> None:
+        """A non-conforming call (frozen, batched or searched): the one to report; the first one found
+        starts the shrinking clock."""
+        if state["first"] is None:
+            budget.start()
+            inflight.shrinking(True)
+            if on_found is not None:
+                on_found(failure_record(cell, case, outcome))
+        state["first"] = outcome.key
+        state["last"][outcome.key] = (case, outcome)
+
+    for case in frozen:
+        outcome = inflight.judge(case, backend)
+        tally(case, outcome)
+        result.frozen_calls += 1
+        if not outcome.conforms:
+            found(case, outcome)
+            break
+
+    # --- edge sweep (issue 16): the same calls on every run, judged and counted like the frozen ones
+    reachable: list[str] = []
+    if profile.sweep if sweep is None else sweep:
+        from conformance.generate.edges import sweep as edge_sweep, targets
+        reachable = targets(cell, profile.gm_window)
+        cases = edge_sweep(cell, profile.gm_window) if state["first"] is None else []
+        for case, outcome in judged(cases, backend):
+            tally(case, outcome)
+            result.sweep_calls += 1
+            if not outcome.conforms:
+                found(case, outcome)
+                break
+    # --- end of the edge sweep
+
+    @settings(max_examples=profile.calls, database=database, deadline=None, derandomize=False,
+              print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
+              phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
+              + (Phase.shrink,),
+              suppress_health_check=list(HealthCheck))
+    @hseed(cell_seed(run_seed, cell))
+    @given(cell.strategy(gm_window=profile.gm_window))
+    def prop(case: Case) -> None:
+        if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
+                and not current_build_context().is_final):
+            return              # shrinking has had its budget: no more backend runs (minimize() goes on)
+        began = time.monotonic()
+        outcome = inflight.judge(case, backend)
+        if state["failed"]:
+            result.shrink_calls += 1
+            budget.record(outcome, time.monotonic() - began)
+        else:
+            tally(case, outcome)
+            if profile.target:
+                target(float(len(case.tags)), label="boundaries reached at once")
+        # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
+        # while shrinking it is not what is being minimised, so it does not count as failing here.
+        if not outcome.conforms and state["first"] in (None, outcome.key):
+            found(case, outcome)
+            state["failed"] = True
+            if current_build_context().is_final:
+                state["final"][outcome.key] = (case, outcome)
+            raise _RAISE[outcome.key](outcome.message)
+
+    # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
+    # for every cell (the documented hook its own pytest and stateful integrations use).
+    prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
+    try:
+        if state["first"] is None and callable(getattr(backend, "run_batch", None)):
+            if not run_batches(cell, backend, profile, run_seed, tally, found):
+                result.status, result.error = "unreachable", "no call could be generated for this cell"
+        elif state["first"] is None:        # no frozen case failed: search
+            prop()
+    except _NonConforming:
+        pass
+    except (Unsatisfiable, FailedHealthCheck) as exc:
+        result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
+    except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
+        result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
+    finally:
+        inflight.shrinking(False)
+    # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
+    first = state["first"]
+    reported = state["final"].get(first) or state["last"].get(first)
+    if reported is not None:
+        case, outcome = reported
+        case, outcome, runs = minimize(case, outcome, backend, budget)
+        result.shrink_calls += runs
+        record = failure_record(cell, case, outcome)
+        if record["verdict"] == "DIVERGE":
+            result.divergence = record
+        else:
+            result.failure = record
+        if database is not None:
+            from conformance.judge.failuredb import record as keep
+            keep(database, record)
+    result.counts = dict(counts)
+    result.agreement = dict(agreement)
+    result.tags = dict(tags)
+    if reachable:
+        result.edges = {"reachable": reachable, "missed": [t for t in reachable if t not in tags]}
+    result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
+
+
+BATCH = 32         # calls handed to a backend's run_batch at once
+
+
+def judged(cases: Sequence[Case], backend: Backend) -> Iterable[tuple[Case, Outcome]]:
+    """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
+    more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
+    if not callable(getattr(backend, "run_batch", None)):
+        for case in cases:
+            yield case, inflight.judge(case, backend)
+        return
+    for start in range(0, len(cases), BATCH):
+        chunk = cases[start:start + BATCH]
+        yield from zip(chunk, inflight.judge_batch(chunk, backend))
+
+
+def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
+                found: Callable[[Case, Outcome], None]) -> bool:
+    """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
+    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
+    `found` (minimize() then shrinks it with single runs). False when no call could be drawn."""
+    cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
+    for case, outcome in judged(cases, backend):
+        tally(case, outcome)
+        if not outcome.conforms:
+            found(case, outcome)
+            return True
+    return bool(cases)
+
+def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
+    """In this process, one after the other (the kit's own tests; the CLI runs cells in supervised
+    workers: conformance/supervise/pool.py)."""
+    return [run_cell(cell, backend, profile, run_seed) for cell in cells]

@@ -1,0 +1,217 @@
+"""One verdict per call (DESIGN.md, "Verdicts"): run the backend on a fresh memory image and compare.
+
+The backend is untrusted code, called through `conformance.backends.calling` (whatever it raises is its
+answer; it runs on its own copy of the call). A verdict, once given, holds no reference to the memory
+images: a backend that keeps the arrays and writes into them later cannot change it (a backend still
+writing while the verdict is being computed, from a thread it left running or, out of process, after its
+reply, changes what the kit reads then: that verdict is of its own making, and replaying it may differ).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Sequence
+
+import numpy as np
+
+from oracle import Call, IllegalCall, expected, verdict_class
+from oracle.rules import Violation
+
+from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message, forget_traceback,
+                                         refusal_rule, run_call)
+from conformance.backends.contract import Backend, BackendCrash, Rejected
+from conformance.generate.memory import MemoryRecipe
+from conformance.judge.bytemap import byte_map, element_diffs
+
+
+class Verdict(str, Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    FALSE_REJECT = "FALSE_REJECT"
+    MISSED_REJECT = "MISSED_REJECT"
+    UNDEFINED = "UNDEFINED"
+    CRASH = "CRASH"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+    UNJUDGED = "UNJUDGED"               # not held against the oracle (--no-oracle: agreement alone)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+NONCONFORMING = frozenset({Verdict.FAIL, Verdict.FALSE_REJECT, Verdict.MISSED_REJECT, Verdict.CRASH})
+FIRST_DIFFS = 8
+
+
+@dataclass
+class Outcome:
+    verdict: Verdict
+    message: str
+    violations: list[Violation] = field(default_factory=list)
+    diff: dict[str, Any] | None = None        # for FAIL: what differs, per scope
+
+    @property
+    def conforms(self) -> bool:
+        return self.verdict not in NONCONFORMING
+
+    @property
+    def key(self) -> str:
+        """What a failure is shrunk as: a smaller call must fail the same way (its verdict)."""
+        return self.verdict.value
+
+
+def _crash(exc: BaseException) -> Outcome:
+    return Outcome(Verdict.CRASH, crash_message(exc))
+
+
+@dataclass
+class Prepared:
+    """A call ready to run: its images, what the documentation asks of it, and its verdict class."""
+
+    call: Call
+    memory: dict[str, np.ndarray]
+    want: Any
+    violations: list[Violation]
+    klass: str
+
+
+def prepare(call: Call, recipe: MemoryRecipe, images=None) -> Prepared:
+    """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result."""
+    memory = recipe.build(images)
+    try:
+        want = expected(call, memory)
+        violations = want.violations
+    except IllegalCall as exc:
+        want, violations = None, exc.violations
+    if want is not None:
+        # expected() copies only the scopes the call writes; the others are views of `memory`, which the
+        # backend is about to write into: keep their bytes, or a stray write there would go unseen
+        for scope, image in want.memory.items():
+            if np.shares_memory(image, memory[scope]):
+                want.memory[scope] = image.copy()
+    return Prepared(call, memory, want, violations, verdict_class(violations))
+
+
+def conclude(p: Prepared, raised: Any) -> Outcome:
+    """The verdict, given what running the call raised (None: it ran)."""
+    violations = p.violations
+    refused = raised if isinstance(raised, Rejected) else None
+    if isinstance(raised, BackendCrash):        # died, hung or broke the protocol: its own message says how
+        return Outcome(Verdict.CRASH, backend_text(raised), violations)
+    if isinstance(raised, BaseException) and refused is None:     # anything else is the backend crashing
+        return Outcome(Verdict.CRASH, crash_message(raised), violations)
+    if raised is not None and refused is None:  # run_batch's answer for the call is neither None nor raised
+        return Outcome(Verdict.CRASH, f"run_batch answered a {type(raised).__name__} for the call (expected None "
+                                      f"or an exception)", violations)
+    if p.klass == "reject":
+        broken = ", ".join(v.rule for v in violations if v.severity == "reject")
+        if refused is not None:
+            return Outcome(Verdict.PASS, f"refused as it must ({broken})", violations)
+        return Outcome(Verdict.MISSED_REJECT, f"ran a call it must refuse: {violations[0].message} ({broken})",
+                       violations)
+    if p.klass == "undefined":
+        return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
+                       violations)
+    if refused is not None:
+        rule = refusal_rule(refused)
+        said = f" ({rule})" if rule else ""
+        return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{said}: {backend_text(refused)}"),
+                       violations)
+    diff = compare(p.memory, p.want, p.call)
+    if diff:
+        return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
+    return Outcome(Verdict.PASS, "memory image matches", violations)
+
+
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
+    """Run `call` on `backend` over the images of `recipe` and give the verdict (never raises what the
+    backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
+    p = prepare(call, recipe, getattr(backend, "images", None))
+    _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
+    try:
+        return conclude(p, raised)
+    finally:
+        forget_traceback(raised)
+
+
+def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> list[Outcome]:
+    """The verdicts of several calls run by one `backend.run_batch(calls, memories)`, which returns, per
+    call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
+    every call of the batch gets that crash."""
+    prepared = [prepare(call, recipe) for call, recipe in cases]
+    copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
+    answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
+    if raised is None and len(answer) != len(prepared):
+        raised = BackendCrash(f"run_batch returned {len(answer)} results for {len(prepared)} calls")
+    results = [raised] * len(prepared) if raised is not None else answer
+    try:
+        return [conclude(p, r) for p, r in zip(prepared, results)]
+    finally:
+        for r in results:
+            forget_traceback(r)
+
+
+# -- running untrusted code ------------------------------------------------------------------------
+
+def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:
+    """None when every defined byte matches; else a description of the first differences (given the
+    call, also the first differing elements decoded in its dtypes and a map of the region it writes)."""
+    problems: dict[str, Any] = {}
+    for scope, exp in want.memory.items():
+        got = actual.get(scope)
+        if not isinstance(got, np.ndarray) or got.shape != exp.shape or got.dtype != np.uint8:
+            problems[scope] = {"error": f"the backend replaced memory[{scope!r}] instead of writing into it"}
+            continue
+        if want.fully_defined(scope):
+            if np.array_equal(got, exp):
+                continue
+            wrong = got != exp
+        else:
+            wrong = (got != exp) & want.defined[scope]
+            if not wrong.any():
+                continue
+        problems[scope] = {"wrong": wrong}
+    for scope, starts, values in want.choices:        # several elements sent to a place: one of them stays
+        got = actual.get(scope)
+        if scope in problems or not isinstance(got, np.ndarray) or got.shape != want.memory[scope].shape:
+            continue
+        width = values.shape[1]
+        matches = (got[starts[:, None] + np.arange(width)] == values).all(axis=1)
+        firsts = np.flatnonzero(np.r_[True, starts[1:] != starts[:-1]])
+        kept = np.logical_or.reduceat(matches, firsts)
+        if not kept.all():
+            bad = firsts[np.flatnonzero(~kept)[0]]
+            addr = int(starts[bad])
+            wrong = np.zeros(got.shape, dtype=bool)
+            wrong[addr:addr + width] = True
+            problems[scope] = {"wrong": wrong, "collision": (addr, values[starts == addr])}
+    if not problems:
+        return None
+    written = want.written
+    parts, out = [], {}
+    for scope, info in problems.items():
+        if "error" in info:
+            out[scope] = info
+            parts.append(info["error"])
+            continue
+        wrong = info["wrong"]
+        inside = written.get(scope, np.zeros_like(wrong))
+        addrs = np.flatnonzero(wrong)
+        stray = int(np.count_nonzero(wrong & ~inside))
+        out[scope] = {
+            "wrong_bytes": int(addrs.size),
+            "stray_bytes": stray,
+            "first": [{"addr": int(a), "expected": int(want.memory[scope][a]), "actual": int(actual[scope][a]),
+                       "in_footprint": bool(inside[a])} for a in addrs[:FIRST_DIFFS]],
+        }
+        if call is not None:
+            out[scope]["elements"] = element_diffs(call, scope, addrs, actual[scope], want.memory[scope])
+            out[scope]["map"] = byte_map(wrong, written.get(scope), want.defined[scope])
+        what = f"{addrs.size} wrong byte(s) in {scope} from byte {int(addrs[0])}"
+        if "collision" in info:
+            addr, candidates = info["collision"]
+            what = (f"{scope} byte {addr}: {len(candidates)} elements were sent there and the backend left "
+                    f"{bytes(actual[scope][addr:addr + candidates.shape[1]]).hex()}, none of them "
+                    f"({', '.join(bytes(c).hex() for c in candidates[:4])})")
+        parts.append(what + (f", {stray} of them outside the destination (stray writes)" if stray else ""))
+    out["summary"] = "; ".join(parts)
+    return out

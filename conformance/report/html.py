@@ -1,0 +1,235 @@
+"""The HTML conformance report: one self-contained file per product (no script, no font, no image from
+outside it), rendered from a results.json alone, so that `ascend-conformance report` never needs the
+backend again. The markup lives in templates/report.html.j2; this module only shapes the data."""
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+import jinja2
+import yaml
+
+from oracle.spec import Rulebook, default_rulebook
+
+from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
+from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals,
+                                        why_missing)
+from conformance.report.text import cut, markup, replay_command
+from conformance.report.traceability import rule_rows
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+MAP_COLUMNS = 64                # cells per row of a byte map
+MAP_CELL_PX = 12
+
+# What a cell of the matrix shows, worst first: the state of a group of cells is its worst member's.
+STATES = ("fail", "error", "waived", "unreachable", "pass", "not_supported")
+MAP_KIND = {UNTOUCHED: "untouched", MATCH: "match", OPEN: "open", WRONG: "wrong", STRAY: "stray"}
+STATE_LABEL = {"fail": "NOT CONFORMANT", "error": "ERROR", "waived": "WAIVED", "unreachable": "NO CALL",
+               "pass": "CONFORMANT", "not_supported": "NOT SUPPORTED"}
+
+
+# What the page reads of a results document, for one written by a kit that had not all of it.
+_META = {"kit": None, "spec_hash": None, "seed": None, "profile": None, "started": None, "duration_s": None,
+         "interrupted": False, "stopped": None, "certify": None, "sources": None}
+
+
+def cell_state(cell: dict[str, Any]) -> str:
+    if cell.get("failure"):
+        return "waived" if cell.get("waived") else "fail"
+    return {"ran": "pass"}.get(cell["status"], cell["status"])
+
+
+def _group(members: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = totals(members)
+    state = min((cell_state(c) for c in members), key=STATES.index)
+    return {"state": state, "label": STATE_LABEL[state], "calls": calls(counts), "edges": edge_totals(members),
+            "counts": {v: n for v, n in counts.items() if v != "NOT_SUPPORTED"},
+            "cells": [c["id"] for c in members]}
+
+
+def matrices(cells: list[dict[str, Any]], rulebook: Rulebook) -> dict[str, Any]:
+    """api x dtype and api x form (legal cells), and api x kind (the rule cells)."""
+    by: dict[str, dict[tuple[str, str], list]] = {"dtype": defaultdict(list), "form": defaultdict(list),
+                                                 "kind": defaultdict(list)}
+    for c in cells:
+        info = c["cell"]
+        if info["kind"] == "legal":
+            by["dtype"][(info["api"], info["dtype"] or "-")].append(c)
+            if info["form"]:
+                by["form"][(info["api"], info["form"])].append(c)
+        else:
+            by["kind"][(info["api"], info["kind"])].append(c)
+    order = {d: i for i, d in enumerate(rulebook.dtypes)}
+    out = {}
+    for axis, groups in by.items():
+        apis = sorted({a for a, _ in groups})
+        columns = sorted({k for _, k in groups}, key=lambda k: (order.get(k, len(order)), k))
+        if axis == "kind":
+            columns = [k for k in ("reject", "undefined") if k in columns]
+        out[axis] = {"columns": columns, "rows": [
+            {"api": api, "cells": [_group(groups[(api, k)]) if (api, k) in groups else None for k in columns]}
+            for api in apis if any((api, k) in groups for k in columns)]}
+    return out
+
+
+def map_rows(picture: dict[str, Any]) -> dict[str, Any]:
+    """A byte map as SVG rows: runs of equal cells merged into one rectangle each."""
+    codes = picture["cells"]
+    rows = []
+    for r in range(0, len(codes), MAP_COLUMNS):
+        line = codes[r:r + MAP_COLUMNS]
+        runs, start = [], 0
+        for i in range(1, len(line) + 1):
+            if i == len(line) or line[i] != line[start]:
+                first = picture["start"] + (r + start) * picture["bytes_per_cell"]
+                last = min(picture["start"] + (r + i) * picture["bytes_per_cell"], picture["end"]) - 1
+                runs.append({"x": start * MAP_CELL_PX, "w": (i - start) * MAP_CELL_PX,
+                             "kind": MAP_KIND[line[start]], "first": first, "last": last})
+                start = i
+        rows.append({"y": (r // MAP_COLUMNS) * MAP_CELL_PX,
+                     "addr": picture["start"] + r * picture["bytes_per_cell"], "runs": runs})
+    present = sorted(set(codes), key=list(LEGEND).index)
+    return {**picture, "rows": rows, "cell_px": MAP_CELL_PX, "width": MAP_COLUMNS * MAP_CELL_PX,
+            "height": len(rows) * MAP_CELL_PX, "legend": [(MAP_KIND[c], LEGEND[c]) for c in present]}
+
+
+def _scopes(diff: Any) -> list[dict[str, Any]]:
+    """A diff (verdicts.compare) as the page's per-scope blocks, byte maps as SVG rows."""
+    return [{"scope": scope, **info, "map": map_rows(info["map"]) if info.get("map") else None}
+            for scope, info in (diff or {}).items() if isinstance(info, dict)]
+
+
+def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A failure's card; a divergence's (under --against), with where each differs from the oracle."""
+    scopes = _scopes(failure.get("diff"))
+    replay = replay_command(failure["reproducer"], backend_spec, *(
+        (against.get("spec") or "B", against.get("oracle", True)) if against and failure["verdict"] == "DIVERGE"
+        else ())) if failure.get("reproducer") else ""
+    versus = [(who, {"summary": v.get("summary", ""), "scopes": _scopes(v.get("diff"))})
+              for who, v in (failure.get("versus_oracle") or {}).items() if isinstance(v, dict)]
+    call = yaml.safe_dump({"call": failure["call"], "memory": failure["memory"]}, sort_keys=False,
+                          allow_unicode=True, width=100)
+    return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call, "versus": versus}
+
+
+def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """api x kind (legal / reject / undefined): did the two backends agree on every call."""
+    groups: dict[tuple[str, str], list] = defaultdict(list)
+    for c in cells:
+        if c.get("agreement") or c.get("divergence"):
+            groups[(c["cell"]["api"], c["cell"]["kind"])].append(c)
+    columns = [k for k in ("legal", "reject", "undefined") if any(kind == k for _, kind in groups)]
+    rows = []
+    for api in sorted({a for a, _ in groups}):
+        row = []
+        for k in columns:
+            members = groups.get((api, k))
+            if not members:
+                row.append(None)
+                continue
+            counted: Counter[str] = Counter()
+            for c in members:
+                counted.update(c.get("agreement") or {})
+            parted = [c["id"] for c in members if c.get("divergence")]
+            row.append({"state": "fail" if parted or counted["DIVERGE"] else "pass",
+                        "label": "DIVERGE" if parted or counted["DIVERGE"] else "AGREE", "calls": sum(counted.values()),
+                        "edges": {"reachable": 0, "reached": 0},
+                        "counts": {v: n for v, n in counted.items() if v != "AGREE"}, "cells": [c["id"] for c in members]})
+        rows.append({"api": api, "cells": row})
+    return {"columns": columns, "rows": rows}
+
+
+def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> dict[str, Any]:
+    cells = sorted((c for c in results["cells"] if c["cell"]["product"] == product), key=lambda c: c["id"])
+    apis = sorted({c["cell"]["api"] for c in cells})
+    counted = totals(cells)
+    backend = {"name": "", "spec": "", "version": "", **(results.get("backend") or {})}
+    meta = {**_META, **results}
+    traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
+               "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
+               "rules": rule_rows(rulebook.api(api), cells, product)} for api in apis]
+    return {
+        "product": rulebook.product(product) if product in rulebook.products else None,
+        "product_id": product,
+        "verdict": overall(results, product),
+        "meta": meta, "backend": backend, "kit": _kits(results.get("kit")),
+        "current_spec_hash": spec_hash(rulebook),
+        "calls": calls(counted),
+        "edges": edge_totals(cells),
+        "totals": list(counted.items()),
+        "states": Counter(cell_state(c) for c in cells),
+        "ncells": len(cells), "missing": missing_cells(results, product),
+        "matrix": matrices(cells, rulebook),
+        "failures": [failure_view(c["failure"], backend.get("spec") or "B") | {"waived": c.get("waived")}
+                     for c in cells if c.get("failure")],
+        "against": results.get("against"),
+        "agreement_matrix": agreement_matrix(cells),
+        "agreement_totals": sorted(sum((Counter(c.get("agreement") or {}) for c in cells), Counter()).items()),
+        "divergences": [failure_view(c["divergence"], backend.get("spec") or "A", results.get("against"))
+                        for c in cells if c.get("divergence")],
+        "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
+                  + [{"id": "run", "error": e} for e in results.get("errors", [])]
+                  + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],
+        "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},
+        "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
+        "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],
+        "waivers": results.get("waivers") or [],
+        "legend": STATE_LABEL,
+    }
+
+
+def _kits(kit: Any) -> str:
+    """The kit (or, merged from several versions, the kits) that made the results."""
+    kits = kit if isinstance(kit, list) else [kit] if kit else []
+    return ", ".join(f"{k.get('name', '?')} {k.get('version', '?')}" if isinstance(k, dict) else str(k) for k in kits) \
+        or "an unknown kit"
+
+
+def _clean(value: Any) -> Any:
+    """Results with every string (keys too) as HTML can hold it, cut to the length a page shows: the
+    one place where what a backend sent is made fit for the page (jinja's autoescape then escapes the
+    markup)."""
+    if isinstance(value, str):
+        return markup(cut(value))
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    """One environment per process, so the template is compiled once, not once per page."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
+    env.filters["when"] = lambda iso: (iso or "").replace("T", " ").replace("+00:00", " UTC")
+    return env
+
+
+def render(results: dict[str, Any], product: str, rulebook: Rulebook | None = None) -> str:
+    """The HTML report of one product of a results.json."""
+    return _render(_clean(results), product, rulebook or default_rulebook())
+
+
+def _render(clean: dict[str, Any], product: str, rulebook: Rulebook) -> str:
+    """The page of results already passed through _clean (everything else on it comes from the specs)."""
+    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook),
+                                                                map_columns=MAP_COLUMNS)
+
+
+def report_name(product: str) -> str:
+    """report-<product>.html, odd characters as '_': a plain file name whatever the id."""
+    return "report-" + re.sub(r"[^A-Za-z0-9_.-]", "_", product) + ".html"
+
+
+def render_reports(results: dict[str, Any], products: Iterable[str] | None = None) -> dict[str, str]:
+    """{report-<product>.html: page} for every product of the results."""
+    rulebook = default_rulebook()
+    chosen = products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]})
+    clean = _clean(results)
+    return {report_name(p): _render(clean, p, rulebook) for p in chosen}

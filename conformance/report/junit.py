@@ -1,0 +1,153 @@
+"""junit.xml for CI dashboards: one test suite per api/product, one test case per planned cell (a legal
+dtype and form, or a rule), written beside results.json by every run.
+
+A non-conforming cell is a <failure> whose text holds the verdict, the message and the command that
+replays its reproducer; a cell that could not run, and a planned cell that left no result (the run was
+interrupted or stopped, its worker was lost), is an <error> saying why; NOT_SUPPORTED and unreachable
+cells, and failures a waiver covers, are <skipped> with the reason, so a dashboard shows them as such
+rather than as passes. Cells are the dicts of results.json (`results.cells`).
+
+Every text and attribute goes through `text.markup`: XML 1.0 cannot hold some characters a backend may
+send (NUL, ESC, lone surrogates), which are written as visible escapes instead.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from conformance.report.results import calls, cell_error, why_missing
+from conformance.report.text import cut, markup, replay_command
+from conformance.report.files import write_atomic
+
+MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
+
+
+def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
+    """A child element whose text and attributes XML 1.0 can hold, whatever they came from (the text
+    is built of fields already cut to the length a report shows)."""
+    node = ET.SubElement(parent, tag, {k: markup(v) for k, v in attrs.items()})
+    if text is not None:
+        node.text = markup(text)
+    return node
+
+
+def _message(text: Any) -> str:
+    return markup(str(text)[:MESSAGE_CHARS])[:MESSAGE_CHARS]
+
+
+def _case_name(cell: dict[str, Any]) -> str:
+    if cell["kind"] == "legal":
+        return "legal/" + "/".join(p for p in (cell.get("form"), cell.get("dtype")) if p)
+    return f"{cell['kind']}/{cell.get('rule') or ''}"
+
+
+def _planned_only(meta: dict[str, Any], cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Planned cells without a result, as cells in error (their api, product and name from the id)."""
+    ran = {c["id"] for c in cells}
+    why = why_missing(meta)
+    out = []
+    for cid in meta.get("planned") or []:
+        parts = cid.split("/")
+        if cid in ran or len(parts) < 3:
+            continue
+        out.append({"id": cid, "cell": {"api": parts[0], "product": parts[1], "kind": parts[2]},
+                    "name": "/".join(parts[2:]), "status": "error", "counts": {}, "error": why})
+    return out
+
+
+def _agreement_case(suite: ET.Element, c: dict[str, Any], api: str, product: str, against: dict[str, Any],
+                    backend: dict[str, Any], repro_folder: str, counts: dict[str, int]) -> None:
+    """Under --against, a second case per cell: did the two backends agree on every call of it."""
+    case = _el(suite, "testcase", classname=f"{api}.{product}.agreement",
+               name="agreement/" + (c.get("name") or _case_name(c["cell"])), time="0.000")
+    counts["tests"] += 1
+    d = c.get("divergence")
+    if d:
+        replay = replay_command(repro_folder + d["reproducer"], backend.get("spec") or "A", against.get("spec") or "B",
+                                against.get("oracle", True)) if d.get("reproducer") else ""
+        _el(case, "failure", "\n".join(x for x in (f"DIVERGE from {against.get('name')}: {cut(d['message'])}", replay) if x),
+            type="DIVERGE", message=_message(d["message"]))
+        counts["failures"] += 1
+    agreement = c.get("agreement") or {}
+    if agreement:
+        _el(case, "system-out", ", ".join(f"{v} {n}" for v, n in sorted(agreement.items())))
+
+
+def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[str],
+               repro_folder: str = "") -> ET.ElementTree:
+    """`repro_folder` is put before the reproducers' paths (they are relative to results.json)."""
+    backend = meta.get("backend") or {}
+    against = meta.get("against")
+    root = ET.Element("testsuites", name=markup(f"ascend-conformance {backend.get('name', '')}".strip()))
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for c in sorted([*cells, *_planned_only(meta, cells)], key=lambda c: c["id"]):
+        groups[(c["cell"]["api"], c["cell"]["product"])].append(c)
+    totals = defaultdict(int)
+    for (api, product), members in sorted(groups.items()):
+        suite = _el(root, "testsuite", name=f"{api}.{product}")
+        props = _el(suite, "properties")
+        for key in ("seed", "profile", "spec_hash", "stopped"):
+            if meta.get(key) is not None:
+                _el(props, "property", name=key, value=str(meta[key]))
+        counts = defaultdict(int)
+        for c in members:
+            case = _el(suite, "testcase", classname=f"{api}.{product}", name=c.get("name") or _case_name(c["cell"]),
+                       time=f"{c.get('seconds') or 0:.3f}")
+            counts["tests"] += 1
+            f = c.get("failure")
+            if f and c.get("waived"):
+                w = c["waived"]
+                _el(case, "skipped", message=_message(f"WAIVED {f['verdict']}: {w.get('reason')} "
+                                                      f"({w.get('tracker')}, until {w.get('expires')})"))
+                counts["skipped"] += 1
+            elif f:
+                replay = replay_command(repro_folder + f["reproducer"], backend.get("spec") or "B") \
+                    if f.get("reproducer") else ""
+                _el(case, "failure", "\n".join(x for x in (f"{f['verdict']}: {cut(f['message'])}",
+                                                            f"rule: {f['rule']}" if f.get("rule") else "", replay) if x),
+                    type=f["verdict"], message=_message(f["message"]))
+                counts["failures"] += 1
+            elif c["status"] == "error":
+                why = cell_error(c)
+                _el(case, "error", cut(why), message=_message(why))
+                counts["errors"] += 1
+            elif c["status"] in ("not_supported", "unreachable"):
+                reason = "NOT_SUPPORTED by the backend" if c["status"] == "not_supported" \
+                    else (c.get("error") or "unreachable")
+                _el(case, "skipped", message=_message(reason))
+                counts["skipped"] += 1
+            if c["counts"]:
+                _el(case, "system-out", f"{calls(c['counts'])} calls: " + ", ".join(
+                    f"{v} {n}" for v, n in sorted(c["counts"].items())))
+            if against and c["status"] == "ran":
+                _agreement_case(suite, c, api, product, against, backend, repro_folder, counts)
+        for key in ("tests", "failures", "errors", "skipped"):
+            suite.set(key, str(counts[key]))
+            totals[key] += counts[key]
+        suite.set("time", f"{sum(c.get('seconds') or 0 for c in members):.3f}")
+    if errors:                           # a cell that never reported (a worker that could not start)
+        suite = _el(root, "testsuite", name="run", tests=str(len(errors)), errors=str(len(errors)),
+                    failures="0", skipped="0")
+        for i, message in enumerate(errors):
+            case = _el(suite, "testcase", classname="run", name=f"error-{i}")
+            _el(case, "error", cut(message), message=_message(message))
+        totals["tests"] += len(errors)
+        totals["errors"] += len(errors)
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def junit_bytes(results: dict[str, Any], repro_folder: str = "") -> bytes:
+    """junit.xml of a results document, as the bytes of the file."""
+    root = junit_tree(results, results["cells"], results.get("errors") or [], repro_folder).getroot()
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def write_junit(folder: Path, results: dict[str, Any]) -> Path:
+    """junit.xml of a results document, in `folder` (where its reproducers are)."""
+    prefix = f"{folder}/" if str(folder) not in ("", ".") else ""
+    return write_atomic(folder / "junit.xml", junit_bytes(results, prefix))

@@ -1,0 +1,43 @@
+"""Which tasks a run hands to its workers, and in what order, so that many cores stay busy to the end.
+
+Cells are uneven: a nightly cell is 2500 calls, a scatter call costs three data_move calls. A cell's
+search longer than SPLIT_CALLS is split into parts of that many calls, each with a seed of its own
+derived from the run seed (the plan depends on the profile, never on -n, so `--seed S` still repeats a
+run exactly); the parts of a cell are combined into one result (results.combine_runs). Tasks are then
+handed out longest first (LPT), by the calls they make times what a call of their api costs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from typing import Sequence
+
+from conformance.generate.cells import Cell
+from conformance.supervise.tasks import Task
+from conformance.generate.profiles import Profile
+
+SPLIT_CALLS = 500
+# Seconds per verified call of each api relative to data_move, measured on the reference (benchmarks/
+# bench.py (b)); they only order the tasks, so a rough figure is enough.
+API_COST = {"data_move": 1.0, "vec_trans_scatter": 1.9, "scatter": 3.0, "asc_gather": 1.7, "data_copy_nz2nd": 1.4}
+KIND_COST = {"legal": 1.0, "undefined": 1.0, "reject": 0.5}      # refusals skip the move and the compare
+
+
+def part_seed(seed: int, part: int) -> int:
+    return seed if part == 0 else zlib.crc32(f"{seed}/part {part}".encode())
+
+
+def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = False) -> list[Task]:
+    """The tasks of a run of `chosen`: a task per cell, or per part of a long one; longest first."""
+    tasks = []
+    for cell in chosen:
+        parts = max(1, -(-profile.calls // SPLIT_CALLS))
+        for part in range(parts):
+            calls = min(SPLIT_CALLS, profile.calls - part * SPLIT_CALLS) if parts > 1 else profile.calls
+            tasks.append(Task(cell, dataclasses.replace(profile, calls=calls) if parts > 1 else profile,
+                              part_seed(seed, part), frozen=frozen and part == 0, part=part, parts=parts))
+    return sorted(tasks, key=cost, reverse=True)
+
+
+def cost(task: Task) -> float:
+    return task.profile.calls * API_COST.get(task.cell.api, 1.0) * KIND_COST.get(task.cell.kind, 1.0)

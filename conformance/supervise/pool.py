@@ -1,0 +1,345 @@
+"""Supervised workers: the backend never runs in the process that holds the results.
+
+The controlling process (the CLI) starts worker processes; each loads the backend once and runs tasks
+(one cell: its frozen or kept cases, then a seeded search with a budget) with `run_cell`, whatever `-n`
+is, 1 included (conformance/supervise/worker.py). Before every backend call a worker writes the call in its
+slot (conformance/judge/inflight.py).
+The supervisor watches the workers:
+
+- a worker that dies (a signal, `os._exit`, the kernel's OOM killer) gives the call in flight CRASH with
+  the signal or exit status, and that call becomes the cell's reproducer; the calls the worker judged
+  before it still count; a worker that died outside any backend call gets its cell once more;
+- a worker whose call runs past the time limit (plus a grace for the kit's own work) is killed, with
+  every process its backend started: a Python backend stuck inside C code cannot escape the limit;
+- a dead worker is replaced, and the run goes on with every other cell.
+
+A worker notices when the supervisor dies (the kernel sends it SIGTERM): it closes its backend (an
+exec: program and its process group go with it) and leaves. Workers ignore SIGINT: Ctrl-C is the
+supervisor's to handle.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from typing import Any, Callable, Iterable
+
+from conformance.backends.contract import BackendLoadError
+from conformance.generate.cells import Cell
+from conformance.judge import inflight
+from conformance.judge.runner import CellResult
+from conformance.judge.verdicts import Verdict
+from conformance.supervise.tasks import DEFAULT_TIMEOUT, Replay, Stop, Task
+from conformance.supervise.worker import worker_main
+
+GRACE = 2.0                 # seconds past the time limit before a worker stuck in a call is killed
+LOAD_TIMEOUT = 60.0         # seconds a worker may take to load the backend
+STOP_GRACE = 2.0            # seconds workers get to close their backends at the end or at a stop
+TICK = 0.2                  # seconds between two looks at the workers
+RETRIES = 1                 # a cell whose worker died outside any backend call is run once more
+
+
+# ------------------------------------------------------------------------------------------ supervisor
+
+@dataclass
+class _Worker:
+    proc: Any
+    conn: Any
+    slot: inflight.Slot
+    started: float
+    ready: bool = False
+    task: Task | None = None
+    found: dict[str, Any] | None = None
+    lost: str | None = None             # why the supervisor killed it, when it did
+    handed: float = 0.0                 # when it was given its task
+
+
+class Supervisor:
+    """`workers` processes running `Task`s on the backend `backend_spec`; results come out of `poll()`."""
+
+    def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
+                 against: str | None = None, oracle: bool = True, start_method: str | None = None):
+        self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.against, self.oracle = against, oracle
+        self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
+        self.db_spec = db_spec
+        # fork where the controlling process has one thread (the CLI); forkserver inside a threaded one
+        self._ctx = multiprocessing.get_context(start_method or ("fork" if sys.platform.startswith("linux")
+                                                                 else "spawn"))
+        self._workers: list[_Worker] = []
+        self._queue: deque[Task] = deque()
+        self.described: dict[str, str] = {}
+        self.restarts = 0
+        self._load_failures = 0
+        self.load_error: str | None = None
+
+    # -------------------------------------------------------------------- lifecycle
+
+    def start(self, stop: Stop | None = None) -> dict[str, str]:
+        """Start the workers and wait for one to load the backend: its name and version. A backend that
+        cannot be loaded (an import error, a constructor that raises, segfaults or hangs) is a
+        BackendLoadError with the first reason."""
+        for _ in range(self.size):
+            self._spawn()
+        while not self.described:
+            if stop:
+                raise KeyboardInterrupt
+            self._look(TICK)
+            if self.load_error and not any(w.proc.is_alive() for w in self._workers):
+                raise BackendLoadError(self.load_error)
+        return self.described
+
+    def _spawn(self) -> None:
+        slot = inflight.Slot(self._ctx)
+        ours, theirs = self._ctx.Pipe()
+        proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
+                                 args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
+                                       self.against, self.oracle))
+        proc.start()
+        theirs.close()
+        self._workers.append(_Worker(proc, ours, slot, time.monotonic()))
+
+    def close(self, stop: Stop | None = None) -> None:
+        """Let every worker close its backend and leave (at once when stopping), then kill what is left,
+        programs its backend started included."""
+        for w in self._workers:
+            try:
+                if stop or w.task is not None:
+                    w.proc.terminate()
+                else:
+                    w.conn.send(None)
+            except (OSError, ValueError, BrokenPipeError):
+                pass
+        deadline = time.monotonic() + STOP_GRACE
+        for w in self._workers:
+            w.proc.join(max(0.0, deadline - time.monotonic()))
+        for w in self._workers:
+            self._kill(w)
+            w.conn.close()
+        self._workers.clear()
+
+    # -------------------------------------------------------------------- tasks
+
+    def submit(self, task: Task, first: bool = False) -> None:
+        if first:
+            self._queue.appendleft(task)
+        else:
+            self._queue.append(task)
+
+    @property
+    def busy(self) -> int:
+        return sum(w.task is not None for w in self._workers)
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue) + self.busy
+
+    def free(self) -> int:
+        """Workers that could take a task now or soon (loaded or loading, none in hand)."""
+        return sum(w.task is None for w in self._workers) - len(self._queue)
+
+    def poll(self, wait_for: float = TICK) -> list[dict[str, Any]]:
+        """Hand out queued tasks, wait up to `wait_for` seconds for something to happen, and return the
+        results of the cells that finished (CellResult dicts), dead workers' cells included."""
+        self._hand_out()
+        done = self._look(wait_for)
+        self._hand_out()
+        return done
+
+    def judge(self, replay: Replay, stop: Stop) -> dict[str, Any] | None:
+        """One call judged in a worker, as it is: its verdict and message (None if stopped first)."""
+        self.submit(replay)
+        while not stop:
+            for result in self.poll():
+                return result
+        return None
+
+    def _hand_out(self) -> None:
+        for w in self._workers:
+            if not self._queue:
+                return
+            if w.ready and w.task is None and w.proc.is_alive():
+                task = self._queue.popleft()
+                try:
+                    w.conn.send(task)
+                except (OSError, ValueError):
+                    self._queue.appendleft(task)
+                    continue
+                w.task, w.found, w.handed = task, None, time.monotonic()
+
+    def _look(self, wait_for: float) -> list[dict[str, Any]]:
+        waitables = [w.conn for w in self._workers] + [w.proc.sentinel for w in self._workers]
+        if waitables:
+            wait(waitables, timeout=wait_for)
+        else:
+            time.sleep(wait_for)
+        done: list[dict[str, Any]] = []
+        for w in list(self._workers):
+            done += self._messages(w)
+            if not w.proc.is_alive():
+                done += self._messages(w)           # what it said just before it went
+                done += self._lost(w)
+            else:
+                self._watch(w)
+        return done
+
+    def _messages(self, w: _Worker) -> list[dict[str, Any]]:
+        done = []
+        try:
+            while w.conn.poll():
+                kind, *body = w.conn.recv()
+                if kind == "done" and w.task is not None:
+                    done.append(body[0])
+                    w.task, w.found = None, None
+                elif kind == "found":
+                    w.found = body[0]
+                elif kind == "ready":
+                    w.ready = True
+                    self._load_failures = 0
+                    self.described = self.described or body[0]
+                elif kind == "load_error":
+                    self.load_error = self.load_error or body[0]
+        except (EOFError, OSError):
+            pass
+        except Exception:               # noqa: BLE001 - garbage on the pipe: the worker is not to be trusted
+            w.lost = w.lost or "sent something unreadable to the kit"
+            self._kill(w)
+        return done
+
+    def _watch(self, w: _Worker) -> None:
+        """Kill a worker stuck past the time limit: in a backend call, or loading the backend."""
+        if not w.ready:
+            if time.monotonic() - w.started > LOAD_TIMEOUT:
+                self.load_error = self.load_error or (f"backend {self.backend_spec!r}: loading it took more "
+                                                      f"than {LOAD_TIMEOUT:g} s")
+                w.lost = "loading the backend took too long"
+                self._kill(w)
+            return
+        started = w.slot.started_ns()
+        if not started or w.task is None:
+            return
+        limit = self.timeout * max(1, w.slot.calls_in_flight()) + GRACE
+        if (time.monotonic_ns() - started) / 1e9 > limit:
+            w.lost = f"no answer within {self.timeout:g} s: the worker running the backend was killed"
+            self._kill(w)
+
+    def _kill(self, w: _Worker) -> None:
+        groups = w.slot.child_groups()
+        if w.proc.is_alive():
+            try:
+                os.kill(w.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            w.proc.join(5)
+        for group in groups:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _lost(self, w: _Worker) -> list[dict[str, Any]]:
+        """A worker is gone: its cell's result (the call in flight is a CRASH), and a worker in its place."""
+        self._kill(w)                   # reap it, and the programs its backend started
+        self._workers.remove(w)
+        w.conn.close()
+        how = w.lost or f"the worker running the backend {_exit_text(w.proc.exitcode)}"
+        done = []
+        if not w.ready:
+            self._load_failures += 1
+            if not self.load_error:
+                self.load_error = f"backend {self.backend_spec!r}: loading it failed: {how}"
+        task = w.task
+        if isinstance(task, Replay):
+            flight = w.slot.in_flight()
+            done.append(task.lost(how if flight is not None else f"{how}, outside the backend call",
+                                  self.against is not None and flight is not None and flight.which == 1))
+        elif task is not None:
+            flight = w.slot.in_flight()
+            counts = w.slot.verdict_counts()
+            agreement = {k: counts.pop(k) for k in ("AGREE", "DIVERGE") if k in counts}
+            result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement,
+                                seconds=round(time.monotonic() - w.handed, 3))
+            if flight is not None and (flight.calls or flight.too_large):
+                where = "" if len(flight.calls) <= 1 else f" (the first of a batch of {len(flight.calls)} calls)"
+                message = f"{how} (during this call{where})"
+                other = self.against is not None and flight.which == 1
+                if other:               # the backend it is held against died: the two part there
+                    message = f"{self.described.get('against', {}).get('name', 'B')}, held against: {message}"
+                kind = "DIVERGE" if other else Verdict.CRASH.value
+                if not flight.shrinking and w.found is None:
+                    tally = result.agreement if other else result.counts
+                    tally[kind] = tally.get(kind, 0) + 1
+                record = w.found or _crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
+                                                  kind)
+                if record["verdict"] == "DIVERGE":
+                    result.divergence = record
+                else:
+                    result.failure = record
+            elif w.found is not None:
+                if w.found["verdict"] == "DIVERGE":
+                    result.divergence = w.found
+                else:
+                    result.failure = w.found
+            elif task.tries < RETRIES:
+                task.tries += 1
+                self.submit(task, first=True)
+                result = None
+            else:
+                result.status, result.error = "error", f"worker lost: {how}, outside any backend call"
+            if result is not None:
+                done.append(result.to_dict())
+        self.restarts += 1
+        if self._load_failures < 3:
+            self._spawn()
+        elif not any(x.proc.is_alive() for x in self._workers):
+            done += self._abandon(f"worker lost: the backend could not be loaded again ({self.load_error})")
+        return done
+
+    def _abandon(self, why: str) -> list[dict[str, Any]]:
+        """No worker can be had any more: every queued cell is an error saying why."""
+        out = [CellResult(t.cell.to_dict(), status="error", error=why).to_dict() for t in self._queue]
+        self._queue.clear()
+        return out
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdict: str = "CRASH") -> dict[str, Any]:
+    """The failure of a call a worker died on (or was killed in): reproducer data and CRASH."""
+    from oracle import Call, check
+    violations: list[dict[str, Any]] = []
+    if flight is None:
+        flight = {"call": None, "memory": None, "expect": None, "rule": None}
+        message += " (the call was too large to record)"
+    else:
+        try:
+            violations = [v.__dict__ for v in check(Call.from_dict(flight["call"]))]
+        except Exception:               # noqa: BLE001 - the record is the kit's own; a failure here is not the backend's
+            violations = []
+    return {"cell": cell.id, "verdict": verdict, "message": message,
+            "expect": flight["expect"], "rule": flight["rule"],
+            "violations": violations, "call": flight["call"], "memory": flight["memory"], "diff": None}
+
+
+def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable[[dict[str, Any]], None],
+              stop: Stop, tick: Callable[[], None] = lambda: None) -> None:
+    """Run every task to its result (on_result per finished cell) unless `stop` is set; `tick` is
+    called between looks (the periodic writes)."""
+    for task in tasks:
+        supervisor.submit(task)
+    while supervisor.pending and not stop:
+        for result in supervisor.poll():
+            on_result(result)
+        tick()

@@ -1,0 +1,144 @@
+"""The worker side of the supervised pool (conformance/supervise/pool.py): a process that loads the
+backend once, runs the tasks it is handed with `run_cell`, writes each backend call in its in-flight slot
+first, and leaves with its backend when the supervisor stops it or dies."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from conformance.backends.contract import BackendLoadError
+from conformance.backends.loading import load_backend
+from conformance.judge import inflight
+from conformance.judge.runner import CellResult, run_cell
+from conformance.supervise.tasks import Replay, Task
+
+_state: dict[str, Any] = {}
+
+
+def _load(spec: str, timeout: float) -> Any:
+    try:
+        return load_backend(spec, timeout)
+    except BackendLoadError:
+        raise
+    except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
+        raise BackendLoadError(f"backend {spec!r}: loading it raised {type(exc).__name__}: {exc}") from None
+
+
+def _described(backend: Any, spec: str) -> dict[str, str]:
+    return {"name": str(getattr(backend, "name", "") or spec), "spec": spec,
+            "version": str(getattr(backend, "version", "") or "")}
+
+
+def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
+                 parent: int, against: str | None = None, oracle: bool = True) -> None:
+    _become_worker(parent)
+    inflight.install(slot)
+    from conformance.generate.memory import keep_freed_images
+    keep_freed_images()
+    try:
+        backend = _state["backend"] = _load(backend_spec, timeout)
+        described = _described(backend, backend_spec)
+        if against is not None:
+            from conformance.judge.agreement import Pair
+            other = _load(against, timeout)
+            backend = _state["backend"] = Pair(backend, other, oracle)
+            described["against"] = _described(other, against)
+    except BackendLoadError as exc:
+        conn.send(("load_error", str(exc)))
+        _close_backend()
+        return
+    conn.send(("ready", described))
+    from conformance.judge.failuredb import open_database
+    db = open_database(db_spec) if db_spec is not None else None
+    try:
+        while True:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                break
+            if task is None:
+                break
+            slot.reset()
+            conn.send(("done", _run_task(task, backend, db, timeout, conn)))
+    finally:
+        _close_backend()
+
+
+def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn) -> dict[str, Any]:
+    from conformance.judge.failuredb import as_cases
+    if isinstance(task, Replay):
+        (case,) = as_cases([{"call": task.call, "memory": task.memory, "expect": None, "rule": None}])
+        outcome = inflight.judge(case, backend)
+        agreed = getattr(outcome, "agreement", None)
+        return {"verdict": outcome.verdict.value, "message": outcome.message,
+                **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
+    cases = list(as_cases(task.kept)) if task.kept else []
+    if task.frozen:
+        from conformance.generate.frozen import load_frozen
+        cases = list(load_frozen().get(task.cell.id, ())) + cases
+    try:
+        # the edge sweep is the same on every run: judged once per cell, in its first part
+        result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
+                          hang_after=timeout,
+                          on_found=lambda failure: conn.send(("found", failure)))
+    except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
+        result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")
+    return result.to_dict()
+
+
+def _close_backend() -> None:
+    backend = _state.pop("backend", None)
+    close = getattr(backend, "close", None)
+    if callable(close):
+        try:
+            close()
+        except BaseException:           # noqa: BLE001 - leaving anyway
+            pass
+
+
+def _become_worker(parent: int) -> None:
+    """Ctrl-C is the supervisor's; SIGTERM/SIGHUP (the supervisor stopping us, or dying: PDEATHSIG)
+    close the backend and leave at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def leave(signum, frame):
+        _close_backend()
+        os._exit(128 + signum)
+    signal.signal(signal.SIGTERM, leave)
+    signal.signal(signal.SIGHUP, leave)
+    _die_with_parent()
+    if not _alive(parent):              # it died before we asked to be told
+        leave(signal.SIGTERM, None)
+    if os.getppid() != parent:          # started by a fork server: PDEATHSIG watches that one, so look too
+        import threading
+
+        def watch() -> None:
+            while _alive(parent):
+                time.sleep(1.0)
+            os.kill(os.getpid(), signal.SIGTERM)
+        threading.Thread(target=watch, name="supervisor-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _die_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)          # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):   # pragma: no cover
+        pass
