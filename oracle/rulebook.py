@@ -1,0 +1,336 @@
+"""The rulebook as data: rules, ambiguities and their readings, products and API specs, and the questions
+every other module asks of them (which rules apply to a call, what unit a parameter has on a path, how
+big a scope is on a product). It encodes no range, unit or path itself: spec.py reads them from the YAML.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from .call import Call, Tensor
+
+class SpecError(ValueError):
+    """A spec file is malformed. The message names the file, the path inside it and the problem."""
+
+
+# What a rule's `inferred` may name: the rule itself (no sentence states it), its severity (the sentence
+# is on the page, refuse-or-undefined is not), or its extent (stated for fewer forms / dtypes than `when`).
+INFERRED_ASPECTS = ("rule", "severity", "extent")
+LEGALITIES = ("legal", "reject", "undefined")
+
+
+class Inferred(dict):
+    """aspect -> why the kit takes it. A dict (JSON-ready); as text, "severity: why; extent: why"."""
+
+    def __str__(self) -> str:
+        return "; ".join(f"{aspect}: {' '.join(why.split())}" for aspect, why in self.items())
+
+    @property
+    def aspects(self) -> tuple[str, ...]:
+        return tuple(a for a in INFERRED_ASPECTS if a in self)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One checkable sentence of a page: id, kind (what the checker evaluates), severity, quote.
+    `inferred` says what of it the page does not state (empty: all of it is stated)."""
+
+    id: str
+    kind: str
+    severity: str
+    quote: str
+    page: str
+    inferred: Inferred = field(default_factory=Inferred)
+    when: Mapping[str, Any] | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    note: str | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a reading comes from: a seed page and its exact text, or other vendor material and what it says."""
+
+    page: str | None = None
+    quote: str | None = None
+    material: str | None = None
+    says: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.page}: 「{self.quote}」" if self.page else f"{self.material}: {self.says}"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One way to read an ambiguity, as data: what every call of its region is under it (`legality`), and
+    for a legal region whose bytes move otherwise than the API's default index math, the `variant` by name."""
+
+    id: str
+    sentence: str
+    sources: tuple[Source, ...]
+    legality: str                       # legal | reject | undefined
+    variant: str | None = None
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """A place where the page can be read two ways. Undeclared, the kit judges no reading (the region is
+    `undefined`, and no cell generates a call there); a backend declares the reading it follows by id."""
+
+    id: str
+    question: str
+    quote: str
+    readings: tuple[Reading, ...]
+    region: Mapping[str, Any]
+    page: str
+    used: int | None = None
+    checks: tuple[Rule, ...] = ()       # rule-shaped tests; the region holds the calls one of them flags
+    overrides: tuple[str, ...] = ()     # rules whose verdict the reading takes over inside the region
+    declared: Reading | None = None     # the reading a backend follows (Rulebook.with_readings); None: none
+
+    @property
+    def legality(self) -> str:
+        """What a call of the region is: the declared reading's legality, `undefined` while none is."""
+        return self.declared.legality if self.declared else "undefined"
+
+    @property
+    def regions(self) -> tuple[Mapping[str, Any], ...]:
+        """`region` as a tuple of `when` mappings: a call is concerned if it matches any of them."""
+        return tuple(self.region) if isinstance(self.region, (list, tuple)) else (self.region,)
+
+    def reading(self, reading_id: str) -> Reading:
+        for r in self.readings:
+            if r.id == reading_id:
+                return r
+        raise ValueError(f"ambiguity {self.id} has no reading {reading_id!r} "
+                         f"(readings: {', '.join(r.id for r in self.readings)})")
+
+
+@dataclass(frozen=True)
+class Product:
+    id: str
+    names: tuple[str, ...]
+    block_bytes: int
+    scope_bytes: Mapping[str, int | None]   # UB / L1 sizes; GM is unbounded (None)
+    figures: Mapping[str, Mapping[str, Any]]
+
+    def capacity(self, scope: str) -> int | None:
+        return self.scope_bytes.get(scope)
+
+    def has_scope(self, scope: str) -> bool:
+        return scope == "GM" or bool(self.scope_bytes.get(scope))
+
+
+@dataclass
+class ApiSpec:
+    api: str
+    title: str
+    page: str
+    signature: str
+    forms: tuple[str, ...]
+    dtype_of: str
+    operands: Mapping[str, Mapping[str, Any]]
+    params: Mapping[str, Mapping[str, Any]]
+    paths: Mapping[str, Mapping[str, Any]]
+    rules: tuple[Rule, ...]
+    ambiguities: tuple[Ambiguity, ...]
+    file: str
+    named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
+
+    def form_params(self, form: str | None) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:
+        """(name, type) of the parameters a call of this form has, and the fields of each mapping
+        argument (intriParams -> {ndNum, ...}); computed once per form."""
+        cache = self.__dict__.setdefault("_form_params", {})
+        if form not in cache:
+            names = [p for p, d in self.params.items() if form in d.get("forms", [form])]
+            mappings: dict[str, set[str]] = {}
+            for name in names:
+                head, _, field_name = name.partition(".")
+                if field_name:
+                    mappings.setdefault(head, set()).add(field_name)
+            cache[form] = ([(n, self.param_type(n, form)) for n in names], mappings)
+        return cache[form]
+
+    def param_type(self, name: str, form: str | None) -> str:
+        """int | bool | words: a parameter's `type`, or its type in this form (`forms: {form: type}`)."""
+        forms = self.params[name].get("forms")
+        if isinstance(forms, Mapping) and forms.get(form):
+            return forms[form]
+        return self.params[name].get("type", "int")
+
+    def is_list(self, operand: str) -> bool:
+        return "entries" in self.operands[operand]
+
+    def rule(self, rule_id: str) -> Rule:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        raise KeyError(f"{self.api} has no rule {rule_id!r}")
+
+    def rules_of(self, kind: str) -> list[Rule]:
+        return [r for r in self.rules if r.kind == kind]
+
+    @functools.cached_property
+    def path_operands(self) -> tuple[str, str] | None:
+        """(from, to) operand names of the API's path rule, if it has one."""
+        rules = self.rules_of("path")
+        return (rules[0]["from"], rules[0]["to"]) if rules else None
+
+    def path_of(self, call: Call) -> str | None:
+        ends = self.path_operands
+        if ends is None:
+            return None
+        src, dst = (call.args.get(n) for n in ends)
+        if isinstance(src, Tensor) and isinstance(dst, Tensor):
+            return f"{src.scope}->{dst.scope}"
+        return None
+
+    def dtype_of_call(self, call: Call) -> str | None:
+        t = call.args.get(self.dtype_of)
+        if isinstance(t, (list, tuple)) and t:      # a list operand: its first entry
+            t = t[0]
+        return t.dtype if isinstance(t, Tensor) else None
+
+    def units(self, call: Call) -> dict[str, int]:
+        """Bytes per step of each parameter for this call: the params' own units, then the path table's.
+
+        A path the table does not list (a call the path rule rejects anyway) gets the units every row of
+        the table agrees on, so the other rules can still be evaluated on it."""
+        units = dict(self.named_units)
+        units.update({name: p["unit"] for name, p in self.params.items() if "unit" in p})
+        path = self.paths.get(self.path_of(call) or "")
+        units.update(path["units"] if path else self._agreed_units)
+        return units
+
+    @functools.cached_property
+    def _agreed_units(self) -> dict[str, int]:
+        rows = [p["units"] for p in self.paths.values()]
+        names = set().union(*rows) if rows else set()
+        return {n: rows[0][n] for n in names if all(r.get(n) == rows[0].get(n) for r in rows)}
+
+    def argument_names(self, form: str | None) -> frozenset[str]:
+        """The arguments a call of this form must have: every operand and the form's parameters."""
+        cache = self.__dict__.setdefault("_argument_names", {})
+        if form not in cache:
+            cache[form] = frozenset(self.operands) | {p.partition(".")[0] for p, d in self.params.items()
+                                                      if form in d.get("forms", [form])}
+        return cache[form]
+
+    def forms_or_default(self) -> tuple[str | None, ...]:
+        return self.forms or (None,)
+
+
+@dataclass
+class Rulebook:
+    """Everything the specs say: products, dtypes and one ApiSpec per API."""
+
+    products: Mapping[str, Product]
+    dtypes: Mapping[str, int]                 # canonical name -> bytes
+    aliases: Mapping[str, str]                # page spelling -> canonical name
+    apis: Mapping[str, ApiSpec]
+    directory: Path
+    files: Mapping[str, str]                  # file name -> text, for hashing and bundling
+
+    def api(self, name: str) -> ApiSpec:
+        try:
+            return self.apis[name]
+        except KeyError:
+            raise ValueError(f"unknown api {name!r} (known: {', '.join(sorted(self.apis))})") from None
+
+    def product(self, name: str) -> Product:
+        try:
+            return self.products[name]
+        except KeyError:
+            raise ValueError(f"unknown product {name!r} (known: {', '.join(self.products)})") from None
+
+    def ambiguity(self, ambiguity_id: str) -> Ambiguity:
+        """The ambiguity of that id in any API (ValueError naming the known ones)."""
+        for spec in self.apis.values():
+            for amb in spec.ambiguities:
+                if amb.id == ambiguity_id:
+                    return amb
+        known = ", ".join(a.id for spec in self.apis.values() for a in spec.ambiguities)
+        raise ValueError(f"unknown ambiguity {ambiguity_id!r} (known: {known})")
+
+    def readings(self, declared: Mapping[str, str]) -> dict[str, Reading]:
+        """ambiguity id -> Reading for a declaration (ambiguity id -> reading id); an unknown ambiguity or
+        reading is a ValueError naming it."""
+        return {amb: self.ambiguity(amb).reading(rid) for amb, rid in declared.items()}
+
+    def with_readings(self, declared: Mapping[str, str]) -> "Rulebook":
+        """This rulebook with the declared readings (ambiguity id -> reading id): `check` and `expected`
+        given it judge each declared region by its reading's legality. A reading whose region moves bytes
+        by an index-math variant the oracle does not provide is refused (ValueError), never judged by
+        the default math."""
+        key = frozenset(declared.items())
+        cache = self.__dict__.setdefault("_with_readings", {})
+        if key in cache:
+            return cache[key]
+        chosen = self.readings(declared)
+        if not chosen:
+            return self
+        from .apis import index_math          # the index math sits above the specs; asked only here
+        apis = {}
+        for name, spec in self.apis.items():
+            ambiguities = []
+            for amb in spec.ambiguities:
+                reading = chosen.get(amb.id)
+                if reading is not None and reading.variant and reading.variant not in getattr(index_math(name), "VARIANTS", {}):
+                    raise ValueError(f"reading {amb.id}={reading.id} needs the index-math variant "
+                                     f"{reading.variant!r}, which the oracle does not provide for {name}")
+                ambiguities.append(replace(amb, declared=reading) if reading is not None else amb)
+            apis[name] = replace(spec, ambiguities=tuple(ambiguities)) if chosen.keys() & {a.id for a in spec.ambiguities} else spec
+        cache[key] = replace(self, apis=apis)
+        return cache[key]
+
+    def itemsize(self, dtype: str) -> int:
+        try:
+            return self.dtypes[dtype]
+        except KeyError:
+            raise ValueError(f"unknown dtype {dtype!r} (known: {', '.join(self.dtypes)})") from None
+
+    def matches(self, when: Mapping[str, Any] | None, call: Call, spec: ApiSpec) -> bool:
+        """Does a rule's `when` (or an ambiguity's `region`) cover this call?"""
+        if not when:
+            return True
+        if "products" in when and call.product not in when["products"]:
+            return False
+        if "forms" in when and call.form not in when["forms"]:
+            return False
+        if "dtypes" in when and spec.dtype_of_call(call) not in when["dtypes"]:
+            return False
+        if "paths" in when and spec.path_of(call) not in when["paths"]:
+            return False
+        for name, (lo, hi) in when.get("params", {}).items():
+            head, _, field_name = name.partition(".")
+            value = call.args.get(head)           # a bool parameter matches as 0 / 1
+            if field_name:
+                value = value.get(field_name) if isinstance(value, Mapping) else None
+            if not isinstance(value, int) or not lo <= value <= hi:
+                return False
+        return True
+
+    def align_bytes(self, rule: Rule, product: Product) -> int:
+        value = rule["bytes"]
+        return product.block_bytes if value == "block_bytes" else int(value)
+
+    def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
+        """The alignment every applicable `align` rule asks of `operand` in `scope`, with the element size."""
+        tensor = call.args.get(operand)
+        if isinstance(tensor, (list, tuple)) and tensor:
+            tensor = tensor[0]
+        itemsize = self.itemsize(tensor.dtype) if isinstance(tensor, Tensor) else 1
+        product = self.products.get(call.product)
+        need = itemsize
+        for rule in spec.rules_of("align"):
+            if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
+                need = math.lcm(need, self.align_bytes(rule, product))
+        return need
