@@ -52,9 +52,18 @@ _TRUE = np.ones(1, dtype=bool)
 _TRUE.flags.writeable = False
 
 
+_ALL_DEFINED: dict[int, np.ndarray] = {}
+
+
 def _all_defined(size: int) -> np.ndarray:
-    """A read-only all-True mask of `size` bytes, one byte broadcast (what fully_defined looks for)."""
-    return np.ndarray((size,), dtype=bool, buffer=_TRUE, offset=0, strides=(0,))
+    """A read-only all-True mask of `size` bytes, one byte broadcast (what fully_defined looks for); made
+    once per size (read-only, so every Expected may share it; a scope has few sizes)."""
+    mask = _ALL_DEFINED.get(size)
+    if mask is None:
+        if len(_ALL_DEFINED) >= 256:
+            _ALL_DEFINED.clear()
+        mask = _ALL_DEFINED[size] = np.ndarray((size,), dtype=bool, buffer=_TRUE, offset=0, strides=(0,))
+    return mask
 
 
 def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
@@ -74,14 +83,17 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     _validate_memory(memory)
     ctx = context(call, memory, with_readings(rulebook, readings))
     violations = rule_violations(ctx)
-    rejects = [v for v in violations if v.severity == "reject"]
-    if rejects:
-        raise IllegalCall(rejects)
+    if violations:
+        rejects = [v for v in violations if v.severity == "reject"]
+        if rejects:
+            raise IllegalCall(rejects)
     written_scopes = _written_scopes(ctx, memory, bool(violations))
-    image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
+    image, defined, sizes = {}, {}, {}
+    for scope, array in memory.items():
+        image[scope] = array.copy() if scope in written_scopes else _readonly(array)
+        sizes[scope] = size = array.shape[0]
+        defined[scope] = _all_defined(size)
     choices = index_math(call.api).apply(call, image, ctx.units) or []
-    defined = {s: _all_defined(a.shape[0]) for s, a in image.items()}
-    sizes = {s: a.shape[0] for s, a in image.items()}
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, sizes)
         for scope, mask in written.items():

@@ -43,6 +43,15 @@ class Runs(NamedTuple):
     def nbytes(self) -> int:
         return 0 if self.empty else self.count * self.length
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end) in one go, for the checks that read both; (0, 0) when nothing is touched."""
+        first, step, count, length = self
+        if count <= 0 or length <= 0:
+            return 0, 0
+        last = first + step * (count - 1)
+        return (first, last + length) if step >= 0 else (last, first + length)
+
     def starts(self) -> np.ndarray:
         return self.first + self.step * np.arange(max(self.count, 0), dtype=np.int64)
 
@@ -116,6 +125,11 @@ class Spots:
         return self._lowest_highest()[1] + self.length if not self.empty else 0
 
     @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end); (0, 0) when nothing is touched."""
+        return self.begin, self.end
+
+    @property
     def first(self) -> int:
         return int(self.at[0]) if self.count else 0
 
@@ -173,6 +187,11 @@ class Grid(NamedTuple):
     def nbytes(self) -> int:
         return self.count * self.length
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end); (0, 0) when nothing is touched."""
+        return self.begin, self.end
+
     def starts(self) -> np.ndarray:
         o = np.arange(max(self.outer, 0), dtype=np.int64)[:, None]
         k = np.arange(max(self.inner, 0), dtype=np.int64)[None, :]
@@ -211,9 +230,10 @@ class Grid(NamedTuple):
 
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
     """Do two operands' runs (in the same scope) share any byte?"""
-    if a.empty or b.empty:
+    (a_lo, a_hi), (b_lo, b_hi) = a.span, b.span
+    if a_lo == a_hi or b_lo == b_hi:        # one of them touches nothing
         return False
-    if a_base + a.end <= b_base + b.begin or b_base + b.end <= a_base + a.begin:
+    if a_base + a_hi <= b_base + b_lo or b_base + b_hi <= a_base + a_lo:
         return False
     for one, other, one_base, other_base in ((a, b, a_base, b_base), (b, a, b_base, a_base)):
         if _solid(one):                 # one unbroken span: no need to list every run of either
