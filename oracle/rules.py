@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
+from . import screen
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
 from .footprint import Runs, iteration_hits, iterations_identical, overlaps
@@ -405,33 +406,45 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         product = rulebook.product(call.product)
     except ValueError as exc:
         raise CallFormatError(f"call: {exc}") from None
-    if spec.forms and call.form not in spec.forms:
-        raise CallFormatError(f"call.form: {call.form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
-    if not spec.forms and call.form is not None:
-        raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {call.form!r}")
-    expected_args = spec.argument_names(call.form)
-    if expected_args != call.args.keys():
-        for name in sorted(expected_args - set(call.args)):
+    form, args = call.form, call.args
+    shapes = spec.__dict__.setdefault("_call_shapes", {})      # per form: what its calls must look like
+    shape = shapes.get(form)
+    if shape is None:
+        if spec.forms and form not in spec.forms:
+            raise CallFormatError(f"call.form: {form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
+        if not spec.forms and form is not None:
+            raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {form!r}")
+        params, mappings = spec.form_params(form)
+        shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in params],
+                                [(name, spec.is_list(name)) for name in spec.operands])
+    expected_args, mappings, params, operands = shape
+    if expected_args != args.keys():
+        for name in sorted(expected_args - set(args)):
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
-        for name in sorted(set(call.args) - expected_args):
+        for name in sorted(set(args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
-    params, mappings = spec.form_params(call.form)
     for head, fields in mappings.items():                 # mapping arguments: exact fields
-        value = call.args[head]
+        value = args[head]
         if not isinstance(value, Mapping):
             raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
         for extra in sorted(set(value) - fields):
             raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
-    for name, kind in params:                              # the index math may then trust the types
-        value = call.param(name) if "." in name else call.args[name]
+    for name, kind, dotted in params:                      # the index math may then trust the types
+        value = call.param(name) if dotted else args[name]
+        if type(value) is int and kind == "int":           # the usual case, at once
+            continue
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
-    for name in spec.operands:
-        tensors = call.tensors(name) if spec.is_list(name) else [call.tensor(name)]
-        for i, tensor in enumerate(tensors):
-            if tensor.dtype not in rulebook.dtypes:
-                where = f"{name}[{i}]" if spec.is_list(name) else name
-                raise CallFormatError(f"call.args.{where}.dtype: unknown dtype {tensor.dtype!r}")
+    dtypes = rulebook.dtypes
+    for name, is_list in operands:
+        if not is_list:
+            tensor = call.tensor(name)
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}.dtype: unknown dtype {tensor.dtype!r}")
+            continue
+        for i, tensor in enumerate(call.tensors(name)):
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
 
 
@@ -450,7 +463,9 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 
 def violations(ctx: Context) -> list[Violation]:
     call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
-    rules, ambiguities = _plan(ctx)[:2]
+    rules, ambiguities, _, _, quick = _plan(ctx)
+    if quick is not None and quick.holds(ctx):      # the screened rules hold: ask the kinds of the others
+        rules = quick.rest
     concerned = [amb for amb, regions in ambiguities
                  if any(ranges is None or matches(ranges, call, spec) for ranges in regions)
                  and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]
@@ -482,11 +497,12 @@ def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
     return entry[1]
 
 
-def _plan(ctx: Context) -> tuple[list, list, list, dict]:
+def _plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
     """What the call's cell decides, worked out once per cell (kept on the spec, per rulebook) and looked up
     once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
     region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
-    of those with a declared reading that has an index-math variant; and the cell's units."""
+    of those with a declared reading that has an index-math variant; the cell's units; and the screen of
+    its plainest rules (screen.py), or None."""
     plan = ctx.__dict__.get("_plan")
     if plan is not None:
         return plan
@@ -513,7 +529,7 @@ def _plan(ctx: Context) -> tuple[list, list, list, dict]:
         for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
             if isinstance(unit, Mapping):
                 units[name] = unit["elements"] * (width or 1)
-        plan = cache[key] = (rules, ambiguities, declared, units)
+        plan = cache[key] = (rules, ambiguities, declared, units, screen.build(rules, ctx))
     ctx.__dict__["_plan"] = plan
     return plan
 
