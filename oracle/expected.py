@@ -44,7 +44,7 @@ class Expected:
 
 def _readonly(array: np.ndarray) -> np.ndarray:
     view = array.view()
-    view.flags.writeable = False
+    view.setflags(write=False)
     return view
 
 
@@ -66,9 +66,12 @@ def _all_defined(size: int) -> np.ndarray:
     return mask
 
 
+_UINT8 = np.dtype(np.uint8)
+
+
 def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
     for scope, array in memory.items():
-        if not isinstance(array, np.ndarray) or array.dtype != np.uint8 or array.ndim != 1:
+        if not isinstance(array, np.ndarray) or (array.dtype is not _UINT8 and array.dtype != _UINT8) or array.ndim != 1:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
 
 
@@ -93,7 +96,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         image[scope] = array.copy() if scope in written_scopes else _readonly(array)
         sizes[scope] = size = array.shape[0]
         defined[scope] = _all_defined(size)
-    choices = index_math(call.api).apply(call, image, ctx.units) or []
+    choices = index_math(call.api).apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, sizes)
         for scope, mask in written.items():
@@ -111,16 +114,17 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     """The scopes the call's output operands are in; every scope it uses must have an image, large
     enough for what a legal call touches."""
     out = set()
+    entries = ctx.entries
     for name, operand in ctx.spec.operands.items():
         output = operand["role"] == "output"
-        for label, tensor, runs in ctx.entries(name):
+        for label, tensor, runs in entries(name):
             scope = tensor.scope
             if output:
                 out.add(scope)
             image = memory.get(scope)
             if image is None:
                 raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if runs is not None and not undefined and tensor.addr + runs.end > image.shape[0]:
+            if runs is not None and not undefined and tensor.addr + runs.span[1] > image.shape[0]:
                 raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     return out

@@ -98,13 +98,12 @@ class Context:
 
     @_once
     def _entries(self) -> dict[str, list[tuple[str, Tensor, Any]]]:
-        accesses, is_list, out = self.accesses, self.spec.is_list, {}
-        for name, pairs in self.labelled.items():
-            if is_list(name):
-                out[name] = [(label, t, r) for (label, t), r in zip(pairs, accesses[name])]
+        accesses, call, spec, out = self.accesses, self.call, self.spec, {}
+        for name in spec.operands:         # as `labelled` has them (not made here: most calls never read it)
+            if spec.is_list(name):
+                out[name] = [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
             else:
-                (label, t), = pairs
-                out[name] = [(label, t, accesses[name])]
+                out[name] = [(name, call.tensor(name), accesses[name])]
         return out
 
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
@@ -466,10 +465,14 @@ def violations(ctx: Context) -> list[Violation]:
     rules, ambiguities, _, _, quick = _plan(ctx)
     if quick is not None and quick.holds(ctx):      # the screened rules hold: ask the kinds of the others
         rules = quick.rest
-    concerned = [amb for amb, regions in ambiguities
-                 if any(ranges is None or matches(ranges, call, spec) for ranges in regions)
-                 and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]
-    overridden = {rule_id for amb in concerned for rule_id in amb.overrides}   # the reading judges these
+    concerned, overridden = [], set()
+    for amb, regions in ambiguities:
+        for ranges in regions:
+            if ranges is None or matches(ranges, call, spec):
+                if not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks):
+                    concerned.append(amb)
+                    overridden.update(amb.overrides)                  # the reading judges these
+                break
     out = []
     for rule, ranges in rules:
         if (ranges is None or matches(ranges, call, spec)) and rule.id not in overridden:
@@ -490,7 +493,9 @@ def violations(ctx: Context) -> list[Violation]:
 
 def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
     """A cache kept on the spec, one per rulebook that reads it."""
-    caches = spec.__dict__.setdefault(name, {})
+    caches = spec.__dict__.get(name)
+    if caches is None:
+        caches = spec.__dict__[name] = {}
     entry = caches.get(id(rulebook))
     if entry is None or entry[0] is not rulebook:
         entry = caches[id(rulebook)] = (rulebook, {})

@@ -100,6 +100,13 @@ def _bounds(rule, ctx):
     return [rule.fields["operand"]]
 
 
+@_builder("overlap")
+def _overlap(rule, ctx):
+    """Two plain operands: they hold when in different scopes or their spans lie apart (the usual case)."""
+    names = _plain(rule, ctx, "operands")
+    return names and [names]
+
+
 _KINDS = tuple(_BUILDERS)
 
 
@@ -107,8 +114,8 @@ class Screen:
     """The screened rules of one cell: per kind, a table of entries (one per operand a rule names); and
     `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order."""
 
-    __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "itemsize",
-                 "rest")
+    __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
+                 "itemsize", "rest")
 
     def __init__(self, tables: dict[str, list], itemsize, rest: list):
         for kind in _KINDS:
@@ -152,6 +159,19 @@ class Screen:
                     begin, end = runs.span
                     if begin < 0 or end > t.numel * itemsize[t.dtype]:
                         return False
+        if self.overlap:
+            accesses = ctx.accesses
+            for a, b in self.overlap:
+                ta, tb = args[a], args[b]
+                if ta.scope != tb.scope:
+                    continue
+                ra, rb = accesses[a], accesses[b]
+                if ra is None or rb is None:
+                    continue
+                (a_lo, a_hi), (b_lo, b_hi) = ra.span, rb.span
+                if ta.addr + a_hi <= tb.addr + b_lo or tb.addr + b_hi <= ta.addr + a_lo:
+                    continue
+                return False
         return True
 
 

@@ -55,6 +55,7 @@ def _move(**args) -> Call:
      "data_move.dtype.supported"),
     ({"dst": Tensor("UB", 196608, "float16", 256)}, "data_move.dst.capacity"),
     ({"dst": Tensor("L1", 0, "float16", 256)}, "data_move.path.supported"),
+    ({"dst": Tensor("UB", 256, "float16", 256)}, "data_move.overlap"),
 ])
 def test_a_call_that_breaks_a_screened_rule_gets_past_the_screen(change, rule):
     legal = _move()

@@ -24,9 +24,10 @@ def accesses(call: Call, units: Mapping[str, int],
             "dst": Runs(0, length + args["dst_stride"] * units["dst_stride"], nburst, length)}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Runs] | None = None) -> None:
     src, dst = call.tensor("src"), call.tensor("dst")
-    runs = accesses(call, units)
+    runs = runs or accesses(call, units)
     copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
 
 
