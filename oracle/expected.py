@@ -115,8 +115,7 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     enough for what a legal call touches."""
     out = set()
     entries = ctx.entries
-    for name, operand in ctx.spec.operands.items():
-        output = operand["role"] == "output"
+    for name, output in _roles(ctx.spec):
         for label, tensor, runs in entries(name):
             scope = tensor.scope
             if output:
@@ -128,6 +127,14 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
                 raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     return out
+
+
+def _roles(spec) -> tuple[tuple[str, bool], ...]:
+    """(operand, is it an output) of each operand of the spec, made once per spec."""
+    roles = spec.__dict__.get("_roles")
+    if roles is None:
+        roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output") for name, op in spec.operands.items())
+    return roles
 
 
 class WrittenMasks(Mapping):
@@ -165,8 +172,8 @@ def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook
 
 def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    for name, op in ctx.spec.operands.items():
-        if op["role"] != "output":
+    for name, output in _roles(ctx.spec):
+        if not output:
             continue
         for _, tensor, runs in ctx.entries(name):
             mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))

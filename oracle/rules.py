@@ -53,9 +53,11 @@ class Context:
     def units(self) -> dict[str, int]:
         """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
         depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
-        units = dict(_plan(self)[3])
-        for name in self.variants:       # the declared readings' index math, by name in the API's module
-            units = index_math(self.spec.api).VARIANTS[name](units)
+        plan = _plan(self)
+        units = dict(plan[3])
+        if plan[2]:                      # the declared readings' index math, by name in the API's module
+            for name in self.variants:
+                units = index_math(self.spec.api).VARIANTS[name](units)
         return units
 
     @_once
