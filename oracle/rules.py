@@ -74,9 +74,15 @@ class Context:
     @_once
     def cell(self) -> tuple:
         """(product, form, dtype, path): what the call shares with every call of its cell, and all that
-        its units and the `when` of its rules (but parameter ranges) depend on."""
+        its units and the `when` of its rules (but parameter ranges) depend on. The path is kept as the
+        scopes of its two operands (what spec.path_of spells "from->to"), read here without spelling it."""
         call, spec = self.call, self.spec
-        return call.product, call.form, spec.dtype_of_call(call), spec.path_of(call)
+        ends, path = spec.path_operands, None
+        if ends is not None:
+            src, dst = call.args.get(ends[0]), call.args.get(ends[1])
+            if isinstance(src, Tensor) and isinstance(dst, Tensor):
+                path = src.scope, dst.scope
+        return call.product, call.form, spec.dtype_of_call(call), path
 
     @_once
     def accesses(self) -> dict[str, Any]:
