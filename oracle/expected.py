@@ -94,7 +94,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     image, defined, sizes = {}, {}, {}
     for scope, array in memory.items():
         image[scope] = array.copy() if scope in written_scopes else _readonly(array)
-        sizes[scope] = size = array.shape[0]
+        sizes[scope] = size = len(array)
         defined[scope] = _all_defined(size)
     choices = index_math(call.api).apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
@@ -114,26 +114,27 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     """The scopes the call's output operands are in; every scope it uses must have an image, large
     enough for what a legal call touches."""
     out = set()
-    entries = ctx.entries
-    for name, output in _roles(ctx.spec):
-        for label, tensor, runs in entries(name):
+    args, accesses = ctx.call.args, ctx.accesses
+    for name, output, is_list in _roles(ctx.spec):
+        for label, tensor, runs in (ctx.entries(name) if is_list else ((name, args[name], accesses[name]),)):
             scope = tensor.scope
             if output:
                 out.add(scope)
             image = memory.get(scope)
             if image is None:
                 raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if runs is not None and not undefined and tensor.addr + runs.span[1] > image.shape[0]:
+            if runs is not None and not undefined and tensor.addr + runs.span[1] > len(image):
                 raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     return out
 
 
-def _roles(spec) -> tuple[tuple[str, bool], ...]:
-    """(operand, is it an output) of each operand of the spec, made once per spec."""
+def _roles(spec) -> tuple[tuple[str, bool, bool], ...]:
+    """(operand, is it an output, is it a list) of each operand of the spec, made once per spec."""
     roles = spec.__dict__.get("_roles")
     if roles is None:
-        roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output") for name, op in spec.operands.items())
+        roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output", spec.is_list(name))
+                                                for name, op in spec.operands.items())
     return roles
 
 
@@ -172,7 +173,7 @@ def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook
 
 def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    for name, output in _roles(ctx.spec):
+    for name, output, _ in _roles(ctx.spec):
         if not output:
             continue
         for _, tensor, runs in ctx.entries(name):

@@ -111,7 +111,8 @@ class Context:
             if spec.is_list(name):
                 out[name] = [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
             else:
-                out[name] = [(name, call.tensor(name), accesses[name])]
+                tensor = call.args[name]
+                out[name] = [(name, tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
         return out
 
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
@@ -445,7 +446,9 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
     dtypes = rulebook.dtypes
     for name, is_list in operands:
         if not is_list:
-            tensor = call.tensor(name)
+            tensor = args[name]
+            if type(tensor) is not Tensor:
+                tensor = call.tensor(name)                 # a tensor of a subclass, or the format error
             if tensor.dtype not in dtypes:
                 raise CallFormatError(f"call.args.{name}.dtype: unknown dtype {tensor.dtype!r}")
             continue

@@ -97,7 +97,8 @@ def _capacity(rule, ctx):
 
 @_builder("bounds")
 def _bounds(rule, ctx):
-    return [rule.fields["operand"]]
+    names = _plain(rule, ctx, "operand")
+    return names and list(names)
 
 
 @_builder("overlap")
@@ -153,14 +154,15 @@ class Screen:
             limit = limits[t.scope]
             if limit is not None and t.addr + t.numel * itemsize[t.dtype] > limit:
                 return False
-        for operand in self.bounds:
-            for _, t, runs in ctx.entries(operand):
-                if runs is not None:
-                    begin, end = runs.span
-                    if begin < 0 or end > t.numel * itemsize[t.dtype]:
-                        return False
+        accesses = ctx.accesses if self.bounds or self.overlap else None
+        for name in self.bounds:
+            runs = accesses[name]
+            if runs is not None:
+                t = args[name]
+                begin, end = runs.span
+                if begin < 0 or end > t.numel * itemsize[t.dtype]:
+                    return False
         if self.overlap:
-            accesses = ctx.accesses
             for a, b in self.overlap:
                 ta, tb = args[a], args[b]
                 if ta.scope != tb.scope:
