@@ -93,9 +93,13 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     written_scopes = _written_scopes(ctx, memory, bool(violations))
     image, defined, sizes = {}, {}, {}
     for scope, array in memory.items():
-        image[scope] = array.copy() if scope in written_scopes else _readonly(array)
+        if scope in written_scopes:
+            image[scope] = array.copy()
+        else:
+            image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
+            view.setflags(write=False)
         sizes[scope] = size = len(array)
-        defined[scope] = _all_defined(size)
+        defined[scope] = _ALL_DEFINED.get(size) if size in _ALL_DEFINED else _all_defined(size)
     choices = index_math(call.api).apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, sizes)

@@ -154,26 +154,27 @@ class Screen:
             limit = limits[t.scope]
             if limit is not None and t.addr + t.numel * itemsize[t.dtype] > limit:
                 return False
-        accesses = ctx.accesses if self.bounds or self.overlap else None
+        if not (self.bounds or self.overlap):
+            return True
+        accesses, spans = ctx.accesses, {}
         for name in self.bounds:
             runs = accesses[name]
             if runs is not None:
                 t = args[name]
-                begin, end = runs.span
+                spans[name] = begin, end = runs.span
                 if begin < 0 or end > t.numel * itemsize[t.dtype]:
                     return False
-        if self.overlap:
-            for a, b in self.overlap:
-                ta, tb = args[a], args[b]
-                if ta.scope != tb.scope:
-                    continue
-                ra, rb = accesses[a], accesses[b]
-                if ra is None or rb is None:
-                    continue
-                (a_lo, a_hi), (b_lo, b_hi) = ra.span, rb.span
-                if ta.addr + a_hi <= tb.addr + b_lo or tb.addr + b_hi <= ta.addr + a_lo:
-                    continue
-                return False
+        for a, b in self.overlap:
+            ta, tb = args[a], args[b]
+            if ta.scope != tb.scope:
+                continue
+            ra, rb = accesses[a], accesses[b]
+            if ra is None or rb is None:
+                continue
+            (a_lo, a_hi), (b_lo, b_hi) = spans.get(a) or ra.span, spans.get(b) or rb.span
+            if ta.addr + a_hi <= tb.addr + b_lo or tb.addr + b_hi <= ta.addr + a_lo:
+                continue
+            return False
         return True
 
 

@@ -20,14 +20,18 @@ def accesses(call: Call, units: Mapping[str, int],
     args = call.args
     length = args["burst"] * units["burst"]
     nburst = args["nburst"]
-    return {"src": Runs(0, length + args["src_stride"] * units["src_stride"], nburst, length),
-            "dst": Runs(0, length + args["dst_stride"] * units["dst_stride"], nburst, length)}
+    # Runs(first, step, count, length), made without the named tuple's Python-level __new__ (every call)
+    return {"src": _new(Runs, (0, length + args["src_stride"] * units["src_stride"], nburst, length)),
+            "dst": _new(Runs, (0, length + args["dst_stride"] * units["dst_stride"], nburst, length))}
+
+
+_new = tuple.__new__
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
           runs: Mapping[str, Runs] | None = None) -> None:
     src, dst = call.tensor("src"), call.tensor("dst")
-    runs = runs or accesses(call, units)
+    runs = runs or accesses(call, units)         # the context's, when the caller has them
     copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
 
 
