@@ -91,16 +91,22 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         if rejects:
             raise IllegalCall(rejects)
     written_scopes = _written_scopes(ctx, memory, bool(violations))
+    math = index_math(call.api)
+    made = None              # a legal call's written scopes, made in one pass where the API can
+    if not violations and hasattr(math, "applied"):
+        made = math.applied(call, memory, ctx.units, ctx.accesses)
     image, defined, sizes = {}, {}, {}
     for scope, array in memory.items():
-        if scope in written_scopes:
+        if made is not None and scope in made:
+            image[scope] = made[scope]
+        elif scope in written_scopes:
             image[scope] = array.copy()
         else:
             image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
             view.setflags(write=False)
         sizes[scope] = size = len(array)
         defined[scope] = _ALL_DEFINED.get(size) if size in _ALL_DEFINED else _all_defined(size)
-    choices = index_math(call.api).apply(call, image, ctx.units, ctx.accesses) or []
+    choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, sizes)
         for scope, mask in written.items():

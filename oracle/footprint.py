@@ -279,6 +279,25 @@ def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,
     dst.view(dst_buf, dst_base)[...] = src.view(src_buf, src_base)
 
 
+def landed(dst_buf: np.ndarray, dst_base: int, dst: Runs,
+           src_buf: np.ndarray, src_base: int, src: Runs) -> np.ndarray | None:
+    """A new array: `dst_buf` with run k of the source landed on run k of the destination, as copy_runs on
+    a copy of dst_buf would leave it, made in one pass (every byte written once, none copied to be
+    overwritten) where both sides are one unbroken span inside their buffers; None otherwise."""
+    if src.count != dst.count or src.length != dst.length:
+        raise ValueError("landed needs the same number and length of runs on both sides")
+    if src.empty or not (src.count == 1 or src.step == src.length) or not (dst.count == 1 or dst.step == dst.length):
+        return None
+    n, lo, at = src.count * src.length, dst_base + dst.first, src_base + src.first
+    if lo < 0 or lo + n > dst_buf.shape[0] or at < 0 or at + n > src_buf.shape[0]:
+        return None
+    out = np.empty_like(dst_buf)
+    out[:lo] = dst_buf[:lo]
+    out[lo:lo + n] = src_buf[at:at + n]
+    out[lo + n:] = dst_buf[lo + n:]
+    return out
+
+
 def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = True) -> None:
     """Set the bytes of `runs` (at `base`) in a per-byte mask (bytes past its end are left out)."""
     if runs.empty:

@@ -11,6 +11,10 @@
                                           Runs / Grid does not work them out again (the offset-addressed
                                           ones, and vec_trans_scatter, work from the image instead)
 
+Optionally `applied(call, memory, units, runs=None) -> {scope: image} | None`: for a legal call, the
+new images of every scope the call writes, made from `memory` (not modified) in one pass, where the
+API's moves allow it (None: the caller copies those scopes and calls apply); data_move has one.
+
 and a dict `VARIANTS`: name -> function turning the call's units into those of that index-math variant
 (a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes
 nothing). Context.units applies the variants of the declared readings whose region holds the call, so
