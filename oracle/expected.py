@@ -44,7 +44,7 @@ class Expected:
 
 def _readonly(array: np.ndarray) -> np.ndarray:
     view = array.view()
-    view.flags.writeable = False
+    view.setflags(write=False)
     return view
 
 
@@ -52,14 +52,26 @@ _TRUE = np.ones(1, dtype=bool)
 _TRUE.flags.writeable = False
 
 
+_ALL_DEFINED: dict[int, np.ndarray] = {}
+
+
 def _all_defined(size: int) -> np.ndarray:
-    """A read-only all-True mask of `size` bytes, one byte broadcast (what fully_defined looks for)."""
-    return np.ndarray((size,), dtype=bool, buffer=_TRUE, offset=0, strides=(0,))
+    """A read-only all-True mask of `size` bytes, one byte broadcast (what fully_defined looks for); made
+    once per size (read-only, so every Expected may share it; a scope has few sizes)."""
+    mask = _ALL_DEFINED.get(size)
+    if mask is None:
+        if len(_ALL_DEFINED) >= 256:
+            _ALL_DEFINED.clear()
+        mask = _ALL_DEFINED[size] = np.ndarray((size,), dtype=bool, buffer=_TRUE, offset=0, strides=(0,))
+    return mask
+
+
+_UINT8 = np.dtype(np.uint8)
 
 
 def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
     for scope, array in memory.items():
-        if not isinstance(array, np.ndarray) or array.dtype != np.uint8 or array.ndim != 1:
+        if not isinstance(array, np.ndarray) or (array.dtype is not _UINT8 and array.dtype != _UINT8) or array.ndim != 1:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
 
 
@@ -74,14 +86,27 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     _validate_memory(memory)
     ctx = context(call, memory, with_readings(rulebook, readings))
     violations = rule_violations(ctx)
-    rejects = [v for v in violations if v.severity == "reject"]
-    if rejects:
-        raise IllegalCall(rejects)
+    if violations:
+        rejects = [v for v in violations if v.severity == "reject"]
+        if rejects:
+            raise IllegalCall(rejects)
     written_scopes = _written_scopes(ctx, memory, bool(violations))
-    image = {s: (a.copy() if s in written_scopes else _readonly(a)) for s, a in memory.items()}
-    choices = index_math(call.api).apply(call, image, ctx.units) or []
-    defined = {s: _all_defined(a.shape[0]) for s, a in image.items()}
-    sizes = {s: a.shape[0] for s, a in image.items()}
+    math = index_math(call.api)
+    made = None              # a legal call's written scopes, made in one pass where the API can
+    if not violations and hasattr(math, "applied"):
+        made = math.applied(call, memory, ctx.units, ctx.accesses)
+    image, defined, sizes = {}, {}, {}
+    for scope, array in memory.items():
+        if made is not None and scope in made:
+            image[scope] = made[scope]
+        elif scope in written_scopes:
+            image[scope] = array.copy()
+        else:
+            image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
+            view.setflags(write=False)
+        sizes[scope] = size = len(array)
+        defined[scope] = _ALL_DEFINED.get(size) if size in _ALL_DEFINED else _all_defined(size)
+    choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, sizes)
         for scope, mask in written.items():
@@ -99,19 +124,28 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     """The scopes the call's output operands are in; every scope it uses must have an image, large
     enough for what a legal call touches."""
     out = set()
-    for name, operand in ctx.spec.operands.items():
-        output = operand["role"] == "output"
-        for label, tensor, runs in ctx.entries(name):
+    args, accesses = ctx.call.args, ctx.accesses
+    for name, output, is_list in _roles(ctx.spec):
+        for label, tensor, runs in (ctx.entries(name) if is_list else ((name, args[name], accesses[name]),)):
             scope = tensor.scope
             if output:
                 out.add(scope)
             image = memory.get(scope)
             if image is None:
                 raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if runs is not None and not undefined and tensor.addr + runs.end > image.shape[0]:
+            if runs is not None and not undefined and tensor.addr + runs.span[1] > len(image):
                 raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     return out
+
+
+def _roles(spec) -> tuple[tuple[str, bool, bool], ...]:
+    """(operand, is it an output, is it a list) of each operand of the spec, made once per spec."""
+    roles = spec.__dict__.get("_roles")
+    if roles is None:
+        roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output", spec.is_list(name))
+                                                for name, op in spec.operands.items())
+    return roles
 
 
 class WrittenMasks(Mapping):
@@ -149,8 +183,8 @@ def written_mask(call: Call, memory_sizes: Mapping[str, int], rulebook: Rulebook
 
 def _written(ctx: Context, memory_sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
     out: dict[str, np.ndarray] = {}
-    for name, op in ctx.spec.operands.items():
-        if op["role"] != "output":
+    for name, output, _ in _roles(ctx.spec):
+        if not output:
             continue
         for _, tensor, runs in ctx.entries(name):
             mask = out.setdefault(tensor.scope, np.zeros(memory_sizes[tensor.scope], dtype=bool))

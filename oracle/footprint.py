@@ -43,6 +43,15 @@ class Runs(NamedTuple):
     def nbytes(self) -> int:
         return 0 if self.empty else self.count * self.length
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end) in one go, for the checks that read both; (0, 0) when nothing is touched."""
+        first, step, count, length = self
+        if count <= 0 or length <= 0:
+            return 0, 0
+        last = first + step * (count - 1)
+        return (first, last + length) if step >= 0 else (last, first + length)
+
     def starts(self) -> np.ndarray:
         return self.first + self.step * np.arange(max(self.count, 0), dtype=np.int64)
 
@@ -116,6 +125,11 @@ class Spots:
         return self._lowest_highest()[1] + self.length if not self.empty else 0
 
     @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end); (0, 0) when nothing is touched."""
+        return self.begin, self.end
+
+    @property
     def first(self) -> int:
         return int(self.at[0]) if self.count else 0
 
@@ -173,6 +187,11 @@ class Grid(NamedTuple):
     def nbytes(self) -> int:
         return self.count * self.length
 
+    @property
+    def span(self) -> tuple[int, int]:
+        """(begin, end); (0, 0) when nothing is touched."""
+        return self.begin, self.end
+
     def starts(self) -> np.ndarray:
         o = np.arange(max(self.outer, 0), dtype=np.int64)[:, None]
         k = np.arange(max(self.inner, 0), dtype=np.int64)[None, :]
@@ -211,9 +230,10 @@ class Grid(NamedTuple):
 
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
     """Do two operands' runs (in the same scope) share any byte?"""
-    if a.empty or b.empty:
+    (a_lo, a_hi), (b_lo, b_hi) = a.span, b.span
+    if a_lo == a_hi or b_lo == b_hi:        # one of them touches nothing
         return False
-    if a_base + a.end <= b_base + b.begin or b_base + b.end <= a_base + a.begin:
+    if a_base + a_hi <= b_base + b_lo or b_base + b_hi <= a_base + a_lo:
         return False
     for one, other, one_base, other_base in ((a, b, a_base, b_base), (b, a, b_base, a_base)):
         if _solid(one):                 # one unbroken span: no need to list every run of either
@@ -257,6 +277,21 @@ def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,
         dst_buf[dst_base + dst.first:dst_base + dst.first + n] = src_buf[src_base + src.first:src_base + src.first + n]
         return
     dst.view(dst_buf, dst_base)[...] = src.view(src_buf, src_base)
+
+
+def landed(dst_buf: np.ndarray, dst_base: int, dst: Runs,
+           src_buf: np.ndarray, src_base: int, src: Runs) -> np.ndarray | None:
+    """A new array: `dst_buf` with run k of the source landed on run k of the destination, as copy_runs on
+    a copy of dst_buf would leave it, made in one pass (every byte written once, none copied to be
+    overwritten) where both sides are one unbroken span inside their buffers; None otherwise."""
+    if src.count != dst.count or src.length != dst.length:
+        raise ValueError("landed needs the same number and length of runs on both sides")
+    if src.empty or not (src.count == 1 or src.step == src.length) or not (dst.count == 1 or dst.step == dst.length):
+        return None
+    n, lo, at = src.count * src.length, dst_base + dst.first, src_base + src.first
+    if lo < 0 or lo + n > dst_buf.shape[0] or at < 0 or at + n > src_buf.shape[0]:
+        return None
+    return np.concatenate((dst_buf[:lo], src_buf[at:at + n], dst_buf[lo + n:]))     # the three parts, in order
 
 
 def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = True) -> None:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
+from . import screen
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
 from .footprint import Runs, iteration_hits, iterations_identical, overlaps
@@ -52,39 +53,36 @@ class Context:
     def units(self) -> dict[str, int]:
         """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
         depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
-        cache = _cache(self.spec, "_units", self.rulebook)
-        key = self.cell
-        variants = self.variants
-        if key not in cache:
-            dtype = key[2]
-            units = self.spec.units(self.call)
-            width = self.rulebook.itemsize(dtype) if dtype in self.rulebook.dtypes else None
-            if width is not None:
-                units["element"] = width
-            for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
-                if isinstance(unit, Mapping):
-                    units[name] = unit["elements"] * (width or 1)
-            cache[key] = units
-        units = dict(cache[key])
-        for name in variants:            # the declared readings' index math, by name in the API's module
-            units = index_math(self.spec.api).VARIANTS[name](units)
+        plan = _plan(self)
+        units = dict(plan[3])
+        if plan[2]:                      # the declared readings' index math, by name in the API's module
+            for name in self.variants:
+                units = index_math(self.spec.api).VARIANTS[name](units)
         return units
 
     @_once
     def variants(self) -> tuple[str, ...]:
         """The index-math variants of the declared readings whose region holds the call (by the region's
         `when` alone: a reading with a variant changes what moves, so its region cannot depend on it)."""
+        declared = _plan(self)[2]
+        if not declared:                 # no declared reading with a variant covers the cell: the usual case
+            return ()
         call, spec, matches = self.call, self.spec, self.rulebook.matches
-        return tuple(amb.declared.variant for amb, regions in _plan(self)[1]
-                     if amb.declared is not None and amb.declared.variant
-                     and any(ranges is None or matches(ranges, call, spec) for ranges in regions))
+        return tuple(variant for variant, regions in declared
+                     if any(ranges is None or matches(ranges, call, spec) for ranges in regions))
 
     @_once
     def cell(self) -> tuple:
         """(product, form, dtype, path): what the call shares with every call of its cell, and all that
-        its units and the `when` of its rules (but parameter ranges) depend on."""
+        its units and the `when` of its rules (but parameter ranges) depend on. The path is kept as the
+        scopes of its two operands (what spec.path_of spells "from->to"), read here without spelling it."""
         call, spec = self.call, self.spec
-        return call.product, call.form, spec.dtype_of_call(call), spec.path_of(call)
+        ends, path = spec.path_operands, None
+        if ends is not None:
+            src, dst = call.args.get(ends[0]), call.args.get(ends[1])
+            if isinstance(src, Tensor) and isinstance(dst, Tensor):
+                path = src.scope, dst.scope
+        return call.product, call.form, spec.dtype_of_call(call), path
 
     @_once
     def accesses(self) -> dict[str, Any]:
@@ -108,10 +106,13 @@ class Context:
 
     @_once
     def _entries(self) -> dict[str, list[tuple[str, Tensor, Any]]]:
-        accesses, out = self.accesses, {}
-        for name, pairs in self.labelled.items():
-            runs = accesses[name] if self.spec.is_list(name) else [accesses[name]]
-            out[name] = [(label, t, r) for (label, t), r in zip(pairs, runs)]
+        accesses, call, spec, out = self.accesses, self.call, self.spec, {}
+        for name in spec.operands:         # as `labelled` has them (not made here: most calls never read it)
+            if spec.is_list(name):
+                out[name] = [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
+            else:
+                tensor = call.args[name]
+                out[name] = [(name, tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
         return out
 
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
@@ -169,6 +170,9 @@ def _dtype(rule: Rule, ctx: Context) -> str | None:
 @kind("same_dtype")
 def _same_dtype(rule: Rule, ctx: Context) -> str | None:
     """Every tensor of the operands (each entry of a list operand) has one dtype."""
+    labelled = ctx.labelled
+    if len({t.dtype for name in rule.fields["operands"] for _, t in labelled[name]}) <= 1:
+        return None
     dtypes = _dtypes(ctx, rule.fields["operands"])
     if len(set(dtypes.values())) > 1:
         first = next(iter(dtypes.values()))
@@ -209,21 +213,25 @@ def _range(rule: Rule, ctx: Context) -> str | None:
 
 @kind("align")
 def _align(rule: Rule, ctx: Context) -> str | None:
-    need = ctx.rulebook.align_bytes(rule, ctx.product)
+    scope, need = rule.fields["scope"], None
     for label, tensor in ctx.labelled[rule.fields["operand"]]:
-        if tensor.scope == rule.fields["scope"] and tensor.addr % need:
-            return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
+        if tensor.scope == scope:                          # the rule speaks of this scope only
+            if need is None:
+                need = ctx.rulebook.align_bytes(rule, ctx.product)
+            if tensor.addr % need:
+                return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
     return None
 
 
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
     for label, tensor, runs in ctx.entries(rule.fields["operand"]):
-        if runs is None or runs.empty:
+        if runs is None:
             continue
+        begin, end = runs.span                             # (0, 0) when it touches nothing: inside
         size = ctx.nbytes(tensor)
-        if runs.begin < 0 or runs.end > size:
-            return (f"{label} is accessed at bytes [{runs.begin}, {runs.end}) of a tensor of {size} bytes "
+        if begin < 0 or end > size:
+            return (f"{label} is accessed at bytes [{begin}, {end}) of a tensor of {size} bytes "
                     f"({tensor.numel} x {tensor.dtype})")
     return None
 
@@ -231,10 +239,13 @@ def _bounds(rule: Rule, ctx: Context) -> str | None:
 @kind("capacity")
 def _capacity(rule: Rule, ctx: Context) -> str | None:
     """A tensor lies inside its buffer; `reserve` bytes at the top of the buffer are left out."""
+    product = ctx.product
     for label, tensor in ctx.labelled[rule.fields["operand"]]:
-        if not ctx.product.has_scope(tensor.scope):
+        if tensor.scope == "GM":                           # every product has one, unbounded
+            continue
+        if not product.has_scope(tensor.scope):
             return f"{ctx.call.product} has no {tensor.scope}"
-        cap = ctx.product.capacity(tensor.scope) if tensor.scope != "GM" else None
+        cap = product.capacity(tensor.scope)
         if cap is None:
             continue
         cap -= rule.fields.get("reserve", 0)
@@ -249,11 +260,15 @@ def _overlap(rule: Rule, ctx: Context) -> str | None:
     """With `allow: identical`, two operands given as the same tensor (scope, address, bytes) overlap 100%:
     allowed (the general constraint: "100% overlap or none")."""
     a, b = rule.fields["operands"]
+    identical = rule.get("allow") == "identical"
+    entries_b = ctx.entries(b)
     for la, ta, ra in ctx.entries(a):
-        for lb, tb, rb in ctx.entries(b):
-            if rule.get("allow") == "identical" and (ta.scope, ta.addr, ctx.nbytes(ta)) == (tb.scope, tb.addr, ctx.nbytes(tb)):
+        for lb, tb, rb in entries_b:
+            if ra is None or rb is None or ta.scope != tb.scope:
                 continue
-            if ra is not None and rb is not None and ta.scope == tb.scope and overlaps(ta.addr, ra, tb.addr, rb):
+            if identical and ta.addr == tb.addr and ctx.nbytes(ta) == ctx.nbytes(tb):
+                continue
+            if overlaps(ta.addr, ra, tb.addr, rb):
                 return f"the bytes {la} and {lb} access in {ta.scope} overlap"
     return None
 
@@ -399,33 +414,47 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         product = rulebook.product(call.product)
     except ValueError as exc:
         raise CallFormatError(f"call: {exc}") from None
-    if spec.forms and call.form not in spec.forms:
-        raise CallFormatError(f"call.form: {call.form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
-    if not spec.forms and call.form is not None:
-        raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {call.form!r}")
-    expected_args = spec.argument_names(call.form)
-    if expected_args != call.args.keys():
-        for name in sorted(expected_args - set(call.args)):
+    form, args = call.form, call.args
+    shapes = spec.__dict__.setdefault("_call_shapes", {})      # per form: what its calls must look like
+    shape = shapes.get(form)
+    if shape is None:
+        if spec.forms and form not in spec.forms:
+            raise CallFormatError(f"call.form: {form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
+        if not spec.forms and form is not None:
+            raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {form!r}")
+        params, mappings = spec.form_params(form)
+        shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in params],
+                                [(name, spec.is_list(name)) for name in spec.operands])
+    expected_args, mappings, params, operands = shape
+    if expected_args != args.keys():
+        for name in sorted(expected_args - set(args)):
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
-        for name in sorted(set(call.args) - expected_args):
+        for name in sorted(set(args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
-    params, mappings = spec.form_params(call.form)
     for head, fields in mappings.items():                 # mapping arguments: exact fields
-        value = call.args[head]
+        value = args[head]
         if not isinstance(value, Mapping):
             raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
         for extra in sorted(set(value) - fields):
             raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
-    for name, kind in params:                              # the index math may then trust the types
-        value = call.param(name) if "." in name else call.args[name]
+    for name, kind, dotted in params:                      # the index math may then trust the types
+        value = call.param(name) if dotted else args[name]
+        if type(value) is int and kind == "int":           # the usual case, at once
+            continue
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
-    for name in spec.operands:
-        tensors = call.tensors(name) if spec.is_list(name) else [call.tensor(name)]
-        for i, tensor in enumerate(tensors):
-            if tensor.dtype not in rulebook.dtypes:
-                where = f"{name}[{i}]" if spec.is_list(name) else name
-                raise CallFormatError(f"call.args.{where}.dtype: unknown dtype {tensor.dtype!r}")
+    dtypes = rulebook.dtypes
+    for name, is_list in operands:
+        if not is_list:
+            tensor = args[name]
+            if type(tensor) is not Tensor:
+                tensor = call.tensor(name)                 # a tensor of a subclass, or the format error
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}.dtype: unknown dtype {tensor.dtype!r}")
+            continue
+        for i, tensor in enumerate(call.tensors(name)):
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
 
 
@@ -444,14 +473,20 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 
 def violations(ctx: Context) -> list[Violation]:
     call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
-    rules, ambiguities = _plan(ctx)
-    concerned = [amb for amb, regions in ambiguities
-                 if any(ranges is None or matches(ranges, call, spec) for ranges in regions)
-                 and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]
-    overridden = {rule_id for amb in concerned for rule_id in amb.overrides}   # the reading judges these
+    rules, ambiguities, _, _, quick = _plan(ctx)
+    if quick is not None and quick.holds(ctx):      # the screened rules hold: ask the kinds of the others
+        rules = quick.rest
+    concerned, overridden = [], set()
+    for amb, regions in ambiguities:
+        for ranges in regions:
+            if ranges is None or matches(ranges, call, spec):
+                if not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks):
+                    concerned.append(amb)
+                    overridden.update(amb.overrides)                  # the reading judges these
+                break
     out = []
     for rule, ranges in rules:
-        if rule.id not in overridden and (ranges is None or matches(ranges, call, spec)):
+        if (ranges is None or matches(ranges, call, spec)) and rule.id not in overridden:
             message = KINDS[rule.kind](rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
@@ -469,20 +504,29 @@ def violations(ctx: Context) -> list[Violation]:
 
 def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
     """A cache kept on the spec, one per rulebook that reads it."""
-    caches = spec.__dict__.setdefault(name, {})
+    caches = spec.__dict__.get(name)
+    if caches is None:
+        caches = spec.__dict__[name] = {}
     entry = caches.get(id(rulebook))
     if entry is None or entry[0] is not rulebook:
         entry = caches[id(rulebook)] = (rulebook, {})
     return entry[1]
 
 
-def _plan(ctx: Context) -> tuple[list, list]:
-    """(rule, its `when` ranges or None) of each rule, and (ambiguity, the ranges of each region) of each
-    ambiguity, whose products, forms, dtypes and paths cover the call."""
-    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
-    key = ctx.cell
-    cache = _cache(spec, "_plans", ctx.rulebook)
-    if key not in cache:
+def _plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
+    """What the call's cell decides, worked out once per cell (kept on the spec, per rulebook) and looked up
+    once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
+    region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
+    of those with a declared reading that has an index-math variant; the cell's units; and the screen of
+    its plainest rules (screen.py), or None."""
+    plan = ctx.__dict__.get("_plan")
+    if plan is not None:
+        return plan
+    call, spec, rulebook = ctx.call, ctx.spec, ctx.rulebook
+    matches, key = rulebook.matches, ctx.cell
+    cache = _cache(spec, "_plans", rulebook)
+    plan = cache.get(key)
+    if plan is None:
         rules = [(rule, ranges) for rule in spec.rules
                  for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
         ambiguities = []
@@ -490,8 +534,20 @@ def _plan(ctx: Context) -> tuple[list, list]:
             regions = [ranges for shared, ranges in map(_split, amb.regions) if matches(shared, call, spec)]
             if regions:
                 ambiguities.append((amb, regions))
-        cache[key] = (rules, ambiguities)
-    return cache[key]
+        declared = [(amb.declared.variant, regions) for amb, regions in ambiguities
+                    if amb.declared is not None and amb.declared.variant]
+        # units: they depend on the call's path and dtype only
+        dtype = key[2]
+        units = spec.units(call)
+        width = rulebook.itemsize(dtype) if dtype in rulebook.dtypes else None
+        if width is not None:
+            units["element"] = width
+        for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
+            if isinstance(unit, Mapping):
+                units[name] = unit["elements"] * (width or 1)
+        plan = cache[key] = (rules, ambiguities, declared, units, screen.build(rules, ctx))
+    ctx.__dict__["_plan"] = plan
+    return plan
 
 
 def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:

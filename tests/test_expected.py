@@ -331,3 +331,32 @@ def test_malformed_call_is_a_format_error():
         args = dict(GM_TO_UB.args)
         del args["sid"]
         expected(Call("data_move", "ascend910b", args), random_memory(17, GM=256, UB=256))
+
+
+# -- a legal data_move whose bursts lie back to back is made in one pass (data_move.applied) -------------
+@pytest.mark.parametrize("dst,src,nburst,burst,src_stride,dst_stride,one_pass", [
+    (Tensor("UB", 98304, "uint8", 98304), Tensor("UB", 0, "uint8", 98304), 1, 3072, 0, 0, True),  # the largest
+    (Tensor("UB", 4096, "float16", 512), Tensor("UB", 0, "float16", 512), 4, 8, 0, 0, True),      # back to back
+    (Tensor("UB", 0, "float16", 512), Tensor("GM", 7, "float16", 512), 1, 32, 0, 0, True),        # GM -> UB
+    (Tensor("UB", 196608 - 1024, "uint8", 1024), Tensor("UB", 0, "uint8", 1024), 1, 32, 0, 0, True),  # at the top
+    (Tensor("GM", 0, "float16", 512), Tensor("UB", 1024, "float16", 512), 2, 4, 0, 4, False),     # dst gaps
+    (Tensor("UB", 8192, "float16", 512), Tensor("UB", 0, "float16", 512), 2, 4, 4, 0, False),     # src gaps
+])
+def test_a_move_made_in_one_pass_leaves_the_image_copy_and_apply_leave(dst, src, nburst, burst, src_stride,
+                                                                       dst_stride, one_pass):
+    from oracle.apis import data_move
+    from oracle.rules import context
+    call = dm(dst, src, nburst=nburst, burst=burst, src_stride=src_stride, dst_stride=dst_stride)
+    memory = random_memory(5, GM=1 << 16, UB=196608, L1=1024)
+    before = {s: a.copy() for s, a in memory.items()}
+    want, _ = reference(call, memory)
+    ctx = context(call, memory)
+    made = data_move.applied(call, memory, ctx.units, ctx.accesses)
+    assert (made is not None) == one_pass
+    result = expected(call, memory)
+    assert_images_equal(result.memory, want)
+    assert_images_equal(memory, before)                                  # the input is not modified
+    if one_pass:
+        assert set(made) == {dst.scope} and made[dst.scope].tobytes() == want[dst.scope].tobytes()
+        assert not np.shares_memory(result.memory[dst.scope], memory[dst.scope])
+        assert result.memory[dst.scope].flags.writeable and result.fully_defined(dst.scope)

@@ -3,9 +3,17 @@
     accesses(call, units, memory=None) -> {operand: Runs}   bytes each operand touches, relative to its
                                           addr (a list operand: one Runs per entry; an operand addressed
                                           by offsets in memory: Spots, or None without memory)
-    apply(call, image, units) -> list | None              performs a legal call on `image` in place;
+    apply(call, image, units, runs=None) -> list | None   performs a legal call on `image` in place;
                                           may return the places left open, as (scope, addr, candidates):
-                                          several elements sent to one place, any of which may stay
+                                          several elements sent to one place, any of which may stay.
+                                          `runs`: accesses(call, units) where the caller has them
+                                          (Context.accesses), so that an API whose moves follow its
+                                          Runs / Grid does not work them out again (the offset-addressed
+                                          ones, and vec_trans_scatter, work from the image instead)
+
+Optionally `applied(call, memory, units, runs=None) -> {scope: image} | None`: for a legal call, the
+new images of every scope the call writes, made from `memory` (not modified) in one pass, where the
+API's moves allow it (None: the caller copies those scopes and calls apply); data_move has one.
 
 and a dict `VARIANTS`: name -> function turning the call's units into those of that index-math variant
 (a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes

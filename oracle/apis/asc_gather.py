@@ -32,7 +32,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
     index, at = moved(call, units, call.form in ("count", "count_sync"), elements)

@@ -34,9 +34,10 @@ def accesses(call: Call, units: Mapping[str, int],
                         p["dstDStride"] * units["intriParams.dstDStride"], p["nValue"], p["dValue"] * width)}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Grid] | None = None) -> None:
     p, fractal = _fields(call), units["fractal"]
-    acc = accesses(call, units)
+    acc = runs or accesses(call, units)
     src, dst = call.tensor("src"), call.tensor("dst")
     s, d = acc["src"], acc["dst"]
     if s.empty or d.empty:

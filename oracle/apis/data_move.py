@@ -11,7 +11,7 @@ from typing import Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, copy_runs
+from ..footprint import Runs, copy_runs, landed
 
 
 def accesses(call: Call, units: Mapping[str, int],
@@ -20,14 +20,29 @@ def accesses(call: Call, units: Mapping[str, int],
     args = call.args
     length = args["burst"] * units["burst"]
     nburst = args["nburst"]
-    return {"src": Runs(0, length + args["src_stride"] * units["src_stride"], nburst, length),
-            "dst": Runs(0, length + args["dst_stride"] * units["dst_stride"], nburst, length)}
+    # Runs(first, step, count, length), made without the named tuple's Python-level __new__ (every call)
+    return {"src": _new(Runs, (0, length + args["src_stride"] * units["src_stride"], nburst, length)),
+            "dst": _new(Runs, (0, length + args["dst_stride"] * units["dst_stride"], nburst, length))}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+_new = tuple.__new__
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Runs] | None = None) -> None:
     src, dst = call.tensor("src"), call.tensor("dst")
-    runs = accesses(call, units)
+    runs = runs or accesses(call, units)         # the context's, when the caller has them
     copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
+
+
+def applied(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
+    """{dst's scope: its image after the call}, made from `memory` (not modified) in one pass where the
+    bursts lie back to back on both sides (the usual large move); None otherwise (copy, then apply)."""
+    src, dst = call.tensor("src"), call.tensor("dst")
+    runs = runs or accesses(call, units)
+    image = landed(memory[dst.scope], dst.addr, runs["dst"], memory[src.scope], src.addr, runs["src"])
+    return None if image is None else {dst.scope: image}
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

@@ -36,7 +36,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
     """Writes every element; returns the places several elements were sent to: (scope, starts, values),
     one row per element sent to a shared place, sorted by place."""
     width = units["element"]

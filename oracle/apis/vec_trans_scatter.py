@@ -53,7 +53,7 @@ def part_offsets(call: Call, units: Mapping[str, int]) -> tuple[int, int, int]:
     return half, half * bool(call.args["src_high_half"]), half * bool(call.args["dst_high_half"])
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int]) -> None:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> None:
     args = call.args
     src, dst = args["src_list"], args["dst_list"]
     repeat, width = args["repeat_times"], units["element"]

@@ -1,0 +1,194 @@
+"""A cell's quick pass over its plainest rules: "every one of them holds", told in a few loops per call
+instead of one kind function per rule.
+
+`violations` asks each rule's kind (rules.py) for its verdict and message; most calls break nothing, and
+for them that is a Python call per rule. A cell's screen holds, per screened rule, the rule's own numbers
+(from the YAML) and the cell's constants (the product's block size, capacities, allowed paths), and says
+only one thing: every screened rule holds for this call. When it cannot say so (a rule may be broken, a
+value is of an unusual type), every rule is asked of its kind as before, so the kinds alone word and
+decide every violation. A screened rule's test here is its kind's passing condition, no wider:
+tests/test_check_screen.py holds each one to its kind on drawn calls of every cell, broken ones included.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .call import SCOPES
+
+# kind -> builder(rule, ctx) -> an entry of the screen's table for that kind, _PASS (the rule holds for
+# every call of the cell), or None (left to the kind). A builder reads only what every call of the cell
+# shares (the rule, the spec, the rulebook, the product); Screen.holds reads the call.
+_BUILDERS: dict[str, Callable[[Any, Any], Any]] = {}
+_PASS = object()
+
+
+def _builder(kind: str):
+    def register(fn):
+        _BUILDERS[kind] = fn
+        return fn
+    return register
+
+
+def _plain(rule, ctx, key: str) -> tuple | None:
+    """The operands a rule names, when none is a list operand (those are left to the kinds)."""
+    names = rule.fields[key]
+    names = (names,) if isinstance(names, str) else tuple(names)
+    return None if any(ctx.spec.is_list(name) for name in names) else names
+
+
+@_builder("range")
+def _range(rule, ctx):
+    name = rule.fields["param"]
+    return None if "." in name else [(name, rule.fields["min"], rule.fields["max"])]
+
+
+@_builder("align")
+def _align(rule, ctx):
+    names = _plain(rule, ctx, "operand")
+    need = ctx.rulebook.align_bytes(rule, ctx.product)
+    return names and [(name, rule.fields["scope"], need) for name in names]
+
+
+@_builder("dtype")
+def _dtype(rule, ctx):
+    names, allowed = _plain(rule, ctx, "operands"), frozenset(rule.fields["allowed"])
+    return names and [(name, allowed) for name in names]
+
+
+@_builder("same_dtype")
+def _same_dtype(rule, ctx):
+    names = _plain(rule, ctx, "operands")
+    return names and [(names[0], other) for other in names[1:]] or (_PASS if names else None)
+
+
+@_builder("scope")
+def _scope(rule, ctx):
+    names, allowed = _plain(rule, ctx, "operand"), frozenset(rule.fields["allowed"])
+    return names and [(name, allowed) for name in names]
+
+
+@_builder("product")
+def _product(rule, ctx):
+    return _PASS if ctx.call.product in rule.fields["products"] else None
+
+
+@_builder("path")
+def _path(rule, ctx):
+    allowed = rule.fields["allowed"].get(ctx.call.product)
+    if allowed is None:                 # the kind leaves such a product to the product rule
+        return _PASS
+    return [(rule.fields["from"], rule.fields["to"], frozenset(tuple(path.split("->")) for path in allowed))]
+
+
+@_builder("capacity")
+def _capacity(rule, ctx):
+    """Per scope the product has: the highest end a tensor there may have (None: unbounded)."""
+    product, reserve = ctx.product, rule.fields.get("reserve", 0)
+    limits = {}
+    for scope in SCOPES:
+        if scope == "GM":
+            limits[scope] = None
+        elif product.has_scope(scope):
+            cap = product.capacity(scope)
+            limits[scope] = None if cap is None else cap - reserve
+    names = _plain(rule, ctx, "operand")
+    return names and [(name, limits) for name in names]
+
+
+@_builder("bounds")
+def _bounds(rule, ctx):
+    names = _plain(rule, ctx, "operand")
+    return names and list(names)
+
+
+@_builder("overlap")
+def _overlap(rule, ctx):
+    """Two plain operands: they hold when in different scopes or their spans lie apart (the usual case)."""
+    names = _plain(rule, ctx, "operands")
+    return names and [names]
+
+
+_KINDS = tuple(_BUILDERS)
+
+
+class Screen:
+    """The screened rules of one cell: per kind, a table of entries (one per operand a rule names); and
+    `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order."""
+
+    __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
+                 "itemsize", "rest")
+
+    def __init__(self, tables: dict[str, list], itemsize, rest: list):
+        for kind in _KINDS:
+            if kind != "product":
+                setattr(self, kind, tuple(tables.get(kind, ())))
+        self.itemsize, self.rest = itemsize, rest
+
+    def holds(self, ctx) -> bool:
+        """Every screened rule holds for ctx's call (False: some may not; ask the kinds)."""
+        args, itemsize = ctx.call.args, self.itemsize
+        for name, lo, hi in self.range:
+            value = args[name]
+            if type(value) is not int or not lo <= value <= hi:
+                return False
+        for name, scope, need in self.align:
+            t = args[name]
+            if t.scope == scope and t.addr % need:
+                return False
+        for name, allowed in self.dtype:
+            if args[name].dtype not in allowed:
+                return False
+        for a, b in self.same_dtype:
+            if args[a].dtype != args[b].dtype:
+                return False
+        for name, allowed in self.scope:
+            if args[name].scope not in allowed:
+                return False
+        for src, dst, pairs in self.path:
+            if (args[src].scope, args[dst].scope) not in pairs:
+                return False
+        for name, limits in self.capacity:
+            t = args[name]
+            if t.scope not in limits:
+                return False
+            limit = limits[t.scope]
+            if limit is not None and t.addr + t.numel * itemsize[t.dtype] > limit:
+                return False
+        if not (self.bounds or self.overlap):
+            return True
+        accesses, spans = ctx.accesses, {}
+        for name in self.bounds:
+            runs = accesses[name]
+            if runs is not None:
+                t = args[name]
+                spans[name] = begin, end = runs.span
+                if begin < 0 or end > t.numel * itemsize[t.dtype]:
+                    return False
+        for a, b in self.overlap:
+            ta, tb = args[a], args[b]
+            if ta.scope != tb.scope:
+                continue
+            ra, rb = accesses[a], accesses[b]
+            if ra is None or rb is None:
+                continue
+            (a_lo, a_hi), (b_lo, b_hi) = spans.get(a) or ra.span, spans.get(b) or rb.span
+            if ta.addr + a_hi <= tb.addr + b_lo or tb.addr + b_hi <= ta.addr + a_lo:
+                continue
+            return False
+        return True
+
+
+def build(rules: list, ctx) -> Screen | None:
+    """The screen of the cell of ctx's call, from its plan's (rule, ranges); None when no rule is screened."""
+    tables: dict[str, list] = {}
+    rest = []
+    for rule, ranges in rules:
+        builder = _BUILDERS.get(rule.kind)
+        made = builder(rule, ctx) if builder is not None else None
+        if made is None:
+            rest.append((rule, ranges))
+        elif made is not _PASS:
+            tables.setdefault(rule.kind, []).extend(made)
+    if len(rest) == len(rules):
+        return None
+    return Screen(tables, ctx.rulebook.dtypes, rest)
