@@ -1,7 +1,7 @@
 """A cell's quick pass over its plainest rules: "every one of them holds", told in a few loops per call
 instead of one kind function per rule.
 
-`violations` asks each rule's kind (rules.py) for its verdict and message; most calls break nothing, and
+`violations` asks each rule's kind (kinds.py) for its verdict and message; most calls break nothing, and
 for them that is a Python call per rule. A cell's screen holds, per screened rule, the rule's own numbers
 (from the YAML) and the cell's constants (the product's block size, capacities, allowed paths), and says
 only one thing: every screened rule holds for this call. When it cannot say so (a rule may be broken, a

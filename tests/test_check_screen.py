@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from oracle import Call, Tensor, check, default_rulebook
-from oracle.rules import KINDS, _plan, context
+from oracle.rules import KINDS, cell_plan, context
 from test_check_plan import PRODUCTS, drawn
 
 
 def screened(ctx):
     """(screen, the rules it screens) of ctx's cell."""
-    rules, _, _, _, screen = _plan(ctx)
+    rules, _, _, _, screen = cell_plan(ctx)
     rest = {id(rule) for rule, _ in screen.rest} if screen is not None else set()
     return screen, [rule for rule, _ in rules if screen is not None and id(rule) not in rest]
 

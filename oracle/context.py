@@ -1,0 +1,232 @@
+"""What the checker knows of one call: its `Context` (operands, units, footprints, made once and shared by
+every rule), validated against the shape of its form (`context`), and the plan of its cell: which rules
+and ambiguity regions cover it, worked out once per cell."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Optional
+
+import numpy as np
+
+from . import screen
+from .apis import index_math
+from .call import Call, CallFormatError, Tensor
+from .footprint import Runs
+from .spec import ApiSpec, Product, Rulebook, default_rulebook
+
+
+class _once:
+    """functools.cached_property without the lock it takes on every first access under Python 3.11
+    (a context is made per call and never shared between threads)."""
+
+    def __init__(self, fn: Callable[[Any], Any]):
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+@dataclass
+class Context:
+    """What a rule may look at: the call, its spec, the product, and (for value rules) memory."""
+
+    call: Call
+    spec: ApiSpec
+    rulebook: Rulebook
+    product: Product
+    memory: Optional[Mapping[str, np.ndarray]] = None
+
+    @_once
+    def units(self) -> dict[str, int]:
+        """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
+        depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
+        plan = cell_plan(self)
+        units = dict(plan[3])
+        if plan[2]:                      # the declared readings' index math, by name in the API's module
+            for name in self.variants:
+                units = index_math(self.spec.api).VARIANTS[name](units)
+        return units
+
+    @_once
+    def variants(self) -> tuple[str, ...]:
+        """The index-math variants of the declared readings whose region holds the call (by the region's
+        `when` alone: a reading with a variant changes what moves, so its region cannot depend on it)."""
+        declared = cell_plan(self)[2]
+        if not declared:                 # no declared reading with a variant covers the cell: the usual case
+            return ()
+        call, spec, matches = self.call, self.spec, self.rulebook.matches
+        return tuple(variant for variant, regions in declared
+                     if any(ranges is None or matches(ranges, call, spec) for ranges in regions))
+
+    @_once
+    def cell(self) -> tuple:
+        """(product, form, dtype, path): what the call shares with every call of its cell, and all that
+        its units and the `when` of its rules (but parameter ranges) depend on. The path is kept as the
+        scopes of its two operands (what spec.path_of spells "from->to"), read here without spelling it."""
+        call, spec = self.call, self.spec
+        ends, path = spec.path_operands, None
+        if ends is not None:
+            src, dst = call.args.get(ends[0]), call.args.get(ends[1])
+            if isinstance(src, Tensor) and isinstance(dst, Tensor):
+                path = src.scope, dst.scope
+        return call.product, call.form, spec.dtype_of_call(call), path
+
+    @_once
+    def accesses(self) -> dict[str, Any]:
+        """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
+        return index_math(self.spec.api).accesses(self.call, self.units, self.memory)
+
+    def tensor(self, name: str) -> Tensor:
+        return self.call.tensor(name)
+
+    @_once
+    def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
+        """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a
+        list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
+        out = {}
+        for name in self.spec.operands:
+            if self.spec.is_list(name):
+                out[name] = [(f"{name}[{i}]", t) for i, t in enumerate(self.call.tensors(name))]
+            else:
+                out[name] = [(name, self.call.tensor(name))]
+        return out
+
+    @_once
+    def _entries(self) -> dict[str, list[tuple[str, Tensor, Any]]]:
+        accesses, call, spec, out = self.accesses, self.call, self.spec, {}
+        for name in spec.operands:         # as `labelled` has them (not made here: most calls never read it)
+            if spec.is_list(name):
+                out[name] = [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
+            else:
+                tensor = call.args[name]
+                out[name] = [(name, tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
+        return out
+
+    def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
+        """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
+        return self._entries[name]
+
+    def nbytes(self, tensor: Tensor) -> int:
+        return tensor.numel * self.rulebook.itemsize(tensor.dtype)
+
+
+_PARAM_TYPES = {
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "bool": lambda v: isinstance(v, bool),
+    "words": lambda v: isinstance(v, list) and all(isinstance(w, int) and not isinstance(w, bool)
+                                                   and 0 <= w < 2**64 for w in v),
+}
+_PARAM_TYPE_NAMES = {"int": "an integer", "bool": "true or false", "words": "a list of 64-bit words"}
+
+
+def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
+            rulebook: Rulebook | None = None) -> Context:
+    """Validate the call's shape against its spec (unknown api/product/argument -> CallFormatError)."""
+    rulebook = rulebook or default_rulebook()
+    if not isinstance(call, Call):
+        raise CallFormatError(f"expected a Call, got {type(call).__name__}")
+    try:
+        spec = rulebook.api(call.api)
+        product = rulebook.product(call.product)
+    except ValueError as exc:
+        raise CallFormatError(f"call: {exc}") from None
+    form, args = call.form, call.args
+    shapes = spec.__dict__.setdefault("_call_shapes", {})      # per form: what its calls must look like
+    shape = shapes.get(form)
+    if shape is None:
+        if spec.forms and form not in spec.forms:
+            raise CallFormatError(f"call.form: {form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
+        if not spec.forms and form is not None:
+            raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {form!r}")
+        params, mappings = spec.form_params(form)
+        shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in params],
+                                [(name, spec.is_list(name)) for name in spec.operands])
+    expected_args, mappings, params, operands = shape
+    if expected_args != args.keys():
+        for name in sorted(expected_args - set(args)):
+            raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
+        for name in sorted(set(args) - expected_args):
+            raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
+    for head, fields in mappings.items():                 # mapping arguments: exact fields
+        value = args[head]
+        if not isinstance(value, Mapping):
+            raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
+        for extra in sorted(set(value) - fields):
+            raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
+    for name, kind, dotted in params:                      # the index math may then trust the types
+        value = call.param(name) if dotted else args[name]
+        if type(value) is int and kind == "int":           # the usual case, at once
+            continue
+        if not _PARAM_TYPES[kind](value):
+            raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
+    dtypes = rulebook.dtypes
+    for name, is_list in operands:
+        if not is_list:
+            tensor = args[name]
+            if type(tensor) is not Tensor:
+                tensor = call.tensor(name)                 # a tensor of a subclass, or the format error
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}.dtype: unknown dtype {tensor.dtype!r}")
+            continue
+        for i, tensor in enumerate(call.tensors(name)):
+            if tensor.dtype not in dtypes:
+                raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
+    return Context(call, spec, rulebook, product, memory)
+
+
+def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
+    """A cache kept on the spec, one per rulebook that reads it."""
+    caches = spec.__dict__.get(name)
+    if caches is None:
+        caches = spec.__dict__[name] = {}
+    entry = caches.get(id(rulebook))
+    if entry is None or entry[0] is not rulebook:
+        entry = caches[id(rulebook)] = (rulebook, {})
+    return entry[1]
+
+
+def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
+    """What the call's cell decides, worked out once per cell (kept on the spec, per rulebook) and looked up
+    once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
+    region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
+    of those with a declared reading that has an index-math variant; the cell's units; and the screen of
+    its plainest rules (screen.py), or None."""
+    plan = ctx.__dict__.get("cell_plan")
+    if plan is not None:
+        return plan
+    call, spec, rulebook = ctx.call, ctx.spec, ctx.rulebook
+    matches, key = rulebook.matches, ctx.cell
+    cache = _cache(spec, "_plans", rulebook)
+    plan = cache.get(key)
+    if plan is None:
+        rules = [(rule, ranges) for rule in spec.rules
+                 for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
+        ambiguities = []
+        for amb in spec.ambiguities:
+            regions = [ranges for shared, ranges in map(_split, amb.regions) if matches(shared, call, spec)]
+            if regions:
+                ambiguities.append((amb, regions))
+        declared = [(amb.declared.variant, regions) for amb, regions in ambiguities
+                    if amb.declared is not None and amb.declared.variant]
+        # units: they depend on the call's path and dtype only
+        dtype = key[2]
+        units = spec.units(call)
+        width = rulebook.itemsize(dtype) if dtype in rulebook.dtypes else None
+        if width is not None:
+            units["element"] = width
+        for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
+            if isinstance(unit, Mapping):
+                units[name] = unit["elements"] * (width or 1)
+        plan = cache[key] = (rules, ambiguities, declared, units, screen.build(rules, ctx))
+    ctx.__dict__["cell_plan"] = plan
+    return plan
+
+
+def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
+    """(the part of `when` every call of a cell shares, {"params": ranges} or None)."""
+    if not when or "params" not in when:
+        return when, None
+    return {k: v for k, v in when.items() if k != "params"}, {"params": when["params"]}
