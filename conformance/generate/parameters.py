@@ -194,6 +194,8 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: subtract(subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
+    if within and target.id in env.targets:     # an ambiguity's region: its ends are the edges to reach
+        ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
     params: dict[str, Any] = _draw_words(pick, env, draft, target)
     for n in names:
         require(domains[n])
