@@ -80,21 +80,14 @@ def _targets(amb: Ambiguity) -> dict[str, Rule]:
 def _reachable(env: Env, target: Rule) -> bool:
     """Can a call of this product lie in the target's region (forms, dtypes, paths and parameter ranges
     the product allows), and break its check (the scopes it needs, an element wider than a byte)?"""
-    when = target.when or {}
-    if not env.supported or env.product.id not in when.get("products", [env.product.id]):
+    if not env.supported or env.product.id not in (target.when or {}).get("products", [env.product.id]):
         return False
-    for form in [f for f in env.spec.forms_or_default() if f in when.get("forms", [f])]:
-        for dtype in [d for d in env.legal_dtypes(form) if d in when.get("dtypes", [d])]:
-            if target.kind == "offset_align" and env.rulebook.itemsize(dtype) == 1:
-                continue
-            for path in [p for p in env.paths() or [None] if p in when.get("paths", [p])]:
-                scopes = env.operand_scopes(path)
-                if not scopes_can_break(target, scopes):
-                    continue
-                domains = env.shape(form, tuple(env.operand_dtypes(dtype).items()), tuple(scopes.items()))[0]
-                if all(any(a <= hi and lo <= b for a, b in domains.get(n, ())) for n, (lo, hi)
-                       in when.get("params", {}).items()):
-                    return True
+    for form, dtype, path in _layouts(env, target):
+        scopes = env.operand_scopes(path)
+        domains = env.shape(form, tuple(env.operand_dtypes(dtype).items()), tuple(scopes.items()))[0]
+        if all(any(a <= hi and lo <= b for a, b in domains.get(n, ())) for n, (lo, hi)
+               in (target.when or {}).get("params", {}).items()):
+            return True
     return False
 
 
@@ -179,3 +172,84 @@ def reachable_ambiguity(api: str, product: str, ambiguity_id: str, rulebook: Rul
                         gm_window: int = DEFAULT_GM_WINDOW) -> bool:
     """Does the ambiguity's region hold calls of this api on this product (its cell exists)?"""
     return bool(region(api, product, ambiguity_id, rulebook, gm_window).keys)
+
+
+# ------------------------------------------------------------------------------------------- edges
+
+
+def edge_choices(where: Region, pick: Picks) -> dict[str, list[dict[str, Any]]]:
+    """The edges an ambiguity cell's sweep must reach (conformance/generate/edges.py), as tag -> the
+    choices to try for it: each region (and check) entered, each end of each of its parameter ranges
+    that a call fits at (else the largest value that fits), the bottom and the top of a reserved top.
+    `pick` answers the choices the sizing asks for (mask words: one element)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    env = where.env
+    for key in where.keys:
+        target = env.targets[key]
+        when = target.when or {}
+        layouts = _layouts(env, target)
+        base = [{"region": key, "form": form, "dtype": dtype, "path": path} for form, dtype, path in layouts]
+        overlap = target.kind == "iteration_overlap"
+        if where.tag[key]:          # an overlap some iterations later needs that many: each count up, too
+            out.setdefault(where.tag[key], []).extend(base + [
+                {**c, n: value, f"{n}.interval": "last"} for value in (2, "max") for c in base * overlap
+                for n in env.param_names(c["form"]) if env.spec.param_type(n, c["form"]) != "words"])
+        for name, (lo, hi) in when.get("params", {}).items():
+            # an overlap check's geometry (distinct blocks per iteration) decides how far a count goes:
+            # its top is left to the search
+            for edge, value in (("min", lo), ("max", hi)) if lo < hi and not overlap else (("min", lo),):
+                fitting = [c for c in base if _fits_at(where, target, c, name, value, pick)]
+                if edge == "max" and not fitting:
+                    fitting = [c for c in base if _fits_at(where, target, c, name, lo + 1, pick)]
+                    edge = "largest-fit"
+                if fitting:
+                    out.setdefault(f"{name}=region-{edge}{where.suffix[key]}", []).extend(
+                        {**c, name: "min" if edge == "min" else "max", f"{name}.interval": "first" if edge == "min" else "last",
+                         "order": _last(env, c["form"], name)} for c in fitting)
+        if target.kind == "capacity" and target.get("reserve"):
+            op = target["operand"]
+            out.setdefault(f"{op}=reserve-edge", []).extend({**c, f"{op}.reserved": "min"} for c in base)
+            out.setdefault(f"{op}=top", []).extend({**c, f"{op}.reserved": "max"} for c in base)
+    return out
+
+
+def _layouts(env: Env, target: Rule) -> list[tuple[str | None, str, str | None]]:
+    """(form, dtype, path) of the calls the target's region can hold (as _reachable reads it)."""
+    when, out = target.when or {}, []
+    for form in [f for f in env.spec.forms_or_default() if f in when.get("forms", [f])]:
+        for dtype in [d for d in env.legal_dtypes(form) if d in when.get("dtypes", [d])]:
+            if target.kind == "offset_align" and env.rulebook.itemsize(dtype) == 1:
+                continue
+            for path in [p for p in env.paths() or [None] if p in when.get("paths", [p])]:
+                if scopes_can_break(target, env.operand_scopes(path)):
+                    out.append((form, dtype, path))
+    return out
+
+
+def _last(env: Env, form: str | None, name: str) -> int:
+    """The `order` choice that sizes `name` after every other parameter (parameters.draw_params)."""
+    names = [n for n in env.param_names(form) if env.spec.param_type(n, form) != "words"]
+    return (names.index(name) + 1) % len(names) if name in names else 0
+
+
+def _fits_at(where: Region, target: Rule, choice: Mapping[str, Any], name: str, value: int, pick: Picks) -> bool:
+    """Does a call of this layout fit its scopes with `name` at `value`, every other parameter at the
+    start of its domain in the region? (The generator's own sizing.)"""
+    from conformance.generate.parameters import Draft, fits, starting_point
+    env = where.env
+    draft = Draft(choice["form"], env.operand_dtypes(choice["dtype"]), env.operand_scopes(choice["path"]))
+    draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    try:
+        start = starting_point(pick, env, draft, target)
+    except Retry:
+        return False
+    return any(a <= value <= b for a, b in start.domains.get(name, ())) and \
+        fits(env, draft, {**start.params, name: value}, start.aligns)
+
+
+def planned(pick: Picks, where: Region) -> Case | None:
+    """One call of the cell from a sweep's plan, or None when its choices give none."""
+    try:
+        return ambiguity_case(pick, where)
+    except Retry:
+        return None
