@@ -9,7 +9,9 @@ are the draw's, its `params` ranges narrow each parameter's domain (so that both
 rule-breaking generator breaks a rule of its kind (a misaligned offset, an iteration overlap, a tensor
 ending in a reserved top). Each call is then checked with the plain rulebook: it must be flagged with the
 ambiguity and nothing else but its `companions`, the ambiguities whose region holds the whole region on
-that product (every call of asc_gather's repeat form is in asc_gather.repeat.layout).
+that product (every call of asc_gather's repeat form is in asc_gather.repeat.layout). Where a reading
+moves bytes by an index-math variant, the call is sized (and its offsets written) for every reading, and
+must break nothing under that reading either: the same calls test every reading.
 """
 from __future__ import annotations
 
@@ -97,6 +99,8 @@ class Region:
 
     def __init__(self, env: Env, plain: Rulebook, amb: Ambiguity):
         self.env, self.plain, self.amb = env, plain, amb
+        # a reading that moves bytes otherwise may reach further: the calls stay legal under it too
+        self.variant_books = [plain.with_readings({amb.id: r.id}) for r in amb.readings if r.variant]
         several = len(amb.regions) > 1 or len(amb.checks) > 1
         self.keys = [k for k, t in env.targets.items() if _reachable(env, t)]
         spec = plain.api(env.spec.api)          # the generation spec lacks the companions
@@ -118,6 +122,7 @@ def _region(api: str, product: str, ambiguity_id: str, gm_window: int, rulebook_
     env = environment(api, product, generation_rulebook(plain, ambiguity_id), gm_window)
     if not env.targets:
         env.targets.update(_targets(amb))
+        env.variants = tuple(r.variant for r in amb.readings if r.variant)
     return Region(env, plain, amb)
 
 
@@ -140,8 +145,11 @@ def ambiguity_case(pick: Picks, where: Region) -> Case:
     env, target = where.env, where.env.targets[key]
     forms = tuple(f for f in env.spec.forms_or_default() if f in (target.when or {}).get("forms", [f]))
     call, memory, draft, _ = drawn(pick, env, target, None, None, forms)
-    ctx = context(call, memory.build() if env.has_values else None, where.plain)
+    built = memory.build() if env.has_values else None
+    ctx = context(call, built, where.plain)
     require({v.rule for v in rule_violations(ctx)} == {where.amb.id} | where.companions[key])
+    for book in where.variant_books:
+        require({v.rule for v in rule_violations(context(call, built, book))} == where.companions[key])
     params = (target.when or {}).get("params", {})
     tags = [_region_tag(t, params, where.suffix[key]) for t in draft.tags]
     return Case(call, memory, "ambiguity", where.amb.id, tuple(tags + [where.tag[key]] * bool(where.tag[key])))

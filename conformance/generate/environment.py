@@ -46,8 +46,10 @@ class Env:
 
     def __init__(self, spec: ApiSpec, product: Product, rulebook: Rulebook, gm_window: int):
         self.spec, self.product, self.rulebook, self.gm_window = spec, product, rulebook, gm_window
-        # rule-shaped targets that are no rule of the spec: an ambiguity's regions (ambiguity.py), by key
+        # rule-shaped targets that are no rule of the spec: an ambiguity's regions (ambiguity.py), by key;
+        # and the index-math variants of its readings, which its calls are sized and filled for as well
         self.targets: dict[str, Rule] = {}
+        self.variants: tuple[str, ...] = ()
 
     def rule(self, rule_id: str) -> Rule:
         """A rule of the spec, or one of this environment's `targets`."""
