@@ -13,6 +13,10 @@ choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and
   top), every misalignment unit, each forbidden path, scope, dtype and list length, a mask of zeros and
   one past each word's range, a tensor one element short or one past the top of its scope.
 
+- ambiguity cells: each region (and check) of the ambiguity entered, each end of each of its parameter
+  ranges (or the largest value that fits, where a reading's index math makes the end too big), the
+  bottom and top of a reserved top (conformance/generate/ambiguity.py: edge_choices).
+
 `targets(cell)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules and the
 scope sizes, not from the sweep); `sweep(cell)` gives the calls. tests/test_edges.py checks that the
 sweep reaches every reachable edge, that it does not depend on the seed, and that an off-by-one range

@@ -9,6 +9,7 @@ picks.py makes every choice.
 Breaking a rule changes one step, chosen by the rule's *kind* (a range rule gets a value one past an
 end, an align rule a misaligned address, ...). Every drawn call is then checked by the oracle and kept
 only if its violations are exactly the ones asked for, so a strategy can never mislabel a call.
+Calls inside an ambiguity's region (its cell) are drawn by the same steps: ambiguity.py.
 """
 from __future__ import annotations
 
