@@ -1,6 +1,7 @@
 """The frozen case list (conformance/generate/frozen_cases.jsonl.gz) that `certify` runs.
 
-Checked: it loads and names only existing cells; every reachable cell has cases; every case still has
+Checked: it loads and names only existing cells; every reachable cell has cases (the ambiguity cells
+of every ambiguity included, which certify selects from by the declared readings); every case still has
 the verdict the spec gives it (a spec change that outdates the file fails here, telling how to
 regenerate it); it reaches the boundaries (every reachable edge of every cell, in the cell); freeze() gives the
 same bytes twice; the reference backend conforms on a product's cases; a damaged file is reported
@@ -16,9 +17,10 @@ from functools import lru_cache
 import pytest
 
 from conformance import load_backend
-from conformance.generate.cells import Cell, cells
+from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import targets
-from conformance.generate.frozen import FROZEN_PATH, FrozenDataError, draw_cases, freeze, frozen_hash, load_frozen
+from conformance.generate.frozen import (EXAMPLES, FROZEN_PATH, FrozenDataError, case_line, draw_cases, freeze,
+                                        freeze_cell, frozen_hash, load_frozen)
 from conformance.judge.verdicts import judge
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
@@ -29,7 +31,7 @@ PRODUCTS = list(default_rulebook().products)
 
 @lru_cache(maxsize=None)
 def _cells() -> dict[str, Cell]:
-    return {c.id: c for c in cells(PRODUCTS)}
+    return {c.id: c for c in cells(PRODUCTS, ambiguities=ambiguity_ids())}
 
 
 def _tags(cell_id: str) -> set[str]:
@@ -64,7 +66,10 @@ def test_every_case_still_gets_its_verdict():
             memory = case.memory.build() if case.memory.writes else None
             violations = check(case.call, memory)
             broken = {v.rule for v in violations}
-            if verdict_class(violations) != case.expect or (case.rule is not None and case.rule not in broken):
+            # an ambiguity case: undefined while no reading is declared, in its ambiguity's region
+            klass = "ambiguity" if case.expect == "ambiguity" and verdict_class(violations) == "undefined" \
+                else verdict_class(violations)
+            if klass != case.expect or (case.rule is not None and case.rule not in broken):
                 wrong.append(f"{cell_id}: expected {case.expect}, oracle says {verdict_class(violations)} "
                              f"({', '.join(sorted(broken)) or 'no violation'})")
     assert not wrong, f"{len(wrong)} frozen cases disagree with the spec, e.g. {wrong[:3]}; {REGENERATE}"
@@ -99,6 +104,23 @@ def test_every_reachable_edge_is_frozen():
     assert not missed, f"{len(missed)} cells miss edges, e.g. {list(missed.items())[:3]}; {REGENERATE}"
 
 
+def test_every_ambiguity_cell_is_frozen():
+    """certify selects from the list the ambiguity cells of the readings a backend declares: every
+    ambiguity's cell is there on every product where its region holds calls, with both ends of its ranges."""
+    ids = {c.id for c in _cells().values() if c.kind == "ambiguity"}
+    assert len({i.rsplit("/", 1)[1] for i in ids}) == len(ambiguity_ids())
+    assert ids <= set(load_frozen())
+    assert {"sid=region-min", "sid=region-max"} <= _tags("data_move/ascend910b/ambiguity/data_move.sid.reserved")
+
+
+def test_an_ordinary_cell_keeps_its_cases():
+    """What freezing an ordinary cell picks is in the file as it is (the ambiguity cells, drawn in their
+    own environments, changed nothing of the others' draws)."""
+    cell = _cells()["data_move/ascend910b/reject/data_move.sid.range"]
+    stored = {case_line(cell.id, case) for case in load_frozen()[cell.id]}
+    assert set(freeze_cell(cell, EXAMPLES).lines) <= stored
+
+
 def test_both_sides_of_a_range_are_reached():
     tags = _tags("data_move/ascend910b/reject/data_move.nburst.range")
     assert {"nburst=below-min", "nburst=above-max"} <= tags, tags
@@ -115,7 +137,9 @@ def test_freeze_is_deterministic(tmp_path):
     freeze(["ascend910b"], examples=4, path=two, apis=["data_move", "data_copy_nz2nd"], workers=2)
     assert one.read_bytes() == two.read_bytes()
     assert stats["bytes"] == one.stat().st_size and stats["cases"] >= stats["cells"] > 40
-    assert set(load_frozen(one)) == {c.id for c in cells(["ascend910b"], ["data_move", "data_copy_nz2nd"])}
+    apis = ["data_move", "data_copy_nz2nd"]
+    assert set(load_frozen(one)) == {c.id for c in cells(["ascend910b"], apis, ambiguities=ambiguity_ids(apis))}
+    assert "data_move/ascend910b/ambiguity/data_move.sid.reserved" in load_frozen(one)
     assert frozen_hash(one) == hashlib.sha256(one.read_bytes()).hexdigest()[:16]
 
 

@@ -3,8 +3,10 @@
     <api>/<product>/legal[/<form>]/<dtype>        legal calls of one dtype (and form)
     <api>/<product>/reject/<rule id>              calls breaking exactly that reject rule
     <api>/<product>/undefined/<rule id>           calls in that rule's undefined territory
+    <api>/<product>/ambiguity/<ambiguity id>      calls in that ambiguity's region, legal but for it
 
-Ambiguity regions get no cell: the generators stay out of them and the results list them.
+An ambiguity gets a cell only when asked for (a declared reading, or a differential run): otherwise the
+generators stay out of its region and the results list it as not tested.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook, default_rulebook
 
+from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
 from conformance.generate.strategies import legal_calls, reachable, rule_calls
 
@@ -25,10 +28,10 @@ from conformance.generate.strategies import legal_calls, reachable, rule_calls
 class Cell:
     api: str
     product: str
-    kind: str                  # "legal" | "reject" | "undefined"
+    kind: str                  # "legal" | "reject" | "undefined" | "ambiguity"
     form: str | None = None
     dtype: str | None = None
-    rule: str | None = None
+    rule: str | None = None    # the rule (the ambiguity, for an ambiguity cell)
 
     @property
     def id(self) -> str:
@@ -39,6 +42,8 @@ class Cell:
         if self.kind == "legal":
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
                                rulebook=rulebook, gm_window=gm_window)
+        if self.kind == "ambiguity":
+            return ambiguity_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
         return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
 
     def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
@@ -65,9 +70,15 @@ class Cell:
 
 
 def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: Rulebook | None = None,
-          gm_window: int = DEFAULT_GM_WINDOW) -> list[Cell]:
-    """Every cell of the given products and apis (default: all apis), in a stable order."""
+          gm_window: int = DEFAULT_GM_WINDOW, ambiguities: Iterable[str] | None = None) -> list[Cell]:
+    """Every cell of the given products and apis (default: all apis), in a stable order; with
+    `ambiguities` (ids: the declared readings, or every one in a differential run), after an api's other
+    cells one cell per ambiguity of that api whose region holds calls of the product (in spec order).
+    An unknown ambiguity id is a ValueError naming it."""
     rulebook = rulebook or default_rulebook()
+    wanted = set(ambiguities or ())
+    for amb in sorted(wanted):
+        rulebook.ambiguity(amb)
     out = []
     for product in products:
         rulebook.product(product)
@@ -77,7 +88,15 @@ def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: 
                 for form in env.spec.forms_or_default():
                     out += [Cell(api, product, "legal", form, d) for d in env.legal_dtypes(form)]
             out += [Cell(api, product, r.severity, rule=r.id) for r in env.spec.rules if reachable(env, r)]
+            out += [Cell(api, product, "ambiguity", rule=a.id) for a in env.spec.ambiguities
+                    if a.id in wanted and reachable_ambiguity(api, product, a.id, rulebook, gm_window)]
     return out
+
+
+def ambiguity_ids(apis: Sequence[str] | None = None, rulebook: Rulebook | None = None) -> list[str]:
+    """Every ambiguity id of the given apis (default: all), in spec order (a differential run's)."""
+    rulebook = rulebook or default_rulebook()
+    return [a.id for api in apis or sorted(rulebook.apis) for a in rulebook.api(api).ambiguities]
 
 
 def shard(all_cells: Sequence[Cell], index: int, count: int) -> list[Cell]:

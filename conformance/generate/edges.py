@@ -13,6 +13,10 @@ choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and
   top), every misalignment unit, each forbidden path, scope, dtype and list length, a mask of zeros and
   one past each word's range, a tensor one element short or one past the top of its scope.
 
+- ambiguity cells: each region (and check) of the ambiguity entered, each end of each of its parameter
+  ranges (or the largest value that fits, where a reading's index math makes the end too big), the
+  bottom and top of a reserved top (conformance/generate/ambiguity.py: edge_choices).
+
 `targets(cell)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules and the
 scope sizes, not from the sweep); `sweep(cell)` gives the calls. tests/test_edges.py checks that the
 sweep reaches every reachable edge, that it does not depend on the seed, and that an off-by-one range
@@ -30,6 +34,7 @@ from typing import Any, Mapping, Sequence
 
 from oracle.call import SCOPES
 
+from conformance.generate.ambiguity import edge_choices, planned as planned_ambiguity, region
 from conformance.generate.cells import Cell
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.parameters import fit_tops
@@ -292,7 +297,16 @@ def targets(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[str]:
     """The edges a call of the cell can reach, as the tags that name them (sorted)."""
     if cell.kind == "legal":
         return sorted(_legal_targets(cell, gm_window))
+    if cell.kind == "ambiguity":
+        return sorted(_ambiguity_targets(cell, gm_window))
     return sorted(_rule_targets(cell, gm_window))
+
+
+@functools.lru_cache(maxsize=None)
+def _ambiguity_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]:
+    """Edge tag -> the plans to try for it, for an ambiguity cell (ambiguity.edge_choices)."""
+    where = region(cell.api, cell.product, cell.rule, None, gm_window)
+    return edge_choices(where, Planned(_shape_plan(where.env, None), 0))
 
 
 # ------------------------------------------------------------------------------------------- plans
@@ -354,6 +368,10 @@ def _rule_plans(cell: Cell, gm_window: int) -> list[Plan]:
 
 def plans(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[Plan]:
     """The sweep's plans for a cell, in a fixed order."""
+    if cell.kind == "ambiguity":        # any call of each region, then each edge
+        where = region(cell.api, cell.product, cell.rule, None, gm_window)
+        return [Plan.any_of([{"region": k} for k in where.keys])] + [
+            Plan.any_of(choices, tag) for tag, choices in _ambiguity_targets(cell, gm_window).items()]
     return _legal_plans(cell, gm_window) if cell.kind == "legal" else _rule_plans(cell, gm_window)
 
 
@@ -385,7 +403,10 @@ def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
         for choices in plan.alternatives:
             for attempt in range(ATTEMPTS // 2):
                 pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
-                case = planned_case(pick, env, cell.kind, cell.rule, cell.form, cell.dtype)
+                if cell.kind == "ambiguity":
+                    case = planned_ambiguity(pick, region(cell.api, cell.product, cell.rule, None, env.gm_window))
+                else:
+                    case = planned_case(pick, env, cell.kind, cell.rule, cell.form, cell.dtype)
                 if case is not None and plan.tags <= set(case.tags):
                     return case
     return None

@@ -20,7 +20,7 @@ from conformance.generate.memory import MemoryRecipe
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
 MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move (the oracle's work per call)
-KINDS = ("legal", "reject", "undefined")
+KINDS = ("legal", "reject", "undefined", "ambiguity")
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,9 @@ class Case:
 
     call: Call
     memory: MemoryRecipe
-    expect: str                      # "legal" | "reject" | "undefined"
-    rule: str | None = None          # the one rule a reject/undefined case was made to break
+    expect: str                      # "legal" | "reject" | "undefined" | "ambiguity"
+    rule: str | None = None          # the one rule a reject/undefined case was made to break (the
+                                     # ambiguity whose region an "ambiguity" case lies in)
     tags: tuple[str, ...] = ()       # boundaries the case reaches, e.g. "burst=largest-fit"
 
 
@@ -45,6 +46,14 @@ class Env:
 
     def __init__(self, spec: ApiSpec, product: Product, rulebook: Rulebook, gm_window: int):
         self.spec, self.product, self.rulebook, self.gm_window = spec, product, rulebook, gm_window
+        # rule-shaped targets that are no rule of the spec: an ambiguity's regions (ambiguity.py), by key;
+        # and the index-math variants of its readings, which its calls are sized and filled for as well
+        self.targets: dict[str, Rule] = {}
+        self.variants: tuple[str, ...] = ()
+
+    def rule(self, rule_id: str) -> Rule:
+        """A rule of the spec, or one of this environment's `targets`."""
+        return self.targets.get(rule_id) or self.spec.rule(rule_id)
 
     @functools.cached_property
     def nested(self) -> bool:
@@ -121,11 +130,14 @@ class Env:
     def path_candidates(self, form: str | None, dtypes: tuple[tuple[str, str], ...], rule_id: str | None) -> list[str]:
         """The paths a call of these operand dtypes may take: allowed ones (passing the dtype rules) for a
         legal call; for a broken rule, those where breaking it alone is possible."""
-        target = self.spec.rule(rule_id) if rule_id is not None else None
+        target = self.rule(rule_id) if rule_id is not None else None
         kind = target.kind if target is not None else None
+        paths = (target.when or {}).get("paths") if rule_id in self.targets else None
         out = []
         for path in self.forbidden_paths() if kind == "path" else self.paths():
             scopes = self.operand_scopes(path)
+            if paths is not None and path not in paths:
+                continue
             if target is not None and not scopes_can_break(target, scopes):
                 continue
             if kind not in ("path", "dtype", "same_dtype") and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):

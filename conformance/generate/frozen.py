@@ -3,7 +3,9 @@
 `ascend-conformance certify` must judge every backend on the same calls, whatever Hypothesis version is
 installed, so the cases are drawn here once and stored in `conformance/generate/frozen_cases.jsonl.gz`, one JSON
 case per line. Per cell: a seeded Hypothesis search, then a small set of its cases that together reach
-every boundary tag the search saw. Tags that only big cases reach (an offset tensor filling the UB) are
+every boundary tag the search saw. The ambiguity cells of every ambiguity are frozen too, on every
+product where their region holds calls (certify selects those of the readings a backend declares); they
+keep their own cases (the pooled cover below is the ordinary cells'). Tags that only big cases reach (an offset tensor filling the UB) are
 reached once per api and product instead of once per cell (pool_heavy): that keeps the file ~1 MB
 instead of ~8 MB; but every edge a cell's rules make reachable (conformance/generate/edges.py) is covered in the
 cell itself, its sweep's call if need be. After a spec change a maintainer runs
@@ -35,7 +37,7 @@ from typing import Any, Iterable, Sequence
 from oracle import Call, CallFormatError
 from oracle.spec import default_rulebook
 
-from conformance.generate.cells import Cell, cells
+from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import sweep, targets
 from conformance.generate.memory import MemoryRecipe
 from conformance.generate.environment import KINDS, Case
@@ -188,10 +190,11 @@ def freeze(products: Sequence[str] | None = None, examples: int = EXAMPLES, path
     per api and product only) and the cells no call could be made for (`unreachable`)."""
     started = time.perf_counter()
     products = list(products) if products else list(default_rulebook().products)
-    todo = cells(products, apis)
+    todo = cells(products, apis, ambiguities=ambiguity_ids(apis))
     workers = workers if workers is not None else (os.cpu_count() or 1)
     picks = _freeze_all(todo, examples, heavy_values, workers)
-    pooled = pool_heavy(picks, todo)
+    ordinary = [c.kind != "ambiguity" for c in todo]        # the pooled cover is as before them
+    pooled = pool_heavy([p for p, o in zip(picks, ordinary) if o], [c for c, o in zip(todo, ordinary) if o])
     data = _gzip_bytes(line for pick in picks for line in pick.lines)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

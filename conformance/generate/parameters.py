@@ -30,6 +30,7 @@ class Draft:
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
     capacities: dict[str, int] = field(default_factory=dict)     # bytes of each scope the call may use
+    variant_units: list[Mapping[str, int]] = field(default_factory=list)    # units of env.variants
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
@@ -39,12 +40,22 @@ def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any
     if draft.template is None:
         draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
         draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
+        draft.variant_units = [index_math(env.spec.api).VARIANTS[v](draft.units) for v in env.variants]
     math_ = index_math(env.spec.api)
     call = draft.template.replace(**(nest(params) if env.nested else params))
     acc = math_.accesses(call, draft.units)
     if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
         acc.update(math_.nominal(call, draft.units))
+    for units in draft.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
+        other = math_.accesses(call, units)
+        if any(runs is None for runs in other.values()):
+            other.update(math_.nominal(call, units))
+        acc = {op: other[op] if _end(other[op]) > _end(runs) else runs for op, runs in acc.items()}
     return acc
+
+
+def _end(runs: Any) -> int:
+    return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
 
 
 def operand_ends(env: Env, draft: Draft, params: Mapping[str, int], acc: Mapping[str, Any] | None = None) -> dict[str, int]:
@@ -194,6 +205,8 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: subtract(subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
+    if within and target.id in env.targets:     # an ambiguity's region: its ends are the edges to reach
+        ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
     params: dict[str, Any] = _draw_words(pick, env, draft, target)
     for n in names:
         require(domains[n])

@@ -188,6 +188,15 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             require(runs.end > 0)
             numel[op][k] = -(-runs.end // itemsize[op]) - 1
             draft.tags.append(f"{op}=one-short")
+        elif target.get("reserve"):     # an ambiguity's reserved top of the scope: the tensor ends in it
+            require(draft.scopes[op] != "GM")
+            top = env.capacity(draft.scopes[op])
+            edge = (top - target["reserve"] - addrs[op][k]) // itemsize[op] + 1     # one element into it
+            high = (top - addrs[op][k]) // itemsize[op]
+            require(max(edge, -(-runs.end // itemsize[op])) <= high)
+            numel[op][k], _ = pick_between(pick, max(edge, -(-runs.end // itemsize[op])), high, f"{op}.reserved")
+            if numel[op][k] in (edge, high):
+                draft.tags.append(f"{op}={'reserve-edge' if numel[op][k] == edge else 'top'}")
         else:
             require(draft.scopes[op] != "GM")
             extra = pick.integer(0, 3, f"{op}.past")

@@ -9,6 +9,7 @@ picks.py makes every choice.
 Breaking a rule changes one step, chosen by the rule's *kind* (a range rule gets a value one past an
 end, an align rule a misaligned address, ...). Every drawn call is then checked by the oracle and kept
 only if its violations are exactly the ones asked for, so a strategy can never mislabel a call.
+Calls inside an ambiguity's region (its cell) are drawn by the same steps: ambiguity.py.
 """
 from __future__ import annotations
 
@@ -73,9 +74,22 @@ def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: 
 
 def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
           forms: tuple[str | None, ...]) -> Case:
+    target = env.rule(rule_id) if rule_id is not None else None
+    call, memory, draft, ctx = drawn(pick, env, target, form, dtype, forms)
+    if env.has_values:                  # the rules on the offsets need them in memory
+        ctx = context(call, memory.build(), env.rulebook)
+    violations = {v.rule for v in rule_violations(ctx)}
+    require(violations == ({target.id} if target is not None else set()))
+    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
+
+
+def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,
+          forms: tuple[str | None, ...]) -> tuple[Call, MemoryRecipe, Draft, Any]:
+    """The five drawing steps: a call made to break `target` (None: legal), the memory recipe it runs
+    on, its draft (tags) and its context without memory (env's rulebook). Not yet checked by the oracle."""
     spec = env.spec
-    target = spec.rule(rule_id) if rule_id is not None else None
     kind = target.kind if target is not None else None
+    region = target is not None and target.id in env.targets     # an ambiguity's region (ambiguity.py)
     form = form if form is not None or not spec.forms else pick.choice(forms, "form")
     if target is not None and target.when and "forms" in target.when:
         require(form in target.when["forms"])
@@ -86,6 +100,8 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
         tags.append(f"dtype={dtype}")
     elif dtype is None:
         legal = env.legal_dtypes(form)
+        if region and "dtypes" in (target.when or {}):
+            legal = [d for d in legal if d in target.when["dtypes"]]
         require(legal)
         dtype = pick.choice(legal, "dtype")
     dtypes = env.operand_dtypes(dtype)
@@ -114,11 +130,7 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
     # spent on a seed that shrinking could not make simpler anyway.
     ctx = context(call, None, env.rulebook)
     memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook, ctx), writes)
-    if env.has_values:                  # the rules on the offsets need them in memory
-        ctx = context(call, memory.build(), env.rulebook)
-    violations = {v.rule for v in rule_violations(ctx)}
-    require(violations == ({target.id} if target is not None else set()))
-    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
+    return call, memory, draft, ctx
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
@@ -132,7 +144,7 @@ def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | Non
                gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined."""
     env = environment(api, product, rulebook, gm_window)
-    return _case_or_none(env, env.spec.rule(rule_id).severity, rule_id, None, None,
+    return _case_or_none(env, env.rule(rule_id).severity, rule_id, None, None,
                          env.spec.forms_or_default()).filter(_usable)
 
 
