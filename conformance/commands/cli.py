@@ -57,7 +57,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     written = write_outputs(results, folder)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
-    print(printable(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
+    from conformance.report.readings import verdict_text
+    print(printable(f"{verdict_text(results)}: {results['calls']} calls in {len(results['cells'])} cells from "
                     f"{len(sources)} results file(s); report in {folder}"))
     for path in [written["results"], written["junit"], *written["html"]]:
         print("  " + printable(str(path)))
