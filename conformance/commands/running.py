@@ -35,6 +35,12 @@ def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[st
     return ambiguity_ids(apis, session.declared, bool(getattr(args, "against", None)))
 
 
+def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]) -> None:
+    """A --select that matches no cell, whatever readings the backend declares, is refused before any
+    worker starts (the cells of the run are known only once they have)."""
+    chosen_cells(args, products, apis, ambiguity_ids(apis, {}, True))
+
+
 def _readings_line(session: Any) -> str:
     from conformance.report.readings import readings_text
     said = readings_text(session.readings)
@@ -116,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    chosen_cells(args, products, apis)          # a --select that matches nothing is refused before the start
+    _select_early(args, products, apis)
     report = Path(args.report)
     prof = profile(args.profile)
     session = _session(args, report)
@@ -185,7 +191,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     products, apis = products_and_apis(args)
-    chosen = chosen_cells(args, products, apis)     # a --select that matches nothing is refused before the start
+    _select_early(args, products, apis)
     db = _database(args.db)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     workers = worker_count(args.workers)
@@ -221,7 +227,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from conformance.generate.cells import cells
     from conformance.judge.failuredb import reproducer_file_name, stored
     from conformance.report.outputs import reproducer_text
 
@@ -231,7 +236,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")
-    kept = stored(db, [c.id for c in cells(products, apis)])
+    kept = stored(db, [c.id for c in all_cells(products, apis, ambiguity_ids(apis, {}, True))])   # every region
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     new = 0
