@@ -309,3 +309,18 @@ def test_a_declared_reading_enters_its_region(tmp_path, modules, backend, declar
     if status:
         assert results["failures"][0]["readings"] == {ZERO: "reject"}
         assert f"--reading {ZERO}=reject" in done.stdout          # the replay command printed repeats it
+
+
+def test_the_cluster_path_reports_the_readings_too():
+    """What a Dask worker runs for the session's start (supervise/cluster.py): its local worker resolves
+    the readings and says them, as a local run's does."""
+    from conformance.supervise import cluster
+    config = cluster.ClusterSupervisor("tcp://nowhere:1", "oracle", readings={ZERO: "reject"}).config
+    try:
+        described = cluster._on_cluster(config, None)
+    finally:
+        held = getattr(cluster._local, "held", None)
+        if held is not None:
+            held[1].close()
+            del cluster._local.held
+    assert described["readings"] == {ZERO: "reject"} and described["readings_by"] == {ZERO: "command line"}
