@@ -324,3 +324,12 @@ def test_the_cluster_path_reports_the_readings_too():
             held[1].close()
             del cluster._local.held
     assert described["readings"] == {ZERO: "reject"} and described["readings_by"] == {ZERO: "command line"}
+
+
+def test_the_regions_a_run_enters():
+    """Those a reading is declared for; under --against, every region of the apis chosen."""
+    from conformance.commands.options import ambiguity_ids
+    every = [a.id for a in default_rulebook().api("vec_trans_scatter").ambiguities]
+    assert ambiguity_ids(["vec_trans_scatter"], {ZERO: "nop", "scatter.count.zero": "nop"}, False) == [ZERO]
+    assert ambiguity_ids(["vec_trans_scatter"], {}, False) == []
+    assert ambiguity_ids(["vec_trans_scatter"], {}, True) == every and ZERO in every
