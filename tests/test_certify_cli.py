@@ -51,6 +51,21 @@ def test_certify_writes_a_deterministic_bundle(tmp_path):
     assert _cells(bundle) == _cells(tmp_path / "two")
 
 
+def test_certify_under_readings_says_so(tmp_path):
+    """A certification under declared readings records them, and its verdict is worded under them."""
+    done = cli(*CERTIFY, "--backend", "oracle", "--bundle", "b", "--reading", "data_move.sid.reserved=same_data",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "CONFORMS under readings data_move.sid.reserved=same_data" in done.stdout
+    bundle = tmp_path / "b"
+    readme = (bundle / "README.md").read_text()
+    assert "Verdict: **CONFORMANT under readings data_move.sid.reserved=same_data**" in readme
+    declared = {"data_move.sid.reserved": {"reading": "same_data", "by": "command line"}}
+    assert json.loads((bundle / "environment.json").read_text())["readings"] == declared
+    assert json.loads((bundle / "results.json").read_text())["readings"] == declared
+    assert "CONFORMANT under readings data_move.sid.reserved=same_data" in (bundle / "report-ascend310b.html").read_text()
+
+
 def test_certify_catches_a_bug_and_waives_it(tmp_path, modules):  # noqa: F811
     done = cli(*CERTIFY, "--backend", "userbackends:OneBurstTooFew", "--bundle", "b", cwd=tmp_path,
                extra_path=modules)

@@ -94,6 +94,9 @@ def test_prints_of_a_served_backend_stay_off_the_protocol():
     (f"{PY} -c \"print('{{\\\"op\\\": \\\"hello\\\", \\\"protocol\\\": 2}}')\"", "expected a hello of protocol 1"),
     (f"{PY} -c \"print('{{\\\"op\\\": \\\"error\\\", \\\"message\\\": \\\"no licence\\\"}}')\"",
      "refused the handshake: no licence"),
+    (f"{PY} -c \"print('{{\\\"op\\\": \\\"hello\\\", \\\"protocol\\\": 1, \\\"name\\\": \\\"x\\\", "
+     f"\\\"supports\\\": {{}}, \\\"readings\\\": [1]}}')\"",
+     "its hello's 'readings' must map ambiguity ids to reading ids"),
 ])
 def test_handshake_problems_are_load_errors(program, message):
     with pytest.raises(BackendLoadError, match="backend 'exec:") as err:

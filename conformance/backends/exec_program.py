@@ -60,6 +60,7 @@ class ExecBackend:
         self._views: dict[str, np.ndarray] | None = None
         self._copied = False
         self.name, self.version, self.batch = "", "", False
+        self.readings: dict[str, str] = {}         # ambiguity id -> reading id, from its hello
         self._supports: dict[str, set[str]] = {}
         try:
             self._start()
@@ -161,6 +162,12 @@ class ExecBackend:
                                f"got {_short(reply)}")
         self.name, self.version = backend_text(reply["name"]), backend_text(reply.get("version") or "")
         self.batch = reply.get("batch") is True
+        readings = reply.get("readings", {})
+        if not isinstance(readings, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                     for k, v in readings.items()):
+            raise BackendCrash(f"its hello's 'readings' must map ambiguity ids to reading ids (strings); "
+                               f"got {_short(readings)}")
+        self.readings = {backend_text(k): backend_text(v) for k, v in readings.items()}
         if self.batch:
             self.run_batch = self._run_batch
         self._supports = {api: set(products) for api, products in supports.items()}

@@ -18,7 +18,8 @@ import numpy as np
 
 from oracle import Call, CallFormatError
 
-from conformance.backends.contract import Backend, BackendCrash, Rejected
+from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
+from conformance.backends.readings import backend_readings
 from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 
 PROTOCOL = 1
@@ -72,9 +73,16 @@ def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -
     supports = {api: [p for p in products if ask_supports(backend, api, p)] for api in apis}
     name, _ = call_backend(getattr, backend, "name", "")
     version, _ = call_backend(getattr, backend, "version", "")
-    return {"op": "hello", "protocol": PROTOCOL, "name": backend_text(name or ""),
-            "version": backend_text(version or ""),
-            "supports": {api: ps for api, ps in supports.items() if ps}, "batch": batch}
+    reply = {"op": "hello", "protocol": PROTOCOL, "name": backend_text(name or ""),
+             "version": backend_text(version or ""),
+             "supports": {api: ps for api, ps in supports.items() if ps}, "batch": batch}
+    try:
+        readings = backend_readings(backend, reply["name"] or "served")
+    except BackendLoadError as exc:
+        raise BackendCrash(str(exc)) from None
+    if readings:                        # the readings the served backend declares (docs/exec-protocol.md)
+        reply["readings"] = readings
+    return reply
 
 
 def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = False) -> int:

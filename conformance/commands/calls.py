@@ -32,12 +32,13 @@ def load_call_file(path: str) -> tuple[Call, MemoryRecipe | None, dict[str, Any]
     reproducer = isinstance(data, dict) and "call" in data
     try:
         if reproducer:
-            known = {"cell", "verdict", "message", "expect", "rule", "call", "memory", "reproducer"}
+            known = {"cell", "verdict", "message", "expect", "rule", "readings", "call", "memory", "reproducer"}
             unknown = sorted(map(str, set(data) - known))
             if unknown:
                 raise CallFormatError(f"unknown field {unknown[0]!r} in a reproducer (known: {', '.join(sorted(known))})")
             if not isinstance(data.get("verdict", ""), str):
                 raise CallFormatError(f"verdict: expected a string, got {type(data['verdict']).__name__}")
+            _recorded_readings(data.get("readings"))
         call = Call.from_dict(data["call"] if reproducer else data)
         products = default_rulebook().products
         if call.product not in products:
@@ -47,6 +48,22 @@ def load_call_file(path: str) -> tuple[Call, MemoryRecipe | None, dict[str, Any]
     except CallFormatError as exc:
         raise UsageError(f"{name}: {printable(str(exc), 400)}") from None
     return call, memory, data if reproducer else {}
+
+
+def _recorded_readings(readings: Any) -> dict[str, str]:
+    """A reproducer's `readings` (what its call was judged by): a mapping of known ambiguity ids to their
+    reading ids, or nothing; CallFormatError naming the field otherwise."""
+    if readings is None:
+        return {}
+    if not isinstance(readings, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in readings.items()):
+        raise CallFormatError("readings: expected a mapping of ambiguity id -> reading id (strings)")
+    for amb, reading in readings.items():
+        try:
+            default_rulebook().with_readings({amb: reading})
+        except ValueError as exc:
+            raise CallFormatError(f"readings.{amb}: {exc}") from None
+    return dict(readings)
 
 
 def _recipe(call: Call, memory: MemoryRecipe | None, source: str = "") -> MemoryRecipe:
@@ -113,7 +130,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from conformance.supervise.tasks import Stop
     if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
-    supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle)
+    from conformance.commands.options import readings_of
+    supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle,
+                            readings=readings_of(args))
     stop = Stop()
     restore = stop.install()
     try:
@@ -138,7 +157,8 @@ def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
             print("MALFORMED      " + printable(exc))
             status = EXIT_USAGE
             continue
-        outcome = supervisor.judge(Replay(call.to_dict(), recipe.to_dict()), stop)
+        outcome = supervisor.judge(Replay(call.to_dict(), recipe.to_dict(),
+                                          readings=_recorded_readings(meta.get("readings"))), stop)
         if outcome is None:
             print("ascend-conformance: interrupted", file=sys.stderr)
             return 130

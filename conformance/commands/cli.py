@@ -23,7 +23,7 @@ from conformance.generate.profiles import PROFILES
 from conformance.backends.contract import kit_version
 from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError,
-                                          seconds_arg, shard_arg, workers_arg)
+                                          reading_arg, seconds_arg, shard_arg, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.options import waive, waivers_of
 
@@ -57,7 +57,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     written = write_outputs(results, folder)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
-    print(printable(f"{results['verdict']}: {results['calls']} calls in {len(results['cells'])} cells from "
+    from conformance.report.readings import verdict_text
+    print(printable(f"{verdict_text(results)}: {results['calls']} calls in {len(results['cells'])} cells from "
                     f"{len(sources)} results file(s); report in {folder}"))
     for path in [written["results"], written["junit"], *written["html"]]:
         print("  " + printable(str(path)))
@@ -91,6 +92,15 @@ def cmd_specs(args: argparse.Namespace) -> int:
 
 # ---------------------------------------------------------------------------------------------
 
+def add_reading_options(parser: argparse.ArgumentParser) -> None:
+    """--reading / --readings: the readings declared on the command line, over the backend's own."""
+    parser.add_argument("--reading", action="append", type=reading_arg, metavar="AMBIGUITY=READING",
+                        help="judge that ambiguity's region by that reading, whatever the backend declares "
+                             "(repeatable; `specs` lists them)")
+    parser.add_argument("--readings", metavar="FILE", help="YAML mapping ambiguity id -> reading id (--reading "
+                        "options go over it)")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="ascend-conformance",
                                   description="Conformance suite for Ascend data-movement instructions.")
@@ -111,6 +121,7 @@ def parser() -> argparse.ArgumentParser:
                         "(tcp://host:8786; the 'dask' extra) instead of local workers")
     target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "
                         "not the backend against the oracle")
+    add_reading_options(target)
     narrowing = argparse.ArgumentParser(add_help=False)
     narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
     narrowing.add_argument("--shard", type=shard_arg, metavar="I/N",
@@ -166,6 +177,7 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--timeout", type=seconds_arg, metavar="SECONDS", help="a call taking longer is a CRASH")
     rep.add_argument("--against", metavar="B", help="run each call on B too: FIXED only when they agree")
     rep.add_argument("--no-oracle", action="store_true", help="with --against: agreement alone")
+    add_reading_options(rep)
     rep.set_defaults(func=cmd_replay)
 
     spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")

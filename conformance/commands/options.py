@@ -81,10 +81,76 @@ def shard_arg(value: str) -> tuple[int, int]:
     raise argparse.ArgumentTypeError(f"--shard expects I/N with 1 <= I <= N, e.g. 2/4; got {value!r}")
 
 
-def chosen_cells(args: argparse.Namespace, products: list[str], apis: list[str]) -> list:
-    """The cells of the products and apis, narrowed by --select globs and --shard."""
-    from conformance.generate.cells import cells, select, shard
-    chosen = select(cells(products, apis), getattr(args, "select", None))
+def reading_arg(value: str) -> tuple[str, str]:
+    """--reading AMBIGUITY=READING (checked against the specs with the others: readings_of)."""
+    amb, sep, reading = value.partition("=")
+    if not sep or not amb.strip() or not reading.strip():
+        raise argparse.ArgumentTypeError(f"--reading expects AMBIGUITY=READING (e.g. scatter.count.zero=nop), "
+                                         f"got {value!r}")
+    return amb.strip(), reading.strip()
+
+
+def readings_of(args: argparse.Namespace) -> dict[str, str]:
+    """The readings the command line declares: --readings FILE (a YAML mapping ambiguity id -> reading
+    id, an untrusted file), then each --reading over it. An unknown ambiguity or reading, or a bad
+    file, is a one-line usage error naming the file and field or the option."""
+    from conformance.report.text import printable
+    from conformance.report.untrusted import FileFormatError, load_yaml
+    rulebook = default_rulebook()
+    declared: dict[str, str] = {}
+    path = getattr(args, "readings", None)
+    if path:
+        name = printable(str(path))
+        try:
+            data = load_yaml(path, what="readings")
+        except FileFormatError as exc:
+            raise UsageError(str(exc)) from None
+        if not isinstance(data, dict):
+            raise UsageError(f"{name}: expected a mapping of ambiguity id -> reading id, got "
+                             f"{type(data).__name__}")
+        for amb, reading in data.items():
+            where = f"{name}: {printable(str(amb), 200)}"
+            if not isinstance(amb, str) or not isinstance(reading, str):
+                raise UsageError(f"{where}: expected an ambiguity id mapped to a reading id (strings), got "
+                                 f"{printable(repr(reading), 100)}")
+            _known(rulebook, amb, reading, where)
+            declared[amb] = reading
+    for amb, reading in getattr(args, "reading", None) or []:
+        _known(rulebook, amb, reading, printable(f"--reading {amb}={reading}", 300))
+        declared[amb] = reading
+    return declared
+
+
+def _known(rulebook: Any, amb: str, reading: str, where: str) -> None:
+    try:
+        rulebook.with_readings({amb: reading})
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+
+
+def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> list[str]:
+    """The ambiguities whose regions the run enters: those a reading is declared for, or under --against
+    every ambiguity of the apis (judged UNDEFINED where none is declared, and for agreement)."""
+    rulebook = default_rulebook()
+    every = [a.id for api in apis for a in rulebook.api(api).ambiguities]
+    return every if against else [a for a in every if a in declared]
+
+
+def all_cells(products: list[str], apis: list[str], ambiguities: list[str] | None = None) -> list:
+    """cells(products, apis, ambiguities=...): the ambiguity cells after each api's others."""
+    import inspect
+    from conformance.generate.cells import cells
+    if not ambiguities or "ambiguities" not in inspect.signature(cells).parameters:
+        return cells(products, apis)     # until generate builds ambiguity cells (helper hb), none
+    return cells(products, apis, ambiguities=ambiguities)
+
+
+def chosen_cells(args: argparse.Namespace, products: list[str], apis: list[str],
+                 ambiguities: list[str] | None = None) -> list:
+    """The cells of the products and apis (and the ambiguity cells of `ambiguities`), narrowed by
+    --select globs and --shard."""
+    from conformance.generate.cells import select, shard
+    chosen = select(all_cells(products, apis, ambiguities), getattr(args, "select", None))
     if getattr(args, "select", None) and not chosen:
         raise UsageError(f"no cell matches --select {' '.join(args.select)}")
     if getattr(args, "shard", None):

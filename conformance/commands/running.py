@@ -13,7 +13,8 @@ from typing import Any
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
-from conformance.commands.options import EXIT_NONCONFORMING, EXIT_OK, UsageError, chosen_cells, products_and_apis, worker_count
+from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, all_cells, ambiguity_ids,
+                                          chosen_cells, products_and_apis, readings_of, worker_count)
 from conformance.commands.options import waive, waivers_of
 
 
@@ -26,7 +27,29 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
-                   cluster=getattr(args, "cluster", None))
+                   cluster=getattr(args, "cluster", None), readings=readings_of(args))
+
+
+def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
+    """The ambiguities whose regions the run enters, known once the workers have said their readings."""
+    return ambiguity_ids(apis, session.declared, bool(getattr(args, "against", None)))
+
+
+def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]) -> None:
+    """A --select that matches no cell, whatever readings the backend declares, is refused before any
+    worker starts (the cells of the run are known only once they have)."""
+    chosen_cells(args, products, apis, ambiguity_ids(apis, {}, True))
+
+
+def _readings_line(session: Any) -> str:
+    from conformance.report.readings import readings_text
+    said = readings_text(session.readings)
+    return f"; readings {said}" if said else ""
+
+
+def _by_command_line(results: dict[str, Any]) -> dict[str, str]:
+    """The readings the command line declared: a replay command repeats them (the backend declares its own)."""
+    return {amb: r["reading"] for amb, r in (results.get("readings") or {}).items() if r.get("by") == "command line"}
 
 
 def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
@@ -41,19 +64,24 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
         print(printable(line, 1000))
     print()
     for amb in results["ambiguities"]:
-        print(printable(f"ambiguity {amb['id']} (no call generated there): {' '.join(amb['question'].split())}"))
+        counts = ", ".join(f"{k} {v}" for k, v in (amb.get("counts") or {}).items())
+        who = f" (declared by {amb['by']})" if amb.get("by") else ""
+        print(printable(f"ambiguity {amb['id']}{who}: {amb.get('status') or 'not tested: no reading declared'}"
+                        + (f": {amb['calls']} calls, {counts}" if amb.get("calls") else "")))
     for failure in results["failures"]:
         waived = " (WAIVED)" if failure.get("waived") else ""
         print(printable(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}"))
         if failure.get("reproducer"):
             print("              reproduce: "
-                  + printable(replay_command(str(folder / failure["reproducer"]), backend_spec)))
+                  + printable(replay_command(str(folder / failure["reproducer"]), backend_spec,
+                                             readings=_by_command_line(results))))
     against = results.get("against")
     for divergence in (results.get("agreement") or {}).get("divergences", []):
         print(printable(f"DIVERGE       {divergence['cell']}: {divergence['message']}"))
         if divergence.get("reproducer"):
             print("              reproduce: " + printable(replay_command(
-                str(folder / divergence["reproducer"]), backend_spec, against["spec"], against.get("oracle", True))))
+                str(folder / divergence["reproducer"]), backend_spec, against["spec"], against.get("oracle", True),
+                readings=_by_command_line(results))))
     for err in results["errors"]:
         print(printable(f"ERROR         {err}"))
     if results.get("stopped"):
@@ -65,6 +93,9 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
                                                           if w["status"] == "expired" and w["cells"] else "")))
     verdict = results["verdict"]
     words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
+    if results.get("readings"):
+        from conformance.report.readings import readings_text
+        words += f" under readings {readings_text(results['readings'])}"
     if against:
         agreed = results["agreement"]
         words = (("" if against.get("oracle", True) else "NOT HELD AGAINST THE ORACLE; ")
@@ -91,14 +122,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    chosen = chosen_cells(args, products, apis)
+    _select_early(args, products, apis)
     report = Path(args.report)
     prof = profile(args.profile)
     session = _session(args, report)
     with session:
+        chosen = chosen_cells(args, products, apis, _entered(session, args, apis))
         print(f"ascend-conformance {kit_version()}: backend {session.backend['name']!r} on {', '.join(products)}, "
               f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
-              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else ""), flush=True)
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "") + _readings_line(session),
+              flush=True)
         results = session.run(chosen, plan(chosen, prof, seed), lambda r: waive(r, waivers),
                               profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
                               timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None)
@@ -107,32 +140,32 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_certify(args: argparse.Namespace) -> int:
     from conformance.report.bundle import CERTIFY_SEED, write_bundle
-    from conformance.generate.cells import cells
     from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
     from conformance.supervise.plan import plan
     from conformance.generate.profiles import profile
 
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
-    chosen = cells(products, apis)
     try:
         frozen = load_frozen()
         digest = frozen_hash()
     except FrozenDataError as exc:
         raise UsageError(str(exc)) from None
-    cases = sum(len(frozen.get(c.id, ())) for c in chosen)
     bundle = Path(args.bundle)
     prof = profile(args.profile)
-
-    def certified(results: dict[str, Any]) -> None:
-        results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
-        waive(results, waivers)
-
     session = _session(args, bundle)
     with session:
+        # the frozen list holds the cases of every reading: the readings declared pick their cells from it
+        chosen = all_cells(products, apis, _entered(session, args, apis))
+        cases = sum(len(frozen.get(c.id, ())) for c in chosen)
+
+        def certified(results: dict[str, Any]) -> None:
+            results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
+            waive(results, waivers)
+
         print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
               f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
-              f"{args.profile} with seed {CERTIFY_SEED}", flush=True)
+              f"{args.profile} with seed {CERTIFY_SEED}" + _readings_line(session), flush=True)
         results = session.run(chosen, plan(chosen, prof, CERTIFY_SEED, frozen=True), certified,
                               profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
@@ -158,9 +191,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     products, apis = products_and_apis(args)
-    chosen = chosen_cells(args, products, apis)
+    _select_early(args, products, apis)
     db = _database(args.db)
-    kept = stored(db, [c.id for c in chosen]) if db is not None else {}
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     workers = worker_count(args.workers)
     report = Path(args.report)
@@ -179,10 +211,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return results
 
     with session:
+        chosen = chosen_cells(args, products, apis, _entered(session, args, apis))
+        kept = stored(db, [c.id for c in chosen]) if db is not None else {}
         print(f"ascend-conformance {kit_version()} fuzz: backend {session.backend['name']!r}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
               + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
-              f"{sum(map(len, kept.values()))} kept failure(s) replayed first", flush=True)
+              f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + _readings_line(session), flush=True)
         fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept,
                         write=lambda cells: session.write(document(cells, False)))
         session.write(document([], False))
@@ -193,7 +227,6 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from conformance.generate.cells import cells
     from conformance.judge.failuredb import reproducer_file_name, stored
     from conformance.report.outputs import reproducer_text
 
@@ -203,7 +236,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")
-    kept = stored(db, [c.id for c in cells(products, apis)])
+    kept = stored(db, [c.id for c in all_cells(products, apis, ambiguity_ids(apis, {}, True))])   # every region
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     new = 0

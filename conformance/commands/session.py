@@ -32,19 +32,23 @@ class Session:
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
-                 oracle: bool = True, cluster: str | None = None):
+                 oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None):
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
         if cluster:
             from conformance.supervise.cluster import ClusterSupervisor
-            self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle)
+            self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle,
+                                                     readings=readings)
         else:
-            self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle)
+            self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle,
+                                         readings=readings)
         self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
         self.against: dict[str, str] | None = None
+        # the run's readings, as the workers resolved them (the backend's, the command line's over them)
+        self.readings: dict[str, dict[str, str]] = {}
 
     def __enter__(self) -> "Session":
         self.lock.acquire()
@@ -57,7 +61,15 @@ class Session:
         self.backend = {"name": described.get("name", ""), "spec": self.backend_spec,
                         "version": described.get("version", "")}
         self.against = described.get("against")
+        by = described.get("readings_by") or {}
+        self.readings = {amb: {"reading": reading, "by": by.get(amb, "backend")}
+                         for amb, reading in sorted((described.get("readings") or {}).items())}
         return self
+
+    @property
+    def declared(self) -> dict[str, str]:
+        """ambiguity id -> reading id of the run (known once the session has started)."""
+        return {amb: r["reading"] for amb, r in self.readings.items()}
 
     def __exit__(self, *exc: Any) -> None:
         try:
@@ -83,7 +95,7 @@ class Session:
             settings["against"] = dict(self.against, oracle=self.oracle)
         results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
                                    duration_s=round(time.monotonic() - began, 2),
-                                   interrupted=bool(self.stop), **settings)
+                                   interrupted=bool(self.stop), readings=self.readings, **settings)
         if self.stop:
             results["stopped"] = self.stop.name
         if not final:

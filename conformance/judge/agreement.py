@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from oracle import Call
+from oracle.spec import Rulebook
 
 from conformance.backends.contract import BackendCrash, Rejected
 from conformance.generate.memory import MemoryRecipe
@@ -105,9 +106,11 @@ class Pair:
     def supports(self, api: str, product: str) -> bool:
         return bool(self.a.supports(api, product)) and bool(self.b.supports(api, product))
 
-    def judge_case(self, call: Call, recipe: MemoryRecipe, running: Any = None) -> "PairOutcome":
-        """`running(i)`: told which backend (0: a, 1: b) has the call, for whoever watches."""
-        return judge_pair(call, recipe, self.a, self.b, self.oracle, running)
+    def judge_case(self, call: Call, recipe: MemoryRecipe, running: Any = None,
+                   rulebook: Rulebook | None = None) -> "PairOutcome":
+        """`running(i)`: told which backend (0: a, 1: b) has the call, for whoever watches; `rulebook`:
+        the run's, with its declared readings."""
+        return judge_pair(call, recipe, self.a, self.b, self.oracle, running, rulebook)
 
     def process_groups(self) -> list[int]:
         groups: list[int] = []
@@ -123,12 +126,12 @@ class Pair:
                 close()
 
 
-def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = True, running: Any = None
-               ) -> "PairOutcome":
-    """A's verdict against the oracle (UNJUDGED without it) and the agreement of A and B on the call,
-    each run on its own copy of the images `recipe` makes."""
+def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = True, running: Any = None,
+               rulebook: Rulebook | None = None) -> "PairOutcome":
+    """A's verdict against the oracle by `rulebook` (UNJUDGED without it) and the agreement of A and B on
+    the call, each run on its own copy of the images `recipe` makes."""
     if oracle:
-        p = prepare(call, recipe, getattr(a, "images", None))
+        p = prepare(call, recipe, getattr(a, "images", None), rulebook)
         a_memory = p.memory
     else:
         a_memory = recipe.build(getattr(a, "images", None))

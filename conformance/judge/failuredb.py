@@ -65,7 +65,7 @@ def _key(cell_id: str) -> bytes:
 
 
 def _value(failure: dict[str, Any]) -> bytes:
-    body = {k: failure[k] for k in REPRO_FIELDS}
+    body = {k: failure[k] for k in REPRO_FIELDS if k != "readings" or failure.get(k)}   # none: as before readings
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 

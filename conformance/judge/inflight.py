@@ -160,19 +160,20 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
         slot.leave()
 
 
-def judge(case: Any, backend: Any) -> Outcome:
-    """verdicts.judge of one case, recorded as in flight while the backend has it. A backend with a
-    `judge_case` (two backends held against each other: conformance/judge/agreement.py) judges it itself."""
+def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
+    """verdicts.judge of one case by `rulebook` (the run's, with its declared readings; None: the
+    default), recorded as in flight while the backend has it. A backend with a `judge_case` (two
+    backends held against each other: conformance/judge/agreement.py) judges it itself."""
     pair = getattr(backend, "judge_case", None)
     with running((case,), backend):
         if pair is not None:
-            return pair(case.call, case.memory, _slot.which if _slot is not None else None)
-        return verdicts.judge(case.call, case.memory, backend)
+            return pair(case.call, case.memory, _slot.which if _slot is not None else None, rulebook=rulebook)
+        return verdicts.judge(case.call, case.memory, backend, rulebook)
 
 
-def judge_batch(cases: Sequence[Any], backend: Any) -> list[Outcome]:
+def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
     with running(cases, backend):
-        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend)
+        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook)
 
 
 def counted(verdict: str) -> None:

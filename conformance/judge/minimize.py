@@ -15,7 +15,7 @@ from typing import Callable
 
 from oracle import Call, Tensor, check
 from oracle.rules import context
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook, default_rulebook
 
 from conformance.judge import inflight
 from conformance.backends.contract import Backend
@@ -51,13 +51,24 @@ class ShrinkBudget:
         return (self.timed_out >= self.timeouts or (self.deadline is not None and time.monotonic() > self.deadline))
 
 
-def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None = None
-             ) -> tuple[Case, Outcome, int]:
+def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None = None,
+             judged_by: Rulebook | None = None) -> tuple[Case, Outcome, int]:
     """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent.
-    Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first."""
+    Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first. `judged_by`:
+    the run's rulebook (its declared readings); a smaller call must also stay in the same ambiguity
+    regions (those the plain rulebook flags), so that a failure in a region is reported in it."""
     rulebook = default_rulebook()
+    judged_by = judged_by or rulebook
     spec = rulebook.api(case.call.api)
-    target = ({v.rule for v in outcome.violations}, outcome.key)
+    regions = {a.id for a in spec.ambiguities}
+
+    def rules(call: Call, memory) -> tuple[set[str], set[str]]:
+        """What the call breaks by the run's rulebook, and the ambiguity regions it lies in."""
+        plain = {v.rule for v in check(call, memory)} & regions if regions else set()
+        return {v.rule for v in check(call, memory, judged_by)}, plain
+
+    first_memory = case.memory.build() if case.memory.writes else None
+    target = (({v.rule for v in outcome.violations}, rules(case.call, first_memory)[1]), outcome.key)
     runs = 0
     best, best_outcome = case, outcome
 
@@ -84,10 +95,10 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudge
             return False
         try:
             memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
-            if {v.rule for v in check(call, memory)} != target[0]:
+            if rules(call, memory) != target[0]:
                 call = refit(call)
                 memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
-                if {v.rule for v in check(call, memory)} != target[0]:
+                if rules(call, memory) != target[0]:
                     return False
             recipe = best.memory.resized(image_sizes(call, rulebook))
         except ValueError:
@@ -95,7 +106,7 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudge
         runs += 1
         candidate = Case(call, recipe, best.expect, best.rule, best.tags)
         began = time.monotonic()
-        result = inflight.judge(candidate, backend)
+        result = inflight.judge(candidate, backend, judged_by)
         if budget is not None:
             budget.record(result, time.monotonic() - began)
         if result.key != target[1]:

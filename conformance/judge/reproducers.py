@@ -6,11 +6,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from oracle.spec import Rulebook
+
 from conformance.generate.cells import Cell
 from conformance.generate.strategies import Case
 from conformance.judge.verdicts import Outcome
 
-REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "call", "memory")
+REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "readings", "call", "memory")
+
+
+def declared_of(rulebook: Rulebook | None, api: str | None = None) -> dict[str, str]:
+    """The readings a rulebook was given (ambiguity id -> reading id), of one api or all: what a
+    reproducer records, so that `replay` judges its call by them."""
+    if rulebook is None:
+        return {}
+    specs = [rulebook.api(api)] if api else list(rulebook.apis.values())
+    return {a.id: a.declared.id for spec in specs for a in spec.ambiguities if a.declared is not None}
+
 def reproducer_name(cell_id: str, kind: str = "") -> str:
     """repro/<cell id with every run of odd characters as '__'>[.<kind>].yaml (kind: 'diverge' for the
     call two backends parted on, under --against). No separator, no '..': the name stays inside repro/
@@ -18,13 +30,17 @@ def reproducer_name(cell_id: str, kind: str = "") -> str:
     return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id).lstrip(".") + (f".{kind}" if kind else "") + ".yaml"
 
 
-def failure_record(cell: Cell, case: Case, outcome: Outcome) -> dict[str, Any]:
-    """What a reproducer holds of a non-conforming call; for a divergence (under --against), the verdict
-    DIVERGE, the agreement's message and where the two images differ, and the tested backend's verdict."""
+def failure_record(cell: Cell, case: Case, outcome: Outcome, readings: dict[str, str] | None = None
+                   ) -> dict[str, Any]:
+    """What a reproducer holds of a non-conforming call (with the readings it was judged by, when any
+    was declared); for a divergence (under --against), the verdict DIVERGE, the agreement's message and
+    where the two images differ, and the tested backend's verdict."""
     record = {
         "cell": cell.id, "verdict": outcome.verdict.value, "message": outcome.message, **case_fields(case),
         "violations": [v.__dict__ for v in outcome.violations], "diff": outcome.diff,
     }
+    if readings:
+        record["readings"] = dict(readings)
     if outcome.key == "DIVERGE":
         agreement = outcome.agreement
         record.update(verdict="DIVERGE", message=agreement.message, diff=agreement.diff,

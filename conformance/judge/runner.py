@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, sett
 from hypothesis.control import current_build_context
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook, default_rulebook
 
 from conformance.judge import inflight
 from conformance.backends.contract import Backend, BackendCrash
@@ -26,7 +26,7 @@ from conformance.generate.profiles import Profile
 from conformance.generate.environment import Case
 from conformance.backends.calling import ask_supports
 from conformance.judge.verdicts import Outcome, Verdict
-from conformance.judge.reproducers import failure_record
+from conformance.judge.reproducers import declared_of, failure_record
 
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
@@ -88,15 +88,16 @@ def cell_seed(run_seed: int, cell: Cell) -> int:
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
              frozen: Sequence[Case] = (), database: Any = None, sweep: bool | None = None, *,
-             hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None
-             ) -> CellResult:
+             hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None,
+             rulebook: Rulebook | None = None) -> CellResult:
     """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
     the cell's edge sweep (`sweep`, default: the profile's), then let Hypothesis search the cell with the
     profile's budget; stop at the first non-conforming call and shrink it. `database` (a Hypothesis
     ExampleDatabase): the search replays what it kept for the cell first, and the failure found is kept
     there (conformance/judge/failuredb.py). `hang_after`: the backend's time limit, so that shrinking stops
     after a few calls that time out. `on_found` hears the first failure as soon as it is found, before
-    shrinking (a supervisor keeps it should the worker die)."""
+    shrinking (a supervisor keeps it should the worker die). `rulebook`: what every call is judged by
+    (the default one with the run's declared readings; None: the default one, no reading declared)."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
     try:
@@ -115,6 +116,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
     budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
     spec = default_rulebook().api(cell.api)
+    readings = declared_of(rulebook, cell.api)
 
     def tally(case: Case, outcome: Outcome) -> None:
         counts[outcome.verdict.value] += 1
@@ -133,12 +135,12 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             budget.start()
             inflight.shrinking(True)
             if on_found is not None:
-                on_found(failure_record(cell, case, outcome))
+                on_found(failure_record(cell, case, outcome, readings))
         state["first"] = outcome.key
         state["last"][outcome.key] = (case, outcome)
 
     for case in frozen:
-        outcome = inflight.judge(case, backend)
+        outcome = inflight.judge(case, backend, rulebook)
         tally(case, outcome)
         result.frozen_calls += 1
         if not outcome.conforms:
@@ -151,7 +153,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         from conformance.generate.edges import sweep as edge_sweep, targets
         reachable = targets(cell, profile.gm_window)
         cases = edge_sweep(cell, profile.gm_window) if state["first"] is None else []
-        for case, outcome in judged(cases, backend):
+        for case, outcome in judged(cases, backend, rulebook):
             tally(case, outcome)
             result.sweep_calls += 1
             if not outcome.conforms:
@@ -171,7 +173,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         began = time.monotonic()
-        outcome = inflight.judge(case, backend)
+        outcome = inflight.judge(case, backend, rulebook)
         if state["failed"]:
             result.shrink_calls += 1
             budget.record(outcome, time.monotonic() - began)
@@ -193,7 +195,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
     try:
         if state["first"] is None and callable(getattr(backend, "run_batch", None)):
-            if not run_batches(cell, backend, profile, run_seed, tally, found):
+            if not run_batches(cell, backend, profile, run_seed, tally, found, rulebook):
                 result.status, result.error = "unreachable", "no call could be generated for this cell"
         elif state["first"] is None:        # no frozen case failed: search
             prop()
@@ -210,9 +212,9 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     reported = state["final"].get(first) or state["last"].get(first)
     if reported is not None:
         case, outcome = reported
-        case, outcome, runs = minimize(case, outcome, backend, budget)
+        case, outcome, runs = minimize(case, outcome, backend, budget, rulebook)
         result.shrink_calls += runs
-        record = failure_record(cell, case, outcome)
+        record = failure_record(cell, case, outcome, readings)
         if record["verdict"] == "DIVERGE":
             result.divergence = record
         else:
@@ -233,25 +235,26 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
 BATCH = 32         # calls handed to a backend's run_batch at once
 
 
-def judged(cases: Sequence[Case], backend: Backend) -> Iterable[tuple[Case, Outcome]]:
+def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = None
+           ) -> Iterable[tuple[Case, Outcome]]:
     """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
     more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
     if not callable(getattr(backend, "run_batch", None)):
         for case in cases:
-            yield case, inflight.judge(case, backend)
+            yield case, inflight.judge(case, backend, rulebook)
         return
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]
-        yield from zip(chunk, inflight.judge_batch(chunk, backend))
+        yield from zip(chunk, inflight.judge_batch(chunk, backend, rulebook))
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                found: Callable[[Case, Outcome], None]) -> bool:
+                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None) -> bool:
     """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
     without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
     `found` (minimize() then shrinks it with single runs). False when no call could be drawn."""
     cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
-    for case, outcome in judged(cases, backend):
+    for case, outcome in judged(cases, backend, rulebook):
         tally(case, outcome)
         if not outcome.conforms:
             found(case, outcome)

@@ -16,6 +16,7 @@ import numpy as np
 
 from oracle import Call, IllegalCall, expected, verdict_class
 from oracle.rules import Violation
+from oracle.spec import Rulebook
 
 from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message, forget_traceback,
                                          refusal_rule, run_call)
@@ -74,11 +75,12 @@ class Prepared:
     klass: str
 
 
-def prepare(call: Call, recipe: MemoryRecipe, images=None) -> Prepared:
-    """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result."""
+def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | None = None) -> Prepared:
+    """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result, by
+    `rulebook` (the default one; with the run's declared readings, the regions they cover)."""
     memory = recipe.build(images)
     try:
-        want = expected(call, memory)
+        want = expected(call, memory, rulebook)
         violations = want.violations
     except IllegalCall as exc:
         want, violations = None, exc.violations
@@ -122,10 +124,10 @@ def conclude(p: Prepared, raised: Any) -> Outcome:
     return Outcome(Verdict.PASS, "memory image matches", violations)
 
 
-def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
-    """Run `call` on `backend` over the images of `recipe` and give the verdict (never raises what the
-    backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
-    p = prepare(call, recipe, getattr(backend, "images", None))
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None) -> Outcome:
+    """Run `call` on `backend` over the images of `recipe` and give the verdict by `rulebook` (never raises
+    what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
+    p = prepare(call, recipe, getattr(backend, "images", None), rulebook)
     _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
     try:
         return conclude(p, raised)
@@ -133,11 +135,12 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend) -> Outcome:
         forget_traceback(raised)
 
 
-def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any) -> list[Outcome]:
+def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebook: Rulebook | None = None
+                ) -> list[Outcome]:
     """The verdicts of several calls run by one `backend.run_batch(calls, memories)`, which returns, per
     call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
     every call of the batch gets that crash."""
-    prepared = [prepare(call, recipe) for call, recipe in cases]
+    prepared = [prepare(call, recipe, rulebook=rulebook) for call, recipe in cases]
     copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
     answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
     if raised is None and len(answer) != len(prepared):

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from oracle.spec import default_rulebook
 
 from conformance.report.files import json_text, write_atomic
+from conformance.report.readings import verdict_text
 from conformance.report.text import printable, replay_command
 
 # The property-based pass of a certification always uses this seed, so two certifications of the same
@@ -46,6 +47,8 @@ def environment(results: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
         "kit": results.get("kit"),
         "spec_hash": results.get("spec_hash"),
         "certify": results.get("certify"),
+        "readings": results.get("readings") or {},
+        "verdict": verdict_text(results),
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
                    "executable": sys.executable},
         "packages": packages,
@@ -60,7 +63,7 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
     lines = [
         f"# Conformance certification: {printable(backend['name'], 200)} on {', '.join(products)}",
         "",
-        f"Verdict: **{results['verdict']}** ({results['calls']} calls in {len(results['cells'])} cells; "
+        f"Verdict: **{printable(verdict_text(results), 2000)}** ({results['calls']} calls in {len(results['cells'])} cells; "
         f"frozen case list {results['certify']['frozen_hash']}, then a property-based pass with seed "
         f"{results['seed']}, profile {results['profile']}).",
         "",
@@ -76,11 +79,17 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
         "| `SHA256SUMS` | checksums of the other files: `sha256sum -c SHA256SUMS` |",
         "",
     ]
+    if results.get("readings"):
+        lines += ["Readings declared (where the pages can be read two ways; README, \"Readings\"):", "",
+                  *[printable(f"- `{amb}` = `{r['reading']}` (declared by {r['by']})", 1000)
+                    for amb, r in sorted(results["readings"].items())], ""]
     if results["failures"]:
         lines += [
             "Replay a failure from this folder with the kit installed:",
             "",
-            "    " + printable(replay_command("repro/FILE.yaml", backend["spec"]), 1000),
+            "    " + printable(replay_command("repro/FILE.yaml", backend["spec"], readings={
+                amb: r["reading"] for amb, r in (results.get("readings") or {}).items() if r.get("by") == "command line"}),
+                1000),
             "",
             "and explain what the documentation asks of its call with `ascend-conformance check repro/<file>.yaml`.",
             "",

@@ -17,6 +17,7 @@ from oracle.spec import Rulebook, default_rulebook
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals,
                                         why_missing)
+from conformance.report.readings import readings_text, tally
 from conformance.report.text import cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 
@@ -68,7 +69,7 @@ def matrices(cells: list[dict[str, Any]], rulebook: Rulebook) -> dict[str, Any]:
         apis = sorted({a for a, _ in groups})
         columns = sorted({k for _, k in groups}, key=lambda k: (order.get(k, len(order)), k))
         if axis == "kind":
-            columns = [k for k in ("reject", "undefined") if k in columns]
+            columns = [k for k in ("reject", "undefined", "ambiguity") if k in columns]
         out[axis] = {"columns": columns, "rows": [
             {"api": api, "cells": [_group(groups[(api, k)]) if (api, k) in groups else None for k in columns]}
             for api in apis if any((api, k) in groups for k in columns)]}
@@ -121,7 +122,7 @@ def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
     for c in cells:
         if c.get("agreement") or c.get("divergence"):
             groups[(c["cell"]["api"], c["cell"]["kind"])].append(c)
-    columns = [k for k in ("legal", "reject", "undefined") if any(kind == k for _, kind in groups)]
+    columns = [k for k in ("legal", "reject", "undefined", "ambiguity") if any(kind == k for _, kind in groups)]
     rows = []
     for api in sorted({a for a, _ in groups}):
         row = []
@@ -175,7 +176,9 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
                   + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],
         "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},
         "unexercised": sum(r["breakable"] and not r["exercised"] for t in traced for r in t["rules"]),
-        "ambiguities": [a for a in results.get("ambiguities", []) if a["api"] in apis],
+        "ambiguities": tally([a for a in results.get("ambiguities", []) if a["api"] in apis],
+                             results.get("readings"), cells, product),
+        "readings_text": readings_text(results.get("readings")),
         "waivers": results.get("waivers") or [],
         "legend": STATE_LABEL,
     }

@@ -32,7 +32,7 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 def reproducer_text(failure: dict[str, Any]) -> str:
     """The reproducer file of a failure. Its message is cut to what a report shows (text.cut), so that
     a backend's 100 MB message cannot make a reproducer too large to replay (results.json keeps it)."""
-    body = no_surrogates({k: failure.get(k) for k in REPRO_FIELDS})
+    body = no_surrogates({k: failure.get(k) for k in REPRO_FIELDS if k != "readings" or failure.get(k)})
     if isinstance(body["message"], str):
         body["message"] = cut(body["message"])
     head = ("# ascend-conformance reproducer: one call and the memory it ran on.\n"

@@ -22,6 +22,7 @@ from oracle.spec import Rulebook, default_rulebook
 
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.runner import CellResult
+from conformance.report.readings import ambiguity_entries, merged_readings, tally
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
 from conformance.judge.verdicts import NONCONFORMING, Verdict
@@ -108,6 +109,7 @@ def finish(results: dict[str, Any]) -> dict[str, Any]:
     results["unreachable"] = [c["id"] for c in results["cells"] if c["status"] == "unreachable"]
     results["verdict"] = overall(results)
     results["conforms"] = results["verdict"] == CONFORMANT
+    results["ambiguities"] = tally(results.get("ambiguities") or [], results.get("readings"), results["cells"])
     if results.get("against"):
         agreement: Counter[str] = Counter()
         for c in results["cells"]:
@@ -121,21 +123,17 @@ def finish(results: dict[str, Any]) -> dict[str, Any]:
 
 
 def results_document(rulebook: Rulebook, backend: dict[str, str], chosen: Sequence[Any],
-                     cells: Sequence[CellResult | dict[str, Any]], errors: Sequence[str] = (), **settings: Any) -> dict[str, Any]:
-    """The results.json of one run of the `chosen` cells: `backend` is {name, spec, version}; `settings`
-    are the run's own (profile, seed, workers, select, started, duration_s, interrupted...)."""
+                     cells: Sequence[CellResult | dict[str, Any]], errors: Sequence[str] = (),
+                     readings: dict[str, dict[str, str]] | None = None, **settings: Any) -> dict[str, Any]:
+    """The results.json of one run of the `chosen` cells: `backend` is {name, spec, version}; `readings`
+    the run's declared readings ({ambiguity: {"reading": id, "by": "backend" | "command line"}});
+    `settings` are the run's own (profile, seed, workers, select, started, duration_s, interrupted...)."""
     apis = sorted({c.api for c in chosen})
     meta = {"kit": {"name": "ascend-conformance", "version": kit_version()}, "spec_hash": spec_hash(rulebook),
             "backend": backend, "products": list(dict.fromkeys(c.product for c in chosen)), "apis": apis,
-            **settings, "planned": [c.id for c in chosen]}
+            **settings, "planned": [c.id for c in chosen], "readings": dict(readings or {})}
     return finish({**meta, "cells": [c if isinstance(c, dict) else c.to_dict() for c in cells], "errors": list(errors),
-                   "ambiguities": ambiguity_list(rulebook, apis)})
-
-
-def ambiguity_list(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, Any]]:
-    return [{"id": a.id, "api": api, "question": a.question.strip(), "quote": a.quote, "readings": [r.sentence for r in a.readings],
-             "used": a.used, "generated": False}
-            for api in apis for a in rulebook.api(api).ambiguities]
+                   "ambiguities": ambiguity_entries(rulebook, apis)})
 
 
 # ---------------------------------------------------------------------------------------------- reading
@@ -199,7 +197,7 @@ def _schema_error(error: jsonschema.ValidationError) -> str:
     elif error.validator == "enum":
         what = f"expected one of {', '.join(map(str, expected))}, got {_short(value)}"
     elif error.validator == "pattern" and expected == _validator().schema["$defs"]["cellId"]["pattern"]:
-        what = f"expected a cell id (api/product/legal|reject|undefined/...), got {_short(value)}"
+        what = f"expected a cell id (api/product/legal|reject|undefined|ambiguity/...), got {_short(value)}"
     elif error.validator == "pattern":
         what = f"got {_short(value)}, expected text matching {expected}"
     elif error.validator == "minimum":
@@ -230,13 +228,13 @@ def _check_cell(cell: dict[str, Any], where: str, rulebook: Rulebook) -> None:
 # What reports read of a cell, a failure and a document that a kit of another version may not have written.
 _CELL_DEFAULTS = {"failure": None, "error": None, "seconds": 0, "tags": {}, "by_dtype": {}}
 _FAILURE_DEFAULTS = {"rule": None, "expect": None, "violations": [], "diff": None}
-_DOC_DEFAULTS = {"errors": [], "ambiguities": [], "planned": [], "apis": [], "interrupted": False}
+_DOC_DEFAULTS = {"errors": [], "ambiguities": [], "planned": [], "apis": [], "interrupted": False, "readings": {}}
 
 
 def _fill(data: dict[str, Any]) -> dict[str, Any]:
     for key, value in _DOC_DEFAULTS.items():
         if data.get(key) is None:
-            data[key] = type(value)(value) if isinstance(value, list) else value
+            data[key] = type(value)(value) if isinstance(value, (list, dict)) else value
     data["backend"] = {"name": "", "spec": "", "version": "", **(data.get("backend") or {})}
     if not data.get("products"):
         data["products"] = list(dict.fromkeys(c["cell"]["product"] for c in data["cells"]))
@@ -380,6 +378,7 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         "cells": [combine_runs(same) for same in by_id.values()],
         "errors": [f"{name}: {e}" for name, d in sources for e in d.get("errors", [])],
         "ambiguities": list(ambiguities.values()),
+        "readings": merged_readings(docs),
         "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],
     }
     shards = {d["shard"] for d in docs if isinstance(d.get("shard"), str) and re.fullmatch(r"\d+/\d+", d["shard"])}

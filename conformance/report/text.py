@@ -78,12 +78,15 @@ def markup(value: Any) -> str:
     return _markup(value)
 
 
-def replay_command(reproducer: str, backend_spec: str, against: str | None = None, oracle: bool = True) -> str:
+def replay_command(reproducer: str, backend_spec: str, against: str | None = None, oracle: bool = True,
+                   readings: dict[str, str] | None = None) -> str:
     """The command that replays a reproducer, shell-quoted so that it can be pasted as it is (an
     `exec:` backend's command line with spaces and quotes included); with the backend it was held
-    against, for a divergence."""
+    against, for a divergence; with a `--reading` per reading the run's command line declared."""
     words = ["ascend-conformance", "replay", reproducer, "--backend", backend_spec]
     if against:
         words += ["--against", against] + ([] if oracle else ["--no-oracle"])
+    for amb, reading in sorted((readings or {}).items()):
+        words += ["--reading", f"{amb}={reading}"]
     return shlex.join(words)
 

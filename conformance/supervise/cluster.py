@@ -38,7 +38,7 @@ def _supervisor(config: dict[str, Any]) -> Supervisor:
         raise ClusterError("this Dask worker is a daemon process and may not start the kit's worker: start "
                            "Dask workers with DASK_DISTRIBUTED__WORKER__DAEMON=False")
     supervisor = Supervisor(config["backend"], 1, config["timeout"], config["db"], config["against"],
-                            config["oracle"], start_method="forkserver")
+                            config["oracle"], start_method="forkserver", readings=dict(config["readings"]))
     supervisor.start()
     _local.held = (key, supervisor)
     return supervisor
@@ -60,10 +60,11 @@ class ClusterSupervisor:
     client: one future per task."""
 
     def __init__(self, address: str, backend_spec: str, timeout: float | None = None, db_spec: str | None = None,
-                 against: str | None = None, oracle: bool = True):
+                 against: str | None = None, oracle: bool = True, readings: dict[str, str] | None = None):
         self.address = address
+        # readings: the command line's, as sorted pairs (the config is a key of the supervisors kept)
         self.config = {"backend": backend_spec, "timeout": timeout, "db": db_spec, "against": against,
-                       "oracle": oracle}
+                       "oracle": oracle, "readings": tuple(sorted((readings or {}).items()))}
         self.client: Any = None
         self.described: dict[str, Any] = {}
         self._futures: dict[Any, Task] = {}

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
+from oracle.spec import default_rulebook
+
 from conformance.backends.contract import BackendLoadError
 from conformance.generate.cells import Cell
 from conformance.judge import inflight
@@ -63,8 +65,10 @@ class Supervisor:
     """`workers` processes running `Task`s on the backend `backend_spec`; results come out of `poll()`."""
 
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
-                 against: str | None = None, oracle: bool = True, start_method: str | None = None):
+                 against: str | None = None, oracle: bool = True, start_method: str | None = None,
+                 readings: dict[str, str] | None = None):
         self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.readings = dict(readings or {})        # the command line's (--reading, --readings FILE)
         self.against, self.oracle = against, oracle
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.db_spec = db_spec
@@ -99,7 +103,7 @@ class Supervisor:
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
-                                       self.against, self.oracle))
+                                       self.against, self.oracle, self.readings))
         proc.start()
         theirs.close()
         self._workers.append(_Worker(proc, ours, slot, time.monotonic()))
@@ -275,7 +279,7 @@ class Supervisor:
                     tally = result.agreement if other else result.counts
                     tally[kind] = tally.get(kind, 0) + 1
                 record = w.found or _crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
-                                                  kind)
+                                                  kind, self.described.get("readings"))
                 if record["verdict"] == "DIVERGE":
                     result.divergence = record
                 else:
@@ -316,8 +320,10 @@ def _exit_text(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdict: str = "CRASH") -> dict[str, Any]:
-    """The failure of a call a worker died on (or was killed in): reproducer data and CRASH."""
+def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdict: str = "CRASH",
+                  readings: dict[str, str] | None = None) -> dict[str, Any]:
+    """The failure of a call a worker died on (or was killed in): reproducer data and CRASH (with the
+    run's readings of the cell's api, which replay judges it by)."""
     from oracle import Call, check
     violations: list[dict[str, Any]] = []
     if flight is None:
@@ -328,9 +334,14 @@ def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdi
             violations = [v.__dict__ for v in check(Call.from_dict(flight["call"]))]
         except Exception:               # noqa: BLE001 - the record is the kit's own; a failure here is not the backend's
             violations = []
-    return {"cell": cell.id, "verdict": verdict, "message": message,
-            "expect": flight["expect"], "rule": flight["rule"],
-            "violations": violations, "call": flight["call"], "memory": flight["memory"], "diff": None}
+    record = {"cell": cell.id, "verdict": verdict, "message": message,
+              "expect": flight["expect"], "rule": flight["rule"],
+              "violations": violations, "call": flight["call"], "memory": flight["memory"], "diff": None}
+    own = {a.id for a in default_rulebook().api(cell.api).ambiguities}
+    kept = {amb: reading for amb, reading in (readings or {}).items() if amb in own}
+    if kept:
+        record["readings"] = kept
+    return record
 
 
 def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable[[dict[str, Any]], None],

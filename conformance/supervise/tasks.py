@@ -27,12 +27,13 @@ class Task:
 
 @dataclass
 class Replay:
-    """One call to judge as it is (a reproducer): no search, no shrinking. Its result is
-    {"verdict": ..., "message": ...}."""
+    """One call to judge as it is (a reproducer): no search, no shrinking; by the readings it recorded
+    (the command line's over them). Its result is {"verdict": ..., "message": ...}."""
 
     call: dict[str, Any]
     memory: dict[str, Any]
     tries: int = 0
+    readings: dict[str, str] = field(default_factory=dict)    # recorded in the reproducer: judged by them
 
     def lost(self, message: str, other: bool = False) -> dict[str, Any]:
         """The result of a replay whose worker died: CRASH, or (the other backend died) DIVERGE."""

@@ -9,12 +9,14 @@ import os
 import signal
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
+from conformance.backends.readings import Declared, declare
 from conformance.judge import inflight
 from conformance.judge.runner import CellResult, run_cell
+from conformance.judge.verdicts import Verdict
 from conformance.supervise.tasks import Replay, Task
 
 _state: dict[str, Any] = {}
@@ -35,7 +37,10 @@ def _described(backend: Any, spec: str) -> dict[str, str]:
 
 
 def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
-                 parent: int, against: str | None = None, oracle: bool = True) -> None:
+                 parent: int, against: str | None = None, oracle: bool = True,
+                 readings: dict[str, str] | None = None) -> None:
+    """Load the backend (and the one it is held against), resolve the run's readings (the backend's,
+    overridden by the command line's `readings`), say "ready" with both, then run tasks until told to stop."""
     _become_worker(parent)
     inflight.install(slot)
     from conformance.generate.memory import keep_freed_images
@@ -43,6 +48,9 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
     try:
         backend = _state["backend"] = _load(backend_spec, timeout)
         described = _described(backend, backend_spec)
+        declared = declare(backend, backend_spec, readings)
+        described.update(declared.described())
+        tested = backend
         if against is not None:
             from conformance.judge.agreement import Pair
             other = _load(against, timeout)
@@ -64,16 +72,24 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
             if task is None:
                 break
             slot.reset()
-            conn.send(("done", _run_task(task, backend, db, timeout, conn)))
+            conn.send(("done", _run_task(task, backend, db, timeout, conn, declared,
+                                         lambda recorded: declare(tested, backend_spec, readings, recorded=recorded))))
     finally:
         _close_backend()
 
 
-def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn) -> dict[str, Any]:
+def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, declared: Declared,
+              replayed: Callable[[dict[str, str]], Declared]) -> dict[str, Any]:
+    """A cell searched (judged by the run's readings), or a reproducer's call judged by the readings it
+    recorded, the command line's over them (`replayed`)."""
     from conformance.judge.failuredb import as_cases
     if isinstance(task, Replay):
         (case,) = as_cases([{"call": task.call, "memory": task.memory, "expect": None, "rule": None}])
-        outcome = inflight.judge(case, backend)
+        try:
+            rulebook = replayed(task.readings).rulebook if task.readings else declared.rulebook
+        except BackendLoadError as exc:
+            return {"verdict": Verdict.UNJUDGED.value, "message": str(exc)}
+        outcome = inflight.judge(case, backend, rulebook)
         agreed = getattr(outcome, "agreement", None)
         return {"verdict": outcome.verdict.value, "message": outcome.message,
                 **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
@@ -84,7 +100,7 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn) 
     try:
         # the edge sweep is the same on every run: judged once per cell, in its first part
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
-                          hang_after=timeout,
+                          hang_after=timeout, rulebook=declared.rulebook,
                           on_found=lambda failure: conn.send(("found", failure)))
     except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
         result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")
