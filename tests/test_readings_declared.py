@@ -3,7 +3,6 @@ command line (--reading, --readings FILE, over the backend's), resolved in the w
 shown in results.json, the report, the terminal and the certification bundle."""
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
@@ -289,11 +288,6 @@ def test_the_bundle_records_the_readings(tmp_path):
 
 # ------------------------------------------------------------------------------------------ with ambiguity cells
 
-def _has_ambiguity_cells() -> bool:
-    return "ambiguities" in inspect.signature(cells).parameters
-
-
-@pytest.mark.skipif(not _has_ambiguity_cells(), reason="needs cells(..., ambiguities=) (helper hb's ambiguity cells)")
 @pytest.mark.parametrize("backend, declared, status", [
     ("readingbackends:declares_nop", (), 0),
     ("readingbackends:declares_nop", ("--reading", f"{ZERO}=reject"), 1),      # runs what the reading refuses

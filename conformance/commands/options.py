@@ -131,17 +131,14 @@ def _known(rulebook: Any, amb: str, reading: str, where: str) -> None:
 def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> list[str]:
     """The ambiguities whose regions the run enters: those a reading is declared for, or under --against
     every ambiguity of the apis (judged UNDEFINED where none is declared, and for agreement)."""
-    rulebook = default_rulebook()
-    every = [a.id for api in apis for a in rulebook.api(api).ambiguities]
+    from conformance.generate.cells import ambiguity_ids as every_ambiguity
+    every = every_ambiguity(apis)
     return every if against else [a for a in every if a in declared]
 
 
 def all_cells(products: list[str], apis: list[str], ambiguities: list[str] | None = None) -> list:
     """cells(products, apis, ambiguities=...): the ambiguity cells after each api's others."""
-    import inspect
     from conformance.generate.cells import cells
-    if not ambiguities or "ambiguities" not in inspect.signature(cells).parameters:
-        return cells(products, apis)     # until generate builds ambiguity cells (helper hb), none
     return cells(products, apis, ambiguities=ambiguities)
 
 
