@@ -52,6 +52,13 @@ OTHERS = textwrap.dedent('''
                 call = call.replace(nburst=call.args["nburst"] - 1)
             super().run(call, memory)
 
+    class StrideOnOneRepeat(OracleBackend):
+        """The reference under the other reading of vec_trans_scatter.stride.single_repeat (declares none)."""
+        name = "stride-on-one-repeat"
+        follows = OracleBackend({"vec_trans_scatter.stride.single_repeat": "applied"})
+        def run(self, call, memory):
+            self.follows.run(call, memory)
+
     class LastByteFlipped(OracleBackend):
         name = "last-byte-flipped"
         def run(self, call, memory):
@@ -167,3 +174,28 @@ def test_no_oracle_needs_against(tmp_path):
     done = cli(tmp_path, "run", "--backend", "oracle", "--no-oracle", "--product", "ascend910b",
                "--report", str(tmp_path / "r"))
     assert done.returncode == 2 and "--against" in done.stderr
+
+
+def test_against_enters_the_regions_no_reading_declares(others):
+    """Issue 19: under --against the ambiguity cells are run though neither backend declares a reading;
+    the oracle has no answer there (UNDEFINED) and the two backends are held to each other: the reference
+    against itself agrees, against the reference following the other reading of the single-repeat stride
+    it diverges in that region alone, with a reproducer `replay --against` runs again."""
+    region = "vec_trans_scatter/ascend910b/ambiguity/vec_trans_scatter.stride.single_repeat"
+    args = ["run", "--backend", "oracle", "--product", "ascend910b", "--api", "vec_trans_scatter", "--select",
+            "*/ambiguity/*", "--profile", "quick", "--seed", "3"]
+    same = cli(others, *args, "--against", "oracle", "--report", "same")
+    assert same.returncode == 0, same.stdout[-3000:] + same.stderr[-2000:]
+    doc = json.loads((others / "same" / "results.json").read_text())
+    entered = {c["id"] for c in doc["cells"]}
+    assert region in entered and all("/ambiguity/" in c for c in entered) and len(entered) >= 6
+    assert doc["totals"].get("UNDEFINED", 0) > 0 and doc["agreement"]["verdict"] == "AGREE"
+    parted = cli(others, *args, "--against", "others:StrideOnOneRepeat", "--report", "parted")
+    assert parted.returncode == 1, parted.stdout[-3000:] + parted.stderr[-2000:]
+    doc = json.loads((others / "parted" / "results.json").read_text())
+    assert doc["verdict"] == "CONFORMANT" and doc["agreement"]["verdict"] != "AGREE"
+    assert {d["cell"] for d in doc["agreement"]["divergences"]} == {region}
+    (divergence,) = doc["agreement"]["divergences"]
+    again = cli(others, "replay", str(others / "parted" / divergence["reproducer"]), "--backend", "oracle",
+                "--against", "others:StrideOnOneRepeat")
+    assert again.returncode == 1 and "STILL" in again.stdout, again.stdout + again.stderr

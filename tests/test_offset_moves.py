@@ -49,6 +49,10 @@ def _scatter_loop(ub: np.ndarray, src: int, dst: int, base: int, offs: int, widt
     for start, value in moves:
         if 0 <= start and start + width <= ub.size:
             ub[start:start + width] = value
+    if any(s % width for s in starts):          # straddling elements: the bytes several of them write
+        sent = [(s + k, bytes(v[k:k + 1])) for s, v in moves if 0 <= s and s + width <= ub.size for k in range(width)]
+        places = [a for a, _ in sent]
+        return sorted(((a, b) for a, b in sent if places.count(a) > 1), key=lambda ab: ab[0])
     shared = sorted(((s, v.tobytes()) for s, v in moves if starts.count(s) > 1), key=lambda sv: sv[0])
     return shared
 

@@ -20,7 +20,7 @@ from conformance import OracleBackend
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.readings import declare
-from conformance.generate.cells import Cell, cells
+from conformance.generate.cells import Cell
 from conformance.generate.environment import Case
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.profiles import profile

@@ -55,10 +55,26 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     if keep is not None:
         starts, values = starts[keep], values[keep]
     collided = put(target, starts, values, width)
+    if (starts % width).any():              # straddling elements (scatter.offset.unaligned, `straddle`)
+        return _byte_choices(dst.scope, starts, values, width)
     if collided is None:
         return []
     order = np.argsort(starts[collided], kind="stable")
     return [(dst.scope, starts[collided][order], values[collided][order])]
+
+
+def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int) -> list:
+    """Elements that straddle their slots can share some bytes without starting at one place: every byte
+    several elements write keeps one of the bytes sent there (one row per byte sent, a place one byte
+    wide), and no element as a whole is promised."""
+    where = (starts[:, None] + np.arange(width)).reshape(-1)
+    sent = np.ascontiguousarray(values).reshape(-1)
+    _, inverse, counts = np.unique(where, return_inverse=True, return_counts=True)
+    shared = counts[inverse] > 1
+    if not shared.any():
+        return []
+    order = np.argsort(where[shared], kind="stable")
+    return [(scope, where[shared][order], sent[shared][order].reshape(-1, 1))]
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict:

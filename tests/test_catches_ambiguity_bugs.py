@@ -1,0 +1,58 @@
+"""Bugs that are one reading of an ambiguity (issue 18): not caught while no reading is declared (the
+strict xfails of test_catches_offset_bugs.py and test_catches_nz2nd_bugs.py), caught as soon as the run
+declares the other reading — by the ambiguity's own cell, the calls `run` enters the region with.
+
+The control: the correct simulator of the same family conforms on the same calls under the same readings.
+Calls are the cell's edge sweep and a seeded draw, each judged with `verdicts.judge` under the rulebook
+with the declared readings, as a worker judges them.
+"""
+from __future__ import annotations
+
+import pytest
+
+from oracle.spec import default_rulebook
+
+import buggy_nz2nd_backends as bn
+import buggy_offset_backends as bo
+from conformance.generate.cells import cells, select
+from conformance.generate.edges import sweep
+from conformance.judge.verdicts import judge
+
+# (bug, its correct sibling, the ambiguity cell, the readings declared: the one the bug breaks, and a legal
+# reading of every companion region the cell's calls also lie in; then the readings the bug follows, under
+# which it conforms, where there are any: a backend that declares what it does is not at fault)
+CASES = [
+    (bo.OffsetIndexFollowsStride, bo.OffsetSim, "scatter/ascend310p-aicore/ambiguity/scatter.offset.repeat_advance",
+     {"scatter.offset.repeat_advance": "whole_repeat"}, {"scatter.offset.repeat_advance": "with_stride"}),
+    (bo.GatherStrideInElements, bo.OffsetSim, "asc_gather/ascend910b/ambiguity/asc_gather.repeat.layout",
+     {"asc_gather.repeat.layout": "datablocks", "asc_gather.offset.repeat_advance": "whole_repeat"},
+     {"asc_gather.repeat.layout": "undefined", "asc_gather.offset.repeat_advance": "whole_repeat"}),
+    (bo.GatherSrcAdvancedByStride, bo.OffsetSim, "asc_gather/ascend910b/ambiguity/asc_gather.offset.repeat_advance",
+     {"asc_gather.offset.repeat_advance": "whole_repeat", "asc_gather.repeat.layout": "datablocks"},
+     None),          # src moving with dst is no reading: it fails under every legal one
+    (bn.SrcNStrideIn12Bits, bn.Nz2NdSim, "data_copy_nz2nd/ascend910b/ambiguity/data_copy_nz2nd.srcNStride.max",
+     {"data_copy_nz2nd.srcNStride.max": "legal"},
+     None),          # 4096 wraps to 0 instead of being refused: not the `reject` reading either
+]
+
+
+def _cases(cell_id: str):
+    api, product, _, amb = cell_id.split("/")
+    (cell,) = select(cells([product], [api], ambiguities=[amb]), [cell_id])
+    return sweep(cell) + cell.draw(25, 18)
+
+
+def _failures(backend, cell_id: str, declared: dict[str, str]) -> list:
+    rulebook = default_rulebook().with_readings(declared)
+    outcomes = [judge(case.call, case.memory, backend, rulebook) for case in _cases(cell_id)]
+    assert outcomes
+    return [o for o in outcomes if not o.conforms]
+
+
+@pytest.mark.parametrize("bug, correct, cell_id, declared, its_own", CASES, ids=[c[0].name for c in CASES])
+def test_a_bug_that_is_a_reading_is_caught_once_the_other_is_declared(bug, correct, cell_id, declared, its_own):
+    assert not _failures(correct(), cell_id, declared), "the control must conform"
+    failing = _failures(bug(), cell_id, declared)
+    assert failing, f"{bug.name} passed every call of {cell_id} under {declared}"
+    if its_own is not None:
+        assert not _failures(bug(), cell_id, its_own), f"{bug.name} declares {its_own}: it conforms"
