@@ -9,7 +9,9 @@ import numpy as np
 from .apis import index_math
 from .call import Call
 from .footprint import mark
-from .rules import Context, Violation, context, violations as rule_violations, with_readings
+from .rules import Context, Violation, context
+from .rules import violations as rule_violations
+from .rules import with_readings
 from .spec import Rulebook
 
 

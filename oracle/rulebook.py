@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from .call import Call, Tensor
 
+
 class SpecError(ValueError):
     """A spec file is malformed. The message names the file, the path inside it and the problem."""
 
@@ -277,7 +278,7 @@ class Rulebook:
         chosen = self.readings(declared)
         if not chosen:
             return self
-        from .apis import index_math          # the index math sits above the specs; asked only here
+        from .apis import index_math  # the index math sits above the specs; asked only here
         apis = {}
         for name, spec in self.apis.items():
             ambiguities = []

@@ -13,8 +13,8 @@ from typing import Any, Iterable, Mapping
 import jsonschema
 import yaml
 
-from .rulebook import (INFERRED_ASPECTS, LEGALITIES, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule, Rulebook,
-                       Source, SpecError)
+from .rulebook import (INFERRED_ASPECTS, LEGALITIES, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
+                       Rulebook, Source, SpecError)
 
 _HERE = Path(__file__).resolve().parent
 # Installed: the specs are package data under oracle/specs. From a source checkout: ../specs.

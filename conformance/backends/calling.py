@@ -5,7 +5,7 @@ handed cannot change the call the verdict and the reproducer describe.
 """
 from __future__ import annotations
 
-import _signal           # signal.signal/getsignal map handlers to enums through exceptions (~4 us a call)
+import _signal  # signal.signal/getsignal map handlers to enums through exceptions (~4 us a call)
 import copy
 import signal
 from typing import Any
@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from oracle import Call, Tensor
+
 from conformance.backends.contract import Backend, BackendCrash, Rejected
 
 TEXT_LIMIT = 64 * 1024          # characters kept of anything a backend says (a message, a rule id, a name)

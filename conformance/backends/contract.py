@@ -2,7 +2,8 @@
 the built-in reference backend."""
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version as dist_version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as dist_version
 from types import MappingProxyType
 from typing import Mapping, Protocol, runtime_checkable
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from oracle import Call
 
-from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
 from conformance.backends.calling import backend_text
+from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
 from conformance.backends.shared_images import SharedImages
 
 PROTOCOL = 1

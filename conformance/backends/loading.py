@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from oracle import Call
+
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend
 
 ENTRY_POINT_GROUP = "ascend_conformance.backends"

@@ -18,9 +18,9 @@ import numpy as np
 
 from oracle import Call, CallFormatError
 
+from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
 from conformance.backends.readings import backend_readings
-from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 
 PROTOCOL = 1
 

@@ -11,10 +11,9 @@ import numpy as np
 from oracle import Call, CallFormatError, SpecError, check, expected, verdict_class
 from oracle.spec import default_rulebook
 
-from conformance.judge.bytemap import decoded_text
-from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.commands.options import EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError
-
+from conformance.generate.memory import MemoryRecipe, image_sizes
+from conformance.judge.bytemap import decoded_text
 
 
 def load_call_file(path: str) -> tuple[Call, MemoryRecipe | None, dict[str, Any]]:
@@ -145,9 +144,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
     """FIXED / STILL FAILING / MALFORMED per file; the worst status of them all."""
-    from conformance.supervise.tasks import Replay
-    from conformance.report.text import printable
     from conformance.judge.verdicts import NONCONFORMING
+    from conformance.report.text import printable
+    from conformance.supervise.tasks import Replay
     status = EXIT_OK
     for path in files:
         try:

@@ -11,22 +11,18 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-
 from oracle import CallFormatError, SpecError
 from oracle.spec import default_rulebook
 
-from conformance.backends.contract import BackendLoadError
+from conformance.backends.contract import BackendLoadError, kit_version
 from conformance.backends.loading import load_backend
-from conformance.supervise.cluster import ClusterError
-from conformance.commands.lock import FolderBusy
-from conformance.generate.profiles import PROFILES
-from conformance.backends.contract import kit_version
 from conformance.commands.calls import cmd_check, cmd_replay
+from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError,
-                                          reading_arg, seconds_arg, shard_arg, workers_arg)
+                                          reading_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
-from conformance.commands.options import waive, waivers_of
-
+from conformance.generate.profiles import PROFILES
+from conformance.supervise.cluster import ClusterError
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

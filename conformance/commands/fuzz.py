@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TextIO
 
 from conformance.generate.cells import Cell
+from conformance.generate.profiles import Profile
 from conformance.supervise.pool import Supervisor
 from conformance.supervise.tasks import Stop, Task
-from conformance.generate.profiles import Profile
 
 BASE_CALLS = 100        # calls of a task at weight 1
 MAX_WEIGHT = 4

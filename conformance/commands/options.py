@@ -8,11 +8,7 @@ import math
 import os
 from typing import Any
 
-
 from oracle.spec import default_rulebook
-
-
-
 
 EXIT_OK, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
 

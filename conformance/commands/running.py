@@ -9,14 +9,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
 from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, all_cells, ambiguity_ids,
-                                          chosen_cells, products_and_apis, readings_of, worker_count)
-from conformance.commands.options import waive, waivers_of
-
+                                          chosen_cells, products_and_apis, readings_of, waive, waivers_of,
+                                          worker_count)
 
 
 def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
@@ -116,8 +114,8 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from conformance.supervise.plan import plan
     from conformance.generate.profiles import profile
+    from conformance.supervise.plan import plan
 
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
@@ -139,10 +137,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_certify(args: argparse.Namespace) -> int:
-    from conformance.report.bundle import CERTIFY_SEED, write_bundle
     from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
-    from conformance.supervise.plan import plan
     from conformance.generate.profiles import profile
+    from conformance.report.bundle import CERTIFY_SEED, write_bundle
+    from conformance.supervise.plan import plan
 
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
@@ -182,8 +180,8 @@ def _database(spec: str | None):
 
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
-    from conformance.judge.failuredb import DEFAULT_DB, stored
     from conformance.commands.fuzz import Fuzzer, parse_duration
+    from conformance.judge.failuredb import DEFAULT_DB, stored
     from conformance.report.results import finish
 
     try:

@@ -20,9 +20,9 @@ from typing import Any, Callable, Sequence, TextIO
 from oracle.spec import default_rulebook
 
 from conformance.commands.lock import FolderLock
+from conformance.report.results import calls, results_document
 from conformance.supervise.pool import Supervisor, run_tasks
 from conformance.supervise.tasks import Stop, Task
-from conformance.report.results import calls, results_document
 
 WRITE_EVERY = 30.0          # seconds between two writes of the report folder during a run
 

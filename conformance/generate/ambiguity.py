@@ -21,10 +21,12 @@ from typing import Any, Mapping
 
 from hypothesis import strategies as st
 
-from oracle.rules import context, violations as rule_violations
+from oracle.rules import context
+from oracle.rules import violations as rule_violations
 from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook, default_rulebook
 
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require, scopes_can_break
+from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
+                                              scopes_can_break)
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.strategies import drawn
 

@@ -14,7 +14,10 @@ import fnmatch
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from hypothesis import HealthCheck, Phase, given, seed as hseed, settings, strategies as st
+from hypothesis import HealthCheck, Phase, given
+from hypothesis import seed as hseed
+from hypothesis import settings
+from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook, default_rulebook

@@ -34,7 +34,9 @@ from typing import Any, Mapping, Sequence
 
 from oracle.call import SCOPES
 
-from conformance.generate.ambiguity import edge_choices, planned as planned_ambiguity, region
+from conformance.generate.ambiguity import edge_choices
+from conformance.generate.ambiguity import planned as planned_ambiguity
+from conformance.generate.ambiguity import region
 from conformance.generate.cells import Cell
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.parameters import fit_tops
@@ -276,7 +278,7 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
     """Can a call with the rule's parameter at `value` (one past an end) fit its scopes, every other
     parameter at its start, on some form, dtype and path? (burst 65536 fits no UB: not reachable.)"""
     from conformance.generate.environment import Retry
-    from conformance.generate.parameters import Draft, fits, starting_point       # the generator's own sizing
+    from conformance.generate.parameters import Draft, fits, starting_point  # the generator's own sizing
     for form in _forms(env, rule):
         for dtype in env.legal_dtypes(form):
             if rule.when and "dtypes" in rule.when and dtype not in rule.when["dtypes"]:

@@ -39,8 +39,8 @@ from oracle.spec import default_rulebook
 
 from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import sweep, targets
-from conformance.generate.memory import MemoryRecipe
 from conformance.generate.environment import KINDS, Case
+from conformance.generate.memory import MemoryRecipe
 
 FROZEN_PATH = Path(__file__).parent / "frozen_cases.jsonl.gz"
 EXAMPLES = 200          # cases drawn per cell: ~99% of the tags 300 draws reach, ~3 min on 2 cores

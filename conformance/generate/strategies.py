@@ -20,13 +20,14 @@ from hypothesis import strategies as st
 
 from oracle import Call
 from oracle.call import SCOPES, nest
-from oracle.rules import context, violations as rule_violations
+from oracle.rules import context
+from oracle.rules import violations as rule_violations
 from oracle.spec import Rule, Rulebook
 
 from conformance.generate.draws import seal
-from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
+from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.parameters import Draft, draw_params
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place

@@ -15,10 +15,10 @@ import numpy as np
 from oracle import Call
 from oracle.spec import Rulebook
 
-from conformance.backends.contract import BackendCrash, Rejected
-from conformance.generate.memory import MemoryRecipe
 from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message,
                                           forget_traceback, run_call)
+from conformance.backends.contract import BackendCrash, Rejected
+from conformance.generate.memory import MemoryRecipe
 from conformance.judge.verdicts import Outcome, Verdict, compare, conclude, prepare
 
 AGREE, DIVERGE = "AGREE", "DIVERGE"

@@ -21,9 +21,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from oracle import Call, CallFormatError
 
+from conformance.generate.environment import Case
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
-from conformance.generate.environment import Case
 
 DEFAULT_DB = ".hypothesis/ascend-conformance"
 PREFIX = b"ascend-conformance/failure/"

@@ -20,8 +20,8 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from conformance.judge import verdicts
-from conformance.judge.verdicts import Outcome, Verdict
 from conformance.judge.reproducers import case_fields
+from conformance.judge.verdicts import Outcome, Verdict
 
 # header fields (int64 each)
 SEQ, STATE, STARTED_NS, LENGTH, PHASE, CALLS, WHICH, CHILD = range(8)

@@ -17,10 +17,10 @@ from oracle import Call, Tensor, check
 from oracle.rules import context
 from oracle.spec import Rulebook, default_rulebook
 
-from conformance.judge import inflight
 from conformance.backends.contract import Backend
-from conformance.generate.memory import image_sizes
 from conformance.generate.environment import Case
+from conformance.generate.memory import image_sizes
+from conformance.judge import inflight
 from conformance.judge.verdicts import Outcome
 
 MAX_RUNS = 200

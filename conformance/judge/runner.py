@@ -12,22 +12,23 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed as hseed, settings, target
+from hypothesis import HealthCheck, Phase, Verbosity, given
+from hypothesis import seed as hseed
+from hypothesis import settings, target
 from hypothesis.control import current_build_context
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook, default_rulebook
 
-from conformance.judge import inflight
+from conformance.backends.calling import ask_supports
 from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
-from conformance.judge.minimize import ShrinkBudget, minimize
-from conformance.generate.profiles import Profile
 from conformance.generate.environment import Case
-from conformance.backends.calling import ask_supports
-from conformance.judge.verdicts import Outcome, Verdict
+from conformance.generate.profiles import Profile
+from conformance.judge import inflight
+from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
-
+from conformance.judge.verdicts import Outcome, Verdict
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
 # its shrinker stops; conformance.judge.minimize then finishes on the call itself. (Without a cap, a failure
@@ -150,7 +151,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     # --- edge sweep (issue 16): the same calls on every run, judged and counted like the frozen ones
     reachable: list[str] = []
     if profile.sweep if sweep is None else sweep:
-        from conformance.generate.edges import sweep as edge_sweep, targets
+        from conformance.generate.edges import sweep as edge_sweep
+        from conformance.generate.edges import targets
         reachable = targets(cell, profile.gm_window)
         cases = edge_sweep(cell, profile.gm_window) if state["first"] is None else []
         for case, outcome in judged(cases, backend, rulebook):

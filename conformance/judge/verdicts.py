@@ -18,8 +18,8 @@ from oracle import Call, IllegalCall, expected, verdict_class
 from oracle.rules import Violation
 from oracle.spec import Rulebook
 
-from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message, forget_traceback,
-                                         refusal_rule, run_call)
+from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message,
+                                          forget_traceback, refusal_rule, run_call)
 from conformance.backends.contract import Backend, BackendCrash, Rejected
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.bytemap import byte_map, element_diffs

@@ -15,9 +15,9 @@ import yaml
 from oracle.spec import Rulebook, default_rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
+from conformance.report.readings import readings_text, tally
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals,
                                         why_missing)
-from conformance.report.readings import readings_text, tally
 from conformance.report.text import cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 

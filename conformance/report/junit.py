@@ -17,9 +17,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from conformance.report.files import write_atomic
 from conformance.report.results import calls, cell_error, why_missing
 from conformance.report.text import cut, markup, replay_command
-from conformance.report.files import write_atomic
 
 MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
 

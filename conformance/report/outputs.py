@@ -19,11 +19,11 @@ from typing import Any
 
 import yaml
 
+from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
+from conformance.report.files import inside, json_text, no_surrogates, write_atomic
 from conformance.report.html import render_reports
 from conformance.report.junit import junit_bytes
 from conformance.report.text import cut
-from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
-from conformance.report.files import no_surrogates, inside, json_text, write_atomic
 
 # libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -40,8 +40,6 @@ def reproducer_text(failure: dict[str, Any]) -> str:
             "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
     # Controls and non-characters are written as escapes in double quotes, which read back equal.
     return head + yaml.dump(body, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=110)
-
-
 
 
 def render_outputs(results: dict[str, Any], folder: Path) -> dict[str, str | bytes]:

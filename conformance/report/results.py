@@ -20,13 +20,13 @@ import jsonschema
 from oracle import Call, CallFormatError
 from oracle.spec import Rulebook, default_rulebook
 
+from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.runner import CellResult
+from conformance.judge.verdicts import NONCONFORMING, Verdict
 from conformance.report.readings import ambiguity_entries, merged_readings, tally
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
-from conformance.judge.verdicts import NONCONFORMING, Verdict
-from conformance.backends.contract import kit_version
 
 VERDICT_ORDER = [v.value for v in Verdict]
 CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"

@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any
 
-from conformance.supervise.pool import Supervisor, TICK
+from conformance.supervise.pool import TICK, Supervisor
 from conformance.supervise.tasks import Stop, Task
 
 CONNECT_SECONDS = 15       # a scheduler that is up answers at once; past this one is not reachable

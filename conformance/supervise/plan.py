@@ -13,8 +13,8 @@ import zlib
 from typing import Sequence
 
 from conformance.generate.cells import Cell
-from conformance.supervise.tasks import Task
 from conformance.generate.profiles import Profile
+from conformance.supervise.tasks import Task
 
 SPLIT_CALLS = 500
 # Seconds per verified call of each api relative to data_move, measured on the reference (benchmarks/

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeated, shifted, slots_of, take, take_slots,
-                      write_plain)
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeated, shifted,
+                      slots_of, take, take_slots, write_plain)
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,6 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs, Spots
 
-
 OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
 
 

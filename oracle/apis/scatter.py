@@ -13,8 +13,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, picked, plain_side, put, put_distinct, read_plain,
-                      repeated, shifted, slots_of)
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, picked, plain_side, put, put_distinct,
+                      read_plain, repeated, shifted, slots_of)
 
 
 def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:

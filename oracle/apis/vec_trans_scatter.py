@@ -20,7 +20,6 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs
 
-
 FIRST_REPEAT = "variant.first_repeat"   # strides added to the first repeat (0: "第二次需要加上", the default)
 
 
