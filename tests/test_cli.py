@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-import os
 import re
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+import command
 
 from conformance import BackendLoadError, load_backend
 from conformance.generate.cells import cells
@@ -50,10 +50,7 @@ def modules(tmp_path_factory) -> Path:
 
 
 def cli(*args: str, cwd: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (ROOT, extra_path) if p)
-    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return command.cli(*args, cwd=cwd, paths=(extra_path,))
 
 
 def test_run_reference_conforms_and_writes_results(tmp_path):

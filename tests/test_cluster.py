@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import command
+
 distributed = pytest.importorskip("distributed", reason="the 'dask' extra is not installed")
 
 from test_cli import BUGGY       # a module of user backends (userbackends.OneBurstTooFew, ...)
@@ -37,9 +39,7 @@ def cluster(tmp_path_factory):
 
 
 def cli(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return command.cli(*args, cwd=folder, paths=(folder,), timeout=timeout)
 
 
 def counts(folder: Path) -> dict[str, dict[str, int]]:

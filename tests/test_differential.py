@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import numpy as np
 import pytest
+
+import command
 
 from conformance import OracleBackend
 from conformance.judge.agreement import AGREE, DIVERGE, Pair, judge_pair
@@ -80,9 +80,7 @@ def others(tmp_path_factory) -> Path:
 
 
 def cli(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)])}
-    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return command.cli(*args, cwd=folder, paths=(folder,))
 
 
 def overlapping_move() -> Call:

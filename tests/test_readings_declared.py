@@ -11,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+import command
 import yaml
 
 from oracle import Call, Tensor
@@ -66,9 +68,7 @@ def modules(tmp_path_factory) -> Path:
 
 
 def cli(*args: str, cwd: Path, extra: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(str(p) for p in (ROOT, extra) if p))
-    return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return command.cli(*args, cwd=cwd, paths=(extra,), timeout=300)
 
 
 def run_one(tmp_path: Path, modules: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
