@@ -23,3 +23,10 @@ def cli(*args: str, cwd: Path | str, paths: tuple = (), timeout: float = 600) ->
     """The command's run to its end: exit status, stdout and stderr as text."""
     return subprocess.run(kit_command(*args), cwd=cwd, env=kit_env(*paths), capture_output=True, text=True,
                           timeout=timeout)
+
+
+def module_folder(factory, name: str, source: str) -> Path:
+    """A fresh folder holding one module of user backends, `name`.py (put it on the command's path)."""
+    folder = factory.mktemp(name)
+    (folder / f"{name}.py").write_text(source)
+    return folder

@@ -44,9 +44,7 @@ BUGGY = textwrap.dedent('''
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("backends")
-    (folder / "userbackends.py").write_text(BUGGY)
-    return folder
+    return command.module_folder(tmp_path_factory, "userbackends", BUGGY)
 
 
 def cli(*args: str, cwd: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess:

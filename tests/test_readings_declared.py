@@ -62,9 +62,7 @@ BACKENDS = textwrap.dedent(f'''
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("readingbackends")
-    (folder / "readingbackends.py").write_text(BACKENDS)
-    return folder
+    return command.module_folder(tmp_path_factory, "readingbackends", BACKENDS)
 
 
 def cli(*args: str, cwd: Path, extra: Path | None = None) -> subprocess.CompletedProcess:
