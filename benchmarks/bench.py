@@ -26,12 +26,15 @@
   (h) differential runs: the ci data_move cells through one supervised worker, plain and --against B, with
       B the reference in process and served as an exec program (A runs while B's request is out):
       verified-and-compared calls per second against the plain run's                no target
+  (i) calls per core (issue 20): verified calls per second of one worker, in process (run_cells, the
+      reference, the `ci` cells of each API), beside main's figures from issue 20's table and this
+      checkout's figures of 2026-11-23 on the 2-core sandbox     target: 1500 data_move, 750 the others
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
-                                [--only exec|reports|fuzz|isolation|oracle|differential]
+                                [--only exec|reports|fuzz|isolation|oracle|differential|per-core]
 """
 from __future__ import annotations
 
@@ -452,18 +455,45 @@ def differential_figures(product: str) -> None:
           f"{remote:.0f} calls/s ({remote / plain:.2f}x)")
 
 
+# issue 20's table (one 16-core machine) and this checkout's figures on the 2-core sandbox, 2026-11-23
+MAIN_PER_CORE = {"data_move": 302, "vec_trans_scatter": 160, "scatter": 100, "asc_gather": 176, "data_copy_nz2nd": 215}
+SANDBOX_PER_CORE = {"data_move": 576, "vec_trans_scatter": 294, "scatter": 250, "asc_gather": 419, "data_copy_nz2nd": 313}
+PER_CORE_TARGET = {"data_move": 1500}
+
+
+def per_core(product: str) -> None:
+    """(i): verified calls per second of one worker, per API, in this process (no supervisor, no report)."""
+    from conformance.backends.contract import OracleBackend
+    from conformance.generate.memory import keep_freed_images
+    from conformance.generate.profiles import profile
+    from conformance.judge.runner import run_cells
+    keep_freed_images()
+    for api in sorted(BIGGEST):
+        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        chosen = cells([where], [api])
+        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1)          # warm: imports, strategies, caches
+        start = time.perf_counter()
+        results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
+        wall = time.perf_counter() - start
+        rate = sum(sum(r.counts.values()) for r in results) / wall
+        target = PER_CORE_TARGET.get(api, 750)
+        print(f"(i) {api} on {where}, one worker in process, ci: {rate:.0f} verified calls/s = {rate / target:.2f} "
+              f"of the target {target}; main {MAIN_PER_CORE[api]} ({rate / MAIN_PER_CORE[api]:.1f}x), 2-core sandbox "
+              f"2026-11-23 {SANDBOX_PER_CORE[api]} ({rate / SANDBOX_PER_CORE[api]:.2f}x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential"],
-                    help="just figure (d), (c), (e), (f), (g) or (h)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core"],
+                    help="just figure (d), (c), (e), (f), (g), (h) or (i)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
-         "differential": differential_figures}[args.only](args.product)
+         "differential": differential_figures, "per-core": per_core}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -475,6 +505,7 @@ def main() -> None:
         two = end_to_end(product, api, args.profile, "2")
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
     oracle_cost(args.product)
+    per_core(args.product)
     exec_overhead(args.product)
     isolation_figures(args.product)
     differential_figures(args.product)
