@@ -132,18 +132,12 @@ def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> l
     return every if against else [a for a in every if a in declared]
 
 
-def all_cells(products: list[str], apis: list[str], ambiguities: list[str] | None = None) -> list:
-    """cells(products, apis, ambiguities=...): the ambiguity cells after each api's others."""
-    from conformance.generate.cells import cells
-    return cells(products, apis, ambiguities=ambiguities)
-
-
 def chosen_cells(args: argparse.Namespace, products: list[str], apis: list[str],
                  ambiguities: list[str] | None = None) -> list:
     """The cells of the products and apis (and the ambiguity cells of `ambiguities`), narrowed by
     --select globs and --shard."""
-    from conformance.generate.cells import select, shard
-    chosen = select(all_cells(products, apis, ambiguities), getattr(args, "select", None))
+    from conformance.generate.cells import cells, select, shard
+    chosen = select(cells(products, apis, ambiguities=ambiguities), getattr(args, "select", None))
     if getattr(args, "select", None) and not chosen:
         raise UsageError(f"no cell matches --select {' '.join(args.select)}")
     if getattr(args, "shard", None):

@@ -12,9 +12,10 @@ from typing import Any
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
-from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, all_cells, ambiguity_ids,
-                                          chosen_cells, products_and_apis, readings_of, waive, waivers_of,
-                                          worker_count)
+from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, chosen_cells,
+                                          products_and_apis, readings_of, waive, waivers_of, worker_count)
+from conformance.generate.cells import ambiguity_ids as every_ambiguity
+from conformance.generate.cells import cells
 
 
 def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
@@ -36,7 +37,7 @@ def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[st
 def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]) -> None:
     """A --select that matches no cell, whatever readings the backend declares, is refused before any
     worker starts (the cells of the run are known only once they have)."""
-    chosen_cells(args, products, apis, ambiguity_ids(apis, {}, True))
+    chosen_cells(args, products, apis, every_ambiguity(apis))
 
 
 def _readings_line(session: Any) -> str:
@@ -154,7 +155,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     session = _session(args, bundle)
     with session:
         # the frozen list holds the cases of every reading: the readings declared pick their cells from it
-        chosen = all_cells(products, apis, _entered(session, args, apis))
+        chosen = cells(products, apis, ambiguities=_entered(session, args, apis))
         cases = sum(len(frozen.get(c.id, ())) for c in chosen)
 
         def certified(results: dict[str, Any]) -> None:
@@ -234,7 +235,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")
-    kept = stored(db, [c.id for c in all_cells(products, apis, ambiguity_ids(apis, {}, True))])   # every region
+    kept = stored(db, [c.id for c in cells(products, apis, ambiguities=every_ambiguity(apis))])   # every region
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     new = 0
