@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import pytest
 
-from oracle.spec import default_rulebook
-
 import buggy_nz2nd_backends as bn
 import buggy_offset_backends as bo
+from catching import region_cases
+from oracle.spec import default_rulebook
+
 from conformance.generate.cells import cells, select
-from conformance.generate.edges import sweep
 from conformance.judge.verdicts import judge
 
 # (bug, its correct sibling, the ambiguity cell, the readings declared: the one the bug breaks, and a legal
@@ -36,16 +36,11 @@ CASES = [
 ]
 
 
-def _cases(cell_id: str):
+def _failures(backend, cell_id: str, declared: dict[str, str]) -> list:
     api, product, _, amb = cell_id.split("/")
     (cell,) = select(cells([product], [api], ambiguities=[amb]), [cell_id])
-    return sweep(cell) + cell.draw(25, 18)
-
-
-def _failures(backend, cell_id: str, declared: dict[str, str]) -> list:
     rulebook = default_rulebook().with_readings(declared)
-    outcomes = [judge(case.call, case.memory, backend, rulebook) for case in _cases(cell_id)]
-    assert outcomes
+    outcomes = [judge(case.call, case.memory, backend, rulebook) for case in region_cases(cell)]
     return [o for o in outcomes if not o.conforms]
 
 

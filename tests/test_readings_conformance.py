@@ -15,12 +15,12 @@ import functools
 
 import pytest
 
+from catching import region_cases
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import OracleBackend
 from conformance.generate.ambiguity import companions
 from conformance.generate.cells import cells
-from conformance.generate.edges import sweep
 from conformance.judge.verdicts import judge
 
 DRAWN = 20          # seeded calls per cell, on top of the sweep
@@ -41,9 +41,7 @@ def _cell_and_cases(amb_id: str):
     spec = book.api(api)
     others = set().union(*(companions(spec, amb, region, cell.product) for region in amb.regions))
     fixed = {o: _first_legal(book.ambiguity(o)) for o in sorted(others)}
-    cases = sweep(cell) + cell.draw(DRAWN, 18)
-    assert cases, f"no call drawn for {cell.id}"
-    return cell, tuple(cases), fixed
+    return cell, tuple(region_cases(cell, DRAWN)), fixed
 
 
 PAIRS = [(amb.id, implemented.id, declared.id)
