@@ -49,10 +49,15 @@ def _align(rule, ctx):
     return names and [(name, rule.fields["scope"], need) for name in names]
 
 
+def _each_allowed(rule, ctx, key: str) -> list | None:
+    """(operand, the values its rule allows) for each plain operand the rule names under `key`."""
+    names, allowed = _plain(rule, ctx, key), frozenset(rule.fields["allowed"])
+    return names and [(name, allowed) for name in names]
+
+
 @_builder("dtype")
 def _dtype(rule, ctx):
-    names, allowed = _plain(rule, ctx, "operands"), frozenset(rule.fields["allowed"])
-    return names and [(name, allowed) for name in names]
+    return _each_allowed(rule, ctx, "operands")
 
 
 @_builder("same_dtype")
@@ -63,8 +68,7 @@ def _same_dtype(rule, ctx):
 
 @_builder("scope")
 def _scope(rule, ctx):
-    names, allowed = _plain(rule, ctx, "operand"), frozenset(rule.fields["allowed"])
-    return names and [(name, allowed) for name in names]
+    return _each_allowed(rule, ctx, "operand")
 
 
 @_builder("product")
