@@ -27,8 +27,8 @@ from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook, default_rulebook
 
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
-from conformance.generate.picks import Draw, Picks, Searched
-from conformance.generate.strategies import drawn
+from conformance.generate.picks import Picks
+from conformance.generate.strategies import drawn, searched_cases
 
 
 def _covers(outer: Mapping[str, Any], inner: Mapping[str, Any], spec: ApiSpec, product: str) -> bool:
@@ -163,19 +163,11 @@ def _region_tag(tag: str, params: Mapping[str, Any], suffix: str) -> str:
     return f"{name}=region-{edge}{suffix}" if name in params and edge in ("min", "max", "largest-fit") else tag
 
 
-@st.composite
-def _case_or_none(draw: Draw, where: Region) -> Case | None:
-    try:
-        return ambiguity_case(Searched(draw), where)
-    except Retry:
-        return None
-
-
 def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rulebook | None = None,
                     gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls in the ambiguity's region on `product`, legal but for it: `Case.expect` "ambiguity",
     `Case.rule` the ambiguity id. Empty (filtered out) where no call of the product is in the region."""
-    return _case_or_none(region(api, product, ambiguity_id, rulebook, gm_window)).filter(lambda c: c is not None)
+    return searched_cases(ambiguity_case, region(api, product, ambiguity_id, rulebook, gm_window))
 
 
 def reachable_ambiguity(api: str, product: str, ambiguity_id: str, rulebook: Rulebook | None = None,

@@ -14,7 +14,7 @@ Calls inside an ambiguity's region (its cell) are drawn by the same steps: ambig
 from __future__ import annotations
 
 import zlib
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from hypothesis import strategies as st
 
@@ -53,15 +53,21 @@ def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, st
 
 
 @st.composite
-def _case_or_none(draw: Draw, *args: Any) -> Case | None:
+def _case_or_none(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
     try:
-        return _case(Searched(draw), *args)
+        return make(Searched(draw), *args)
     except Retry:
         return None
 
 
 def _usable(case: Case | None) -> bool:
     return case is not None
+
+
+def searched_cases(make: Callable[..., Case], *args: Any) -> st.SearchStrategy[Case]:
+    """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
+    drawn again (a filter)."""
+    return _case_or_none(make, *args).filter(_usable)
 
 
 def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
@@ -138,15 +144,15 @@ def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str |
                 rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope."""
     env = environment(api, product, rulebook, gm_window)
-    return _case_or_none(env, "legal", None, form, dtype, env.spec.forms_or_default()).filter(_usable)
+    return searched_cases(_case, env, "legal", None, form, dtype, env.spec.forms_or_default())
 
 
 def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | None = None,
                gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
     """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined."""
     env = environment(api, product, rulebook, gm_window)
-    return _case_or_none(env, env.rule(rule_id).severity, rule_id, None, None,
-                         env.spec.forms_or_default()).filter(_usable)
+    return searched_cases(_case, env, env.rule(rule_id).severity, rule_id, None, None,
+                          env.spec.forms_or_default())
 
 
 def reachable(env: Env, rule: Rule) -> bool:
