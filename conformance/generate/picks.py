@@ -1,8 +1,7 @@
-"""How a drawing step chooses: every choice goes through `Picks` (a Hypothesis draw while searching, a
+"""How a drawing step chooses: every choice goes through `Picks` (bytes Hypothesis draws while searching, a
 planned value in the edge sweep), and a bounded value is taken at its minimum, its maximum or in between."""
 from __future__ import annotations
 
-import functools
 from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
@@ -14,18 +13,13 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 
 # How a bounded value is picked: one time in four its minimum, one in four its maximum (or largest fit).
-# Hypothesis cannot shrink a failure found at "max" down to a small "any" value (two choices would have
-# to change at once); conformance.judge.minimize finishes that job on the failing call itself. The value is
-# drawn only for "any": an end costs one choice.
-_HOW = st.sampled_from(("min", "any", "any", "max"))
-# Strategies are immutable and Hypothesis validates each new one on first draw: reuse them.
-_integers = functools.lru_cache(maxsize=1 << 14)(st.integers)
-_BOOLEANS = st.booleans()
-
-
-@functools.lru_cache(maxsize=1 << 12)
-def _one_of(values: tuple) -> st.SearchStrategy[Any]:
-    return st.sampled_from(values)
+# Hypothesis cannot shrink a failure found at "max" down to a small "any" value (the value's bytes are
+# only read for "any"); conformance.judge.minimize finishes that job on the failing call itself.
+_HOW = ("min", "any", "any", "max")
+# Bytes Hypothesis draws for a call at a time: one draw serves a dozen choices or more (data_move's call
+# reads 30-50 bytes). Each Hypothesis draw costs ~20-35 us of engine time, decoding a choice ~1 us.
+BLOCK = 64
+_BLOCK = st.binary(min_size=BLOCK, max_size=BLOCK)
 
 
 class Picks:
@@ -49,27 +43,53 @@ class Picks:
 
 
 class Searched(Picks):
-    """Choices drawn by Hypothesis: one draw per choice, as cheap strategies reused (see _integers)."""
+    """Choices read from blocks of bytes that Hypothesis draws, the way its engine read them before it
+    recorded typed choices: each choice takes whole bytes of its own, and its value is those bytes (read
+    as one number) modulo the number of values, with 8 bits to spare (a bias under 1/256). A byte
+    Hypothesis shrinks to zero makes its choice the simplest one (the first value, the minimum, "min",
+    False), and bytes past the end read as zeros. Why bytes: a call makes 20-30 choices, and one
+    Hypothesis draw per choice was most of a call's cost."""
 
     def __init__(self, draw: Draw):
         self.draw = draw
+        self.block, self.at = b"", 0
+
+    def _number(self, width: int) -> int:
+        if self.at + width > len(self.block):
+            self.block = self.block[self.at:] + self.draw(_BLOCK)
+            self.at = 0
+        self.at += width
+        return int.from_bytes(self.block[self.at - width:self.at], "big")
 
     def integer(self, lo: int, hi: int, label: str = "") -> int:
-        return self.draw(_integers(lo, hi))
+        if lo == hi:
+            return lo
+        if lo > hi:
+            raise ValueError(f"no integer in [{lo}, {hi}] ({label})")
+        span = hi - lo + 1
+        bits = (span - 1).bit_length()
+        scale = self._number(1)
+        if scale >= 128 and bits > 1:     # half the time a small value, as Hypothesis's integers() favour
+            span = min(span, 1 << ((scale - 128) % bits))
+        return lo + self._number((bits + 15) // 8) % span
+
+    def index(self, n: int) -> int:
+        """An index into n values, uniform (n <= 256 reads one byte when 256 % n == 0)."""
+        return self._number(1 if 256 % n == 0 else ((n - 1).bit_length() + 15) // 8) % n
 
     def choice(self, values: Sequence[Any], label: str = "") -> Any:
-        return self.draw(_one_of(tuple(values)))
+        return values[self.index(len(values))] if len(values) > 1 else values[0]
 
     def boolean(self, label: str = "") -> bool:
-        return self.draw(_BOOLEANS)
+        return bool(self._number(1) & 1)
 
     def how(self, label: str = "") -> str:
-        return self.draw(_HOW)
+        return _HOW[self._number(1) & 3]
 
 
 def rotated(pick: Picks, values: Sequence[Any], label: str = "order") -> list[Any]:
     """`values` starting at a drawn position: each one can come first and each one last, for one choice
-    (a full permutation costs one per value, and every choice costs Hypothesis ~70 us)."""
+    (a full permutation costs one per value)."""
     if len(values) < 2:
         return list(values)
     k = pick.integer(0, len(values) - 1, label)

@@ -96,10 +96,10 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     on, its draft (tags) and its context without memory (env's rulebook). Not yet checked by the oracle."""
     spec = env.spec
     kind = target.kind if target is not None else None
-    region = target is not None and target.id in env.targets     # an ambiguity's region (ambiguity.py)
-    form = form if form is not None or not spec.forms else pick.choice(forms, "form")
-    if target is not None and target.when and "forms" in target.when:
-        require(form in target.when["forms"])
+    when = target.when or {} if target is not None else {}
+    if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them
+        form = pick.choice([f for f in forms if f in when["forms"]] if "forms" in when else forms, "form")
+    require("forms" not in when or form in when["forms"])
     tags = []
     fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
     if kind == "dtype" and not fixed:
@@ -107,8 +107,8 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         tags.append(f"dtype={dtype}")
     elif dtype is None:
         legal = env.legal_dtypes(form)
-        if region and "dtypes" in (target.when or {}):
-            legal = [d for d in legal if d in target.when["dtypes"]]
+        if "dtypes" in when:                # likewise for a rule (or a region) of some dtypes
+            legal = [d for d in legal if d in when["dtypes"]]
         require(legal)
         dtype = pick.choice(legal, "dtype")
     dtypes = env.operand_dtypes(dtype)
