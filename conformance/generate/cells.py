@@ -24,7 +24,7 @@ from oracle.spec import Rulebook, default_rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
-from conformance.generate.strategies import legal_calls, reachable, rule_calls
+from conformance.generate.strategies import SEARCH_BATCH, batches, legal_calls, reachable, rule_calls
 
 
 @dataclass(frozen=True)
@@ -54,18 +54,18 @@ class Cell:
         shrinks); empty when no call can be made for the cell."""
         out: list[Case] = []
 
-        @settings(max_examples=examples, database=None, derandomize=False, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck), deadline=None)
+        @settings(max_examples=-(-examples // SEARCH_BATCH), database=None, derandomize=False,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck), deadline=None)
         @hseed(seed)
-        @given(self.strategy(gm_window=gm_window))
-        def collect(case: Case) -> None:
-            out.append(case)
+        @given(batches(self.strategy(gm_window=gm_window)))
+        def collect(cases: list[Case]) -> None:
+            out.extend(cases)
 
         try:
             collect()
         except (Unsatisfiable, FailedHealthCheck):
             pass
-        return out
+        return out[:examples]
 
     def to_dict(self) -> dict[str, str | None]:
         return {"id": self.id, "api": self.api, "product": self.product, "kind": self.kind,

@@ -70,6 +70,17 @@ def searched_cases(make: Callable[..., Case], *args: Any) -> st.SearchStrategy[C
     return _case_or_none(make, *args).filter(_usable)
 
 
+# Calls a searched example holds: Hypothesis's engine costs ~250 us per example besides the draws, so
+# an example of one call spent more on it than on drawing and judging the call.
+SEARCH_BATCH = 8
+
+
+def batches(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[list[Case]]:
+    """SEARCH_BATCH calls per Hypothesis example (the runner stops at the first that fails, and while
+    shrinking runs that one first)."""
+    return st.lists(cases, min_size=SEARCH_BATCH, max_size=SEARCH_BATCH)
+
+
 def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
                  dtype: str | None = None) -> Case | None:
     """One call of a cell made from `pick`'s choices (a sweep's plan), or None when they give none."""

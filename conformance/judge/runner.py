@@ -25,6 +25,7 @@ from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
 from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
+from conformance.generate.strategies import SEARCH_BATCH, batches
 from conformance.judge import inflight
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
@@ -114,7 +115,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     tags: Counter[str] = Counter()
     agreement: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
-    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}}
+    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}, "searched": 0, "at": 0, "now": 0}
     budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
     spec = default_rulebook().api(cell.api)
     readings = declared_of(rulebook, cell.api)
@@ -163,14 +164,24 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 break
     # --- end of the edge sweep
 
-    @settings(max_examples=profile.calls, database=database, deadline=None, derandomize=False,
-              print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
+    @settings(max_examples=-(-profile.calls // SEARCH_BATCH), database=database, deadline=None,
+              derandomize=False, print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
               phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
               + (Phase.shrink,),
               suppress_health_check=list(HealthCheck))
     @hseed(cell_seed(run_seed, cell))
-    @given(cell.strategy(gm_window=profile.gm_window))
-    def prop(case: Case) -> None:
+    @given(batches(cell.strategy(gm_window=profile.gm_window)))
+    def prop(cases: list[Case]) -> None:
+        order = list(range(len(cases)))
+        if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
+            order.insert(0, order.pop(state["at"]))
+        for at in order:
+            if not state["failed"] and state["searched"] >= profile.calls:
+                return          # the profile's calls are spent (the last batch may be cut short)
+            state["now"] = at
+            one(cases[at])
+
+    def one(case: Case) -> None:
         if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
@@ -180,6 +191,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             result.shrink_calls += 1
             budget.record(outcome, time.monotonic() - began)
         else:
+            state["searched"] += 1
             tally(case, outcome)
             if profile.target:
                 target(float(len(case.tags)), label="boundaries reached at once")
@@ -187,7 +199,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.key):
             found(case, outcome)
-            state["failed"] = True
+            state["failed"], state["at"] = True, state["now"]
             if current_build_context().is_final:
                 state["final"][outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
