@@ -164,10 +164,11 @@ def _region_tag(tag: str, params: Mapping[str, Any], suffix: str) -> str:
 
 
 def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rulebook | None = None,
-                    gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
+                    gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
     """Calls in the ambiguity's region on `product`, legal but for it: `Case.expect` "ambiguity",
-    `Case.rule` the ambiguity id. Empty (filtered out) where no call of the product is in the region."""
-    return searched_cases(ambiguity_case, region(api, product, ambiguity_id, rulebook, gm_window))
+    `Case.rule` the ambiguity id. Empty (filtered out) where no call of the product is in the region.
+    `batch`: lists of them (see strategies.searched_cases)."""
+    return searched_cases(ambiguity_case, region(api, product, ambiguity_id, rulebook, gm_window), batch=batch)
 
 
 def reachable_ambiguity(api: str, product: str, ambiguity_id: str, rulebook: Rulebook | None = None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
@@ -24,7 +24,7 @@ from oracle.spec import Rulebook, default_rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
-from conformance.generate.strategies import SEARCH_BATCH, batches, legal_calls, reachable, rule_calls
+from conformance.generate.strategies import SEARCH_BATCH, legal_calls, reachable, rule_calls
 
 
 @dataclass(frozen=True)
@@ -41,13 +41,16 @@ class Cell:
         tail = [self.form, self.dtype] if self.kind == "legal" else [self.rule]
         return "/".join([self.api, self.product, self.kind] + [p for p in tail if p])
 
-    def strategy(self, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
+    def strategy(self, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
+                 ) -> st.SearchStrategy[Any]:
+        """The cell's calls (`batch`: lists of up to SEARCH_BATCH of them per Hypothesis example)."""
         if self.kind == "legal":
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
-                               rulebook=rulebook, gm_window=gm_window)
+                               rulebook=rulebook, gm_window=gm_window, batch=batch)
         if self.kind == "ambiguity":
-            return ambiguity_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
-        return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window)
+            return ambiguity_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window,
+                                   batch=batch)
+        return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window, batch=batch)
 
     def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
         """The cases a seeded search of the cell generates (generate phase only: nothing is run, nothing
@@ -57,7 +60,7 @@ class Cell:
         @settings(max_examples=-(-examples // SEARCH_BATCH), database=None, derandomize=False,
                   phases=[Phase.generate], suppress_health_check=list(HealthCheck), deadline=None)
         @hseed(seed)
-        @given(batches(self.strategy(gm_window=gm_window)))
+        @given(self.strategy(gm_window=gm_window, batch=True))
         def collect(cases: list[Case]) -> None:
             out.extend(cases)
 

@@ -64,21 +64,23 @@ def _usable(case: Case | None) -> bool:
     return case is not None
 
 
-def searched_cases(make: Callable[..., Case], *args: Any) -> st.SearchStrategy[Case]:
-    """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
-    drawn again (a filter)."""
-    return _case_or_none(make, *args).filter(_usable)
-
-
-# Calls a searched example holds: Hypothesis's engine costs ~250 us per example besides the draws, so
-# an example of one call spent more on it than on drawing and judging the call.
+# Calls a searched example holds (`batch=True`): Hypothesis's engine costs ~250 us per example besides
+# the draws, so an example of one call spent more on it than on drawing and judging the call.
 SEARCH_BATCH = 8
 
 
-def batches(cases: st.SearchStrategy[Case]) -> st.SearchStrategy[list[Case]]:
-    """SEARCH_BATCH calls per Hypothesis example (the runner stops at the first that fails, and while
-    shrinking runs that one first)."""
-    return st.lists(cases, min_size=SEARCH_BATCH, max_size=SEARCH_BATCH)
+def searched_cases(make: Callable[..., Case], *args: Any, batch: bool = False) -> st.SearchStrategy[Any]:
+    """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
+    drawn again (a filter). With `batch`: lists of up to SEARCH_BATCH cases, one example each, a draw
+    that gives none left out (so one unlucky draw does not throw away the others)."""
+    one = _case_or_none(make, *args)
+    if not batch:
+        return one.filter(_usable)
+    return st.lists(one, min_size=SEARCH_BATCH, max_size=SEARCH_BATCH).map(_kept).filter(bool)
+
+
+def _kept(cases: list[Case | None]) -> list[Case]:
+    return [case for case in cases if case is not None]
 
 
 def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
@@ -152,18 +154,21 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
-                rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
-    """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope."""
+                rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
+                ) -> st.SearchStrategy[Case]:
+    """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope
+    (`batch`: lists of them, see searched_cases)."""
     env = environment(api, product, rulebook, gm_window)
-    return searched_cases(_case, env, "legal", None, form, dtype, env.spec.forms_or_default())
+    return searched_cases(_case, env, "legal", None, form, dtype, env.spec.forms_or_default(), batch=batch)
 
 
 def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | None = None,
-               gm_window: int = DEFAULT_GM_WINDOW) -> st.SearchStrategy[Case]:
-    """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined."""
+               gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
+    """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined
+    (`batch`: lists of them, see searched_cases)."""
     env = environment(api, product, rulebook, gm_window)
     return searched_cases(_case, env, env.rule(rule_id).severity, rule_id, None, None,
-                          env.spec.forms_or_default())
+                          env.spec.forms_or_default(), batch=batch)
 
 
 def reachable(env: Env, rule: Rule) -> bool:

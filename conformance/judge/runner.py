@@ -25,7 +25,7 @@ from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
 from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
-from conformance.generate.strategies import SEARCH_BATCH, batches
+from conformance.generate.strategies import SEARCH_BATCH
 from conformance.judge import inflight
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
@@ -170,16 +170,20 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
               + (Phase.shrink,),
               suppress_health_check=list(HealthCheck))
     @hseed(cell_seed(run_seed, cell))
-    @given(batches(cell.strategy(gm_window=profile.gm_window)))
+    @given(cell.strategy(gm_window=profile.gm_window, batch=True))
     def prop(cases: list[Case]) -> None:
         order = list(range(len(cases)))
         if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
             order.insert(0, order.pop(state["at"]))
+        reached = -1
         for at in order:
             if not state["failed"] and state["searched"] >= profile.calls:
-                return          # the profile's calls are spent (the last batch may be cut short)
+                break           # the profile's calls are spent (the last batch may be cut short)
             state["now"] = at
             one(cases[at])
+            reached = max(reached, len(cases[at].tags))
+        if profile.target and reached >= 0 and not state["failed"]:    # once per example (Hypothesis's rule)
+            target(float(reached), label="boundaries reached at once")
 
     def one(case: Case) -> None:
         if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
@@ -193,8 +197,6 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         else:
             state["searched"] += 1
             tally(case, outcome)
-            if profile.target:
-                target(float(len(case.tags)), label="boundaries reached at once")
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and state["first"] in (None, outcome.key):
