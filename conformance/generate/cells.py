@@ -24,7 +24,7 @@ from oracle.spec import Rulebook, default_rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
-from conformance.generate.strategies import SEARCH_BATCH, legal_calls, reachable, rule_calls
+from conformance.generate.strategies import legal_calls, reachable, rule_calls, search_rounds
 
 
 @dataclass(frozen=True)
@@ -53,22 +53,24 @@ class Cell:
         return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window, batch=batch)
 
     def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
-        """The cases a seeded search of the cell generates (generate phase only: nothing is run, nothing
-        shrinks); empty when no call can be made for the cell."""
+        """The cases a seeded search of the cell generates, as the runner's search does (its batches, in
+        its rounds; generate phase only: nothing is run, nothing shrinks); empty when no call can be made
+        for the cell."""
         out: list[Case] = []
+        for batches, round_seed in search_rounds(examples, seed, lambda: len(out)):
 
-        @settings(max_examples=-(-examples // SEARCH_BATCH), database=None, derandomize=False,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck), deadline=None)
-        @hseed(seed)
-        @given(self.strategy(gm_window=gm_window, batch=True))
-        def collect(cases: list[Case]) -> None:
-            out.extend(cases)
+            @settings(max_examples=batches, database=None, derandomize=False, phases=[Phase.generate],
+                      suppress_health_check=list(HealthCheck), deadline=None)
+            @hseed(round_seed)
+            @given(self.strategy(gm_window=gm_window, batch=True))
+            def collect(cases: list[Case]) -> None:
+                out.extend(cases[:examples - len(out)])
 
-        try:
-            collect()
-        except (Unsatisfiable, FailedHealthCheck):
-            pass
-        return out[:examples]
+            try:
+                collect()
+            except (Unsatisfiable, FailedHealthCheck):
+                pass
+        return out
 
     def to_dict(self) -> dict[str, str | None]:
         return {"id": self.id, "api": self.api, "product": self.product, "kind": self.kind,

@@ -14,7 +14,7 @@ Calls inside an ambiguity's region (its cell) are drawn by the same steps: ambig
 from __future__ import annotations
 
 import zlib
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from hypothesis import strategies as st
 
@@ -67,20 +67,45 @@ def _usable(case: Case | None) -> bool:
 # Calls a searched example holds (`batch=True`): Hypothesis's engine costs ~250 us per example besides
 # the draws, so an example of one call spent more on it than on drawing and judging the call.
 SEARCH_BATCH = 8
+BATCH_TRIES = 8         # draws a batch may spend per call it holds (a draw that gives none is drawn again)
+SEARCH_ROUNDS = 4       # Hypothesis runs a search of N calls may take to find them all (see search_rounds)
 
 
 def searched_cases(make: Callable[..., Case], *args: Any, batch: bool = False) -> st.SearchStrategy[Any]:
     """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
-    drawn again (a filter). With `batch`: lists of up to SEARCH_BATCH cases, one example each, a draw
-    that gives none left out (so one unlucky draw does not throw away the others)."""
-    one = _case_or_none(make, *args)
+    drawn again (a filter). With `batch`: lists of up to SEARCH_BATCH cases, one example each."""
     if not batch:
-        return one.filter(_usable)
-    return st.lists(one, min_size=SEARCH_BATCH, max_size=SEARCH_BATCH).map(_kept).filter(bool)
+        return _case_or_none(make, *args).filter(_usable)
+    return _batch(make, *args).filter(bool)
 
 
-def _kept(cases: list[Case | None]) -> list[Case]:
-    return [case for case in cases if case is not None]
+@st.composite
+def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
+    """Up to SEARCH_BATCH cases, a draw that gives none drawn again (at most BATCH_TRIES per case, and
+    none more when the first SEARCH_BATCH gave nothing: an example of a cell too hard to draw in is
+    given up, as a filter gives one up)."""
+    out: list[Case] = []
+    for tries in range(SEARCH_BATCH * BATCH_TRIES):
+        if len(out) == SEARCH_BATCH or (tries == SEARCH_BATCH and not out):
+            break
+        try:
+            out.append(make(Searched(draw), *args))
+        except Retry:
+            pass
+    return out
+
+
+def search_rounds(calls: int, seed: int, found: Callable[[], int]) -> Iterator[tuple[int, int]]:
+    """(examples, seed) of each Hypothesis run of a search for `calls` calls: as many examples as the
+    calls still missing fill, until `found()` says they are all there, a run finds none, or after
+    SEARCH_ROUNDS runs. The first run has the search's seed, later ones seeds derived from it."""
+    before = -1
+    for k in range(SEARCH_ROUNDS):
+        now = found()
+        if now >= calls or now == before:
+            return
+        before = now
+        yield -(-(calls - now) // SEARCH_BATCH), seed if k == 0 else zlib.crc32(f"{seed}:{k}".encode())
 
 
 def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,

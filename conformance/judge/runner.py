@@ -25,7 +25,7 @@ from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
 from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
-from conformance.generate.strategies import SEARCH_BATCH
+from conformance.generate.strategies import search_rounds
 from conformance.judge import inflight
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
@@ -164,26 +164,34 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 break
     # --- end of the edge sweep
 
-    @settings(max_examples=-(-profile.calls // SEARCH_BATCH), database=database, deadline=None,
-              derandomize=False, print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
-              phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
-              + (Phase.shrink,),
-              suppress_health_check=list(HealthCheck))
-    @hseed(cell_seed(run_seed, cell))
-    @given(cell.strategy(gm_window=profile.gm_window, batch=True))
-    def prop(cases: list[Case]) -> None:
-        order = list(range(len(cases)))
-        if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
-            order.insert(0, order.pop(state["at"]))
-        reached = -1
-        for at in order:
-            if not state["failed"] and state["searched"] >= profile.calls:
-                break           # the profile's calls are spent (the last batch may be cut short)
-            state["now"] = at
-            one(cases[at])
-            reached = max(reached, len(cases[at].tags))
-        if profile.target and reached >= 0 and not state["failed"]:    # once per example (Hypothesis's rule)
-            target(float(reached), label="boundaries reached at once")
+    def search(examples: int, seed: int) -> None:
+        """One Hypothesis run of `examples` batches of calls (see search_rounds)."""
+
+        @settings(max_examples=examples, database=database, deadline=None, derandomize=False, print_blob=False,
+                  verbosity=Verbosity.quiet, report_multiple_bugs=False,
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
+                  + (Phase.shrink,),
+                  suppress_health_check=list(HealthCheck))
+        @hseed(seed)
+        @given(cell.strategy(gm_window=profile.gm_window, batch=True))
+        def prop(cases: list[Case]) -> None:
+            order = list(range(len(cases)))
+            if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
+                order.insert(0, order.pop(state["at"]))
+            reached = -1
+            for at in order:
+                if not state["failed"] and state["searched"] >= profile.calls:
+                    break           # the profile's calls are spent (the last batch may be cut short)
+                state["now"] = at
+                one(cases[at])
+                reached = max(reached, len(cases[at].tags))
+            if profile.target and reached >= 0 and not state["failed"]:    # once per example (Hypothesis's rule)
+                target(float(reached), label="boundaries reached at once")
+
+        # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
+        # for every cell (the documented hook its own pytest and stateful integrations use).
+        prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
+        prop()
 
     def one(case: Case) -> None:
         if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
@@ -206,15 +214,18 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 state["final"][outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
 
-    # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
-    # for every cell (the documented hook its own pytest and stateful integrations use).
-    prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
     try:
         if state["first"] is None and callable(getattr(backend, "run_batch", None)):
             if not run_batches(cell, backend, profile, run_seed, tally, found, rulebook):
                 result.status, result.error = "unreachable", "no call could be generated for this cell"
         elif state["first"] is None:        # no frozen case failed: search
-            prop()
+            for examples, seed in search_rounds(profile.calls, cell_seed(run_seed, cell), lambda: state["searched"]):
+                try:
+                    search(examples, seed)
+                except (Unsatisfiable, FailedHealthCheck):
+                    if not state["searched"]:
+                        raise               # no call at all: the cell is unreachable
+                    break                   # a later round found none: the calls found are what there is
     except _NonConforming:
         pass
     except (Unsatisfiable, FailedHealthCheck) as exc:
