@@ -101,15 +101,16 @@ def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
 
 def search_rounds(calls: int, seed: int, found: Callable[[], int]) -> Iterator[tuple[int, int]]:
     """(examples, seed) of each Hypothesis run of a search for `calls` calls: as many examples as the
-    calls still missing fill, until `found()` says they are all there, a run finds none, or after
-    SEARCH_ROUNDS runs. The first run has the search's seed, later ones seeds derived from it."""
+    calls still missing fill, and one for the simplest call (a run's first example, see _batch), until
+    `found()` says they are all there, a run finds none, or after SEARCH_ROUNDS runs. The first run has
+    the search's seed, later ones seeds derived from it."""
     before = -1
     for k in range(SEARCH_ROUNDS):
         now = found()
         if now >= calls or now == before:
             return
         before = now
-        yield -(-(calls - now) // SEARCH_BATCH), seed if k == 0 else zlib.crc32(f"{seed}:{k}".encode())
+        yield 1 - (now - calls) // SEARCH_BATCH, seed if k == 0 else zlib.crc32(f"{seed}:{k}".encode())
 
 
 def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None = None,
