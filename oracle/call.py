@@ -21,7 +21,7 @@ class CallFormatError(ValueError):
     """A call (or a tensor inside it) given as data is malformed; the message names the field."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Tensor:
     """An operand: `numel` elements of `dtype` starting at byte `addr` of `scope` (TIK's OUT is GM)."""
 
@@ -30,8 +30,14 @@ class Tensor:
     dtype: str
     numel: int
 
-    def __post_init__(self) -> None:
-        _check_tensor_fields(self.scope, self.addr, self.dtype, self.numel, "tensor")
+    def __init__(self, scope: str, addr: int, dtype: str, numel: int) -> None:
+        """The generated __init__ of a frozen dataclass, less its cost: the generator makes hundreds of
+        tensors per call, nearly all plainly valid (checked here at once; the rest by
+        _check_tensor_fields, which words the error)."""
+        if not (type(addr) is int and type(numel) is int and addr >= 0 and numel >= 0
+                and type(dtype) is str and dtype and scope in SCOPES):
+            _check_tensor_fields(scope, addr, dtype, numel, "tensor")
+        self.__dict__.update(scope=scope, addr=addr, dtype=dtype, numel=numel)     # frozen: no setattr
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "numel": self.numel}
