@@ -313,12 +313,34 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
 # iterations ("第N次迭代的目的操作数是第N+1次的源操作数"), so they compare run r of one operand with run r'
 # of another. Arrays are (iteration, entry of a, entry of b): at most 255 x 16 x 16 values.
 
-def _columns(entries):
-    base = np.array([addr + runs.first for addr, runs in entries], dtype=np.int64)
-    step = np.array([runs.step for _, runs in entries], dtype=np.int64)
-    count = np.array([runs.count for _, runs in entries], dtype=np.int64)
-    length = np.array([runs.length for _, runs in entries], dtype=np.int64)
-    return base, step, count, length
+class Family(NamedTuple):
+    """The entries of an operand in one scope as columns: run r of entry i starts at base[i] + r * step[i]
+    (base = addr + first) and is length[i] long, count[i] runs. `span`: lowest to highest byte over the
+    live runs (None: nothing is touched); `uniform`: one step, count and length for every entry (the list
+    operands' case: every entry has the same Runs)."""
+
+    base: np.ndarray
+    step: np.ndarray
+    count: np.ndarray
+    length: np.ndarray
+    span: tuple[int, int] | None
+    uniform: bool
+
+
+def family(entries) -> Family:
+    """The Family of a non-empty sequence of (addr, Runs), made once per operand and scope where several
+    iteration rules compare it (Context.families)."""
+    runs = entries[0][1]
+    if all(r is runs or r == runs for _, r in entries):
+        base = np.array([addr + runs.first for addr, _ in entries], dtype=np.int64)
+        step, count, length = (np.full(len(entries), v, dtype=np.int64) for v in runs[1:])
+        uniform = True
+    else:
+        base = np.array([addr + r.first for addr, r in entries], dtype=np.int64)
+        step, count, length = (np.array([getattr(r, k) for _, r in entries], dtype=np.int64)
+                               for k in ("step", "count", "length"))
+        uniform = _uniform(step, count, length)
+    return Family(base, step, count, length, _span(base, step, count, length), uniform)
 
 
 def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
@@ -327,21 +349,26 @@ def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) ->
     scope. `distinct` leaves out i == j (an operand compared with itself)."""
     if not a or not b:
         return np.zeros((0, len(a), len(b)), dtype=bool)
-    a_base, a_step, a_count, a_len = _columns(a)
-    b_base, b_step, b_count, b_len = _columns(b)
+    return family_hits(family(a), family(b), lag, distinct)
+
+
+def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
+    """iteration_hits of two non-empty Families."""
+    a_base, a_step, a_count, a_len = a.base, a.step, a.count, a.length
+    b_base, b_step, b_count, b_len = b.base, b.step, b.count, b.length
     rounds = int(a_count.max(initial=0))
-    if not _boxes_meet(a_base, a_step, a_count, a_len, b_base, b_step, b_count, b_len):
-        return np.zeros((rounds, len(a), len(b)), dtype=bool)        # apart: the usual case, at no cost
-    if lag == (0, 0) and len(set(a_step.tolist()) | set(b_step.tolist())) == 1:
+    if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
+        return np.zeros((rounds, len(a_base), len(b_base)), dtype=bool)     # apart: the usual case, at no cost
+    if lag == (0, 0) and _one_step(a, b):
         # one step for all: entry i meets entry j in the same iteration in every iteration or in none
         d = a_base[:, None] - b_base[None, :]
         pair = (d < b_len[None, :]) & (-d < a_len[:, None]) & (a_len > 0)[:, None] & (b_len > 0)[None, :]
         if distinct:
-            n = min(len(a), len(b))
+            n = min(len(a_base), len(b_base))
             pair[np.arange(n), np.arange(n)] = False
         r = np.arange(rounds)[:, None, None]
         return pair[None] & (r < a_count[None, :, None]) & (r < b_count[None, None, :])
-    if _uniform(a_step, a_count, a_len) and _uniform(b_step, b_count, b_len):
+    if a.uniform and b.uniform:
         # one step, count and length per side: pairs differ only by their distance; the distinct
         # distances are often few (entries one block apart)
         d = a_base[:, None] - b_base[None, :]
@@ -357,9 +384,16 @@ def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) ->
                       b_count[None, None, :], lag)
         hits &= (r < a_count[None, :, None]) & (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
     if distinct:
-        n = min(len(a), len(b))
+        n = min(len(a_base), len(b_base))
         hits[:, np.arange(n), np.arange(n)] = False
     return hits
+
+
+def _one_step(a: Family, b: Family) -> bool:
+    """Every entry of both families has the same step."""
+    if a.uniform and b.uniform:
+        return bool(a.step[0] == b.step[0])
+    return len(set(a.step.tolist()) | set(b.step.tolist())) == 1
 
 
 def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
@@ -382,26 +416,26 @@ def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray
     return lo <= hi
 
 
-def _boxes_meet(a_base, a_step, a_count, a_len, b_base, b_step, b_count, b_len) -> bool:
-    """Do the spans (lowest to highest byte over all runs) of the two families intersect?"""
-    def span(base, step, count, length):
-        live = (count > 0) & (length > 0)
-        if not live.any():
-            return None
-        far = base + step * np.maximum(count - 1, 0)
-        return (int(np.minimum(base, far)[live].min()), int((np.maximum(base, far) + length)[live].max()))
-    sa, sb = span(a_base, a_step, a_count, a_len), span(b_base, b_step, b_count, b_len)
-    return sa is not None and sb is not None and sa[0] < sb[1] and sb[0] < sa[1]
+def _span(base, step, count, length) -> tuple[int, int] | None:
+    """Lowest to highest byte over the live runs of a family's columns (None: nothing is touched)."""
+    live = (count > 0) & (length > 0)
+    if not live.any():
+        return None
+    far = base + step * np.maximum(count - 1, 0)
+    return int(np.minimum(base, far)[live].min()), int((np.maximum(base, far) + length)[live].max())
 
 
 def iterations_identical(a, b) -> np.ndarray:
     """same[r]: in iteration r every entry i of `a` touches exactly the bytes entry i of `b` does."""
     if len(a) != len(b) or not a:
         return np.zeros(0, dtype=bool)
-    a_base, a_step, a_count, a_len = _columns(a)
-    b_base, b_step, b_count, b_len = _columns(b)
-    rounds = int(max(a_count.max(initial=0), b_count.max(initial=0)))
+    return families_identical(family(a), family(b))
+
+
+def families_identical(a: Family, b: Family) -> np.ndarray:
+    """iterations_identical of two non-empty Families of as many entries."""
+    rounds = int(max(a.count.max(initial=0), b.count.max(initial=0)))
     r = np.arange(rounds, dtype=np.int64)[:, None]
-    same = (a_base + r * a_step == b_base + r * b_step) & (a_len == b_len)
-    live = (r < a_count) | (r < b_count)
+    same = (a.base + r * a.step == b.base + r * b.step) & (a.length == b.length)
+    live = (r < a.count) | (r < b.count)
     return np.all(same | ~live, axis=1)
