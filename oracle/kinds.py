@@ -275,9 +275,9 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         if identical and len(fa) == len(fb) == 1 and len(pa) == len(pb):     # all entries in this scope
             same = families_identical(family_a, family_b)
             hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
-        found = np.argwhere(hits)
-        if found.size:
-            r, i, j = (int(v) for v in found[0])
+        first = int(hits.argmax())                     # the first hit in (r, i, j) order, if any
+        if hits.flat[first]:
+            r, i, j = (int(v) for v in np.unravel_index(first, hits.shape))
             what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
                 (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
             extra = " (not entry for entry identical)" if identical else ""
