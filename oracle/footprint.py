@@ -332,15 +332,26 @@ def family(entries) -> Family:
     iteration rules compare it (Context.families)."""
     runs = entries[0][1]
     if all(r is runs or r == runs for _, r in entries):
-        base = np.array([addr + runs.first for addr, _ in entries], dtype=np.int64)
-        step, count, length = (np.full(len(entries), v, dtype=np.int64) for v in runs[1:])
-        uniform = True
-    else:
-        base = np.array([addr + r.first for addr, r in entries], dtype=np.int64)
-        step, count, length = (np.array([getattr(r, k) for _, r in entries], dtype=np.int64)
-                               for k in ("step", "count", "length"))
-        uniform = _uniform(step, count, length)
-    return Family(base, step, count, length, _span(base, step, count, length), uniform)
+        return _shared(entries, runs)
+    base = np.array([addr + r.first for addr, r in entries], dtype=np.int64)
+    step, count, length = (np.array([getattr(r, k) for _, r in entries], dtype=np.int64)
+                           for k in ("step", "count", "length"))
+    return Family(base, step, count, length, _span(base, step, count, length), _uniform(step, count, length))
+
+
+def _shared(entries, runs: Runs) -> Family:
+    """The Family of entries that all have `runs`: step, count and length as one value each (arrays of one,
+    which broadcast) and the span in Python integers, where they are exactly what int64 gives."""
+    starts = [addr + runs.first for addr, _ in entries]
+    base = np.array(starts, dtype=np.int64)
+    step, count, length = (np.array([v], dtype=np.int64) for v in runs[1:])
+    span = None
+    if runs.count > 0 and runs.length > 0:
+        far = runs.step * (runs.count - 1)
+        span = min(starts) + min(0, far), max(starts) + max(0, far) + runs.length
+        if not -2**62 < span[0] <= span[1] < 2**62:         # past int64's exact range: as _span wraps
+            span = _span(base, *(np.full(len(starts), v, dtype=np.int64) for v in runs[1:]))
+    return Family(base, step, count, length, span, True)
 
 
 def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
@@ -391,8 +402,6 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
 
 def _one_step(a: Family, b: Family) -> bool:
     """Every entry of both families has the same step."""
-    if a.uniform and b.uniform:
-        return bool(a.step[0] == b.step[0])
     return len(set(a.step.tolist()) | set(b.step.tolist())) == 1
 
 
