@@ -53,16 +53,42 @@ def advance(units: Mapping[str, int], stride: int) -> int | None:
     return stride // units["element"] if units.get(FOLLOW_STRIDE) else None
 
 
-def plain_side(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple | None,
+                    advance: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """`repeated` of a repeat form given by value (a mask: None for every element, else as `picked` reads it)."""
+    return repeated(repeat, per, stride, width, None if mask is None else picked(mask, per), advance)
+
+
+_SIDES: dict[tuple, tuple] = {}
+_SIDES_KEPT, _SIDES_ELEMENTS = 1024, 4096
+
+
+def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
     """(offset entries read: a count or an index array, footprint of the operand that is not addressed by
     the offsets, footprint of the offsets tensor). A count form needs no arrays: count may be anything a
-    uint32 holds; a repeat form lists its elements (`elements(call, units)` -> (index, byte position))."""
+    uint32 holds; a repeat form lists its elements (`repeats(call, units)`: repeat_elements's arguments)."""
     width = units["element"]
     if counted:
         n = call.args["count"]
         return n, Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
-    index, at = elements(call, units)
-    return index, footprint(at, width), footprint(index * OFFSET.itemsize, OFFSET.itemsize)
+    return repeat_sides(repeats(call, units))
+
+
+def repeat_sides(key: tuple) -> tuple:
+    """plain_side of a repeat form by repeat_elements's arguments, kept for small ones: a generator sizing
+    operands asks it of the same few calls hundreds of times a case. The arrays are read-only (shared)."""
+    sides = _SIDES.get(key)
+    if sides is None:
+        index, at = repeat_elements(*key)
+        entries_at = index * OFFSET.itemsize
+        for array in (index, at, entries_at):
+            array.flags.writeable = False
+        sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
+        if index.size <= _SIDES_ELEMENTS:
+            if len(_SIDES) >= _SIDES_KEPT:
+                _SIDES.clear()
+            _SIDES[key] = sides
+    return sides
 
 
 def footprint(at: np.ndarray, width: int) -> Runs | Spots:
@@ -105,12 +131,12 @@ def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
     return out
 
 
-def moved(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+def moved(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
     """(offset entries read: a count or an index array, byte position of each element in the operand the
     offsets do not address: None for a count form, where element i is at i * width)."""
     if counted:
         return call.args["count"], None
-    return elements(call, units)
+    return repeat_elements(*repeats(call, units))
 
 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:
