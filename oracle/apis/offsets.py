@@ -59,8 +59,21 @@ def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | 
     return repeated(repeat, per, stride, width, None if mask is None else picked(mask, per), advance)
 
 
-_SIDES: dict[tuple, tuple] = {}
-_SIDES_KEPT, _SIDES_ELEMENTS = 1024, 4096
+class _Kept:
+    """Values by key, up to `budget` elements in all (past it, every one is forgotten at once)."""
+
+    def __init__(self, budget: int):
+        self.values, self.elements, self.budget = {}, 0, budget
+
+    def keep(self, key, value, elements: int) -> None:
+        if self.elements + elements > self.budget:
+            self.values.clear()
+            self.elements = 0
+        self.values[key] = value
+        self.elements += elements
+
+
+_SIDES = _Kept(1 << 20)              # a form's elements take 24 bytes each: 24 MiB at most
 
 
 def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
@@ -75,19 +88,16 @@ def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> 
 
 
 def repeat_sides(key: tuple) -> tuple:
-    """plain_side of a repeat form by repeat_elements's arguments, kept for small ones: a generator sizing
-    operands asks it of the same few calls hundreds of times a case. The arrays are read-only (shared)."""
-    sides = _SIDES.get(key)
+    """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
+    it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""
+    sides = _SIDES.values.get(key)
     if sides is None:
         index, at = repeat_elements(*key)
         entries_at = index * OFFSET.itemsize
         for array in (index, at, entries_at):
             array.flags.writeable = False
         sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
-        if index.size <= _SIDES_ELEMENTS:
-            if len(_SIDES) >= _SIDES_KEPT:
-                _SIDES.clear()
-            _SIDES[key] = sides
+        _SIDES.keep(key, sides, index.size)
     return sides
 
 
