@@ -166,11 +166,20 @@ class Call:
         return cls.from_dict(yaml.safe_load(text))
 
 
+_SPLIT_NAMES: dict[str, tuple[str, str]] = {}      # name -> (head, field): the generator nests per draw
+
+
 def nest(params: Mapping[str, Any]) -> dict[str, Any]:
     """Arguments from parameters by name: dotted names become fields of a mapping argument."""
     out: dict[str, Any] = {}
     for name, value in params.items():
-        head, _, field_name = name.partition(".")
+        split = _SPLIT_NAMES.get(name)
+        if split is None:
+            head, _, field_name = name.partition(".")
+            split = head, field_name
+            if len(_SPLIT_NAMES) < 4096:           # parameter names: a few per spec
+                _SPLIT_NAMES[name] = split
+        head, field_name = split
         if field_name:
             out.setdefault(head, {})[field_name] = value
         else:
