@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Mapping
 
 import yaml
@@ -95,7 +96,7 @@ class Call:
     def tensors(self, name: str) -> list[Tensor]:
         """The entries of a list operand (vec_trans_scatter's dst_list)."""
         value = self.args.get(name)
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, Tensor) for v in value):
+        if not isinstance(value, (list, tuple)) or not all(map(isinstance, value, repeat(Tensor))):
             raise CallFormatError(f"call.args.{name}: expected a list of tensors, got {value!r}")
         return list(value)
 
