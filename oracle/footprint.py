@@ -370,7 +370,7 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
     rounds = int(a_count.max(initial=0))
     if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
         return np.zeros((rounds, len(a_base), len(b_base)), dtype=bool)     # apart: the usual case, at no cost
-    if lag == (0, 0) and _one_step(a, b):
+    if lag == (0, 0) and len(set(a_step.tolist()) | set(b_step.tolist())) == 1:
         # one step for all: entry i meets entry j in the same iteration in every iteration or in none
         d = a_base[:, None] - b_base[None, :]
         pair = (d < b_len[None, :]) & (-d < a_len[:, None]) & (a_len > 0)[:, None] & (b_len > 0)[None, :]
@@ -400,11 +400,6 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
     return hits
 
 
-def _one_step(a: Family, b: Family) -> bool:
-    """Every entry of both families has the same step."""
-    return len(set(a.step.tolist()) | set(b.step.tolist())) == 1
-
-
 def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
     return bool((step == step[0]).all() and (count == count[0]).all() and (length == length[0]).all())
 
@@ -412,12 +407,16 @@ def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
 def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray:
     """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
     them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
-    up, down = sb > 0, sb < 0
-    safe = np.where(sb != 0, sb, 1)
-    always = (x - lb < 0) & (0 < x + la)
-    first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
-    last = np.where(up, -(-(x + la) // safe) - 1,
-                    np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count - 1, 0)))
+    if np.ndim(sb) == 0 and sb != 0:        # one step for all of b (a uniform family): one branch
+        first, last = ((x - lb) // sb + 1, -(-(x + la) // sb) - 1) if sb > 0 else \
+            ((x + la) // sb + 1, -(-(x - lb) // sb) - 1)
+    else:
+        up, down = sb > 0, sb < 0
+        safe = np.where(sb != 0, sb, 1)
+        always = (x - lb < 0) & (0 < x + la)
+        first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
+        last = np.where(up, -(-(x + la) // safe) - 1,
+                        np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count - 1, 0)))
     lo = np.maximum(first, np.maximum(r + lag[0], 0))
     hi = np.minimum(last, b_count - 1)
     if lag[1] is not None:
