@@ -314,10 +314,9 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
 # of another. Arrays are (iteration, entry of a, entry of b): at most 255 x 16 x 16 values.
 
 class Family(NamedTuple):
-    """The entries of an operand in one scope as columns: run r of entry i starts at base[i] + r * step[i]
-    (base = addr + first) and is length[i] long, count[i] runs. `span`: lowest to highest byte over the
-    live runs (None: nothing is touched); `uniform`: one step, count and length for every entry (the list
-    operands' case: every entry has the same Runs)."""
+    """An operand's entries in one scope as columns: run r of entry i starts at base[i] + r * step[i] (base:
+    addr + first), length[i] long, count[i] runs. `span`: lowest to highest byte over the live runs (None:
+    nothing is touched); `uniform`: one step, count and length for all (list operands: one Runs for all)."""
 
     base: np.ndarray
     step: np.ndarray
@@ -340,8 +339,8 @@ def family(entries) -> Family:
 
 
 def _shared(entries, runs: Runs) -> Family:
-    """The Family of entries that all have `runs`: step, count and length as one value each (arrays of one,
-    which broadcast) and the span in Python integers, where they are exactly what int64 gives."""
+    """The Family of entries that all have `runs`: step, count and length as arrays of one (they broadcast),
+    the span in Python integers (where they are exactly what int64 gives)."""
     starts = [addr + runs.first for addr, _ in entries]
     base = np.array(starts, dtype=np.int64)
     step, count, length = (np.array([v], dtype=np.int64) for v in runs[1:])
@@ -384,10 +383,11 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
         # distances are often few (entries one block apart)
         d = a_base[:, None] - b_base[None, :]
         distances, which = np.unique(d, return_inverse=True)
-        r = np.arange(rounds, dtype=np.int64)[:, None]
-        per_distance = _meets(distances[None, :] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
-                              int(b_step[0]), int(b_count[0]), lag)
-        hits = per_distance[:, which.reshape(d.shape)] & bool(a_len[0] > 0 and b_len[0] > 0)
+        r = np.arange(rounds, dtype=np.int64)[None, :]
+        per_distance = _meets(distances[:, None] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
+                              int(b_step[0]), int(b_count[0]), lag)            # (distance, run of a)
+        per_distance &= bool(a_len[0] > 0 and b_len[0] > 0)
+        hits = per_distance[which.reshape(-1)].T.reshape(rounds, *d.shape)     # a row copy per pair
     else:
         r = np.arange(rounds, dtype=np.int64)[:, None, None]
         x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
