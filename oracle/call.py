@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any, Mapping
 
 import yaml
@@ -21,7 +22,7 @@ class CallFormatError(ValueError):
     """A call (or a tensor inside it) given as data is malformed; the message names the field."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Tensor:
     """An operand: `numel` elements of `dtype` starting at byte `addr` of `scope` (TIK's OUT is GM)."""
 
@@ -30,8 +31,14 @@ class Tensor:
     dtype: str
     numel: int
 
-    def __post_init__(self) -> None:
-        _check_tensor_fields(self.scope, self.addr, self.dtype, self.numel, "tensor")
+    def __init__(self, scope: str, addr: int, dtype: str, numel: int) -> None:
+        """The generated __init__ of a frozen dataclass, less its cost: the generator makes hundreds of
+        tensors per call, nearly all plainly valid (checked here at once; the rest by
+        _check_tensor_fields, which words the error)."""
+        if not (type(addr) is int and type(numel) is int and addr >= 0 and numel >= 0
+                and type(dtype) is str and dtype and scope in SCOPES):
+            _check_tensor_fields(scope, addr, dtype, numel, "tensor")
+        self.__dict__.update(scope=scope, addr=addr, dtype=dtype, numel=numel)     # frozen: no setattr
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "numel": self.numel}
@@ -89,7 +96,7 @@ class Call:
     def tensors(self, name: str) -> list[Tensor]:
         """The entries of a list operand (vec_trans_scatter's dst_list)."""
         value = self.args.get(name)
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, Tensor) for v in value):
+        if not isinstance(value, (list, tuple)) or not all(map(isinstance, value, repeat(Tensor))):
             raise CallFormatError(f"call.args.{name}: expected a list of tensors, got {value!r}")
         return list(value)
 
@@ -160,11 +167,20 @@ class Call:
         return cls.from_dict(yaml.safe_load(text))
 
 
+_SPLIT_NAMES: dict[str, tuple[str, str]] = {}      # name -> (head, field): the generator nests per draw
+
+
 def nest(params: Mapping[str, Any]) -> dict[str, Any]:
     """Arguments from parameters by name: dotted names become fields of a mapping argument."""
     out: dict[str, Any] = {}
     for name, value in params.items():
-        head, _, field_name = name.partition(".")
+        split = _SPLIT_NAMES.get(name)
+        if split is None:
+            head, _, field_name = name.partition(".")
+            split = head, field_name
+            if len(_SPLIT_NAMES) < 4096:           # parameter names: a few per spec
+                _SPLIT_NAMES[name] = split
+        head, field_name = split
         if field_name:
             out.setdefault(head, {})[field_name] = value
         else:

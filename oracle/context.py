@@ -11,7 +11,7 @@ import numpy as np
 from . import screen
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
-from .footprint import Runs
+from .footprint import Family, Runs, family
 from .spec import ApiSpec, Product, Rulebook, default_rulebook
 
 
@@ -108,6 +108,20 @@ class Context:
     def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
         """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
         return self._entries[name]
+
+    def families(self, name: str) -> dict[str, tuple[list[int], Family]]:
+        """Per scope an operand's entries lie in (in order of first appearance), the positions of those
+        entries and their runs as one Family: made once per context, as several iteration rules compare
+        the same operands."""
+        made = self.__dict__.setdefault("_families", {})
+        out = made.get(name)
+        if out is None:
+            entries, positions = self.entries(name), {}
+            for i, (_, tensor, _) in enumerate(entries):
+                positions.setdefault(tensor.scope, []).append(i)
+            out = made[name] = {scope: (where, family([(entries[i][1].addr, entries[i][2]) for i in where]))
+                                for scope, where in positions.items()}
+        return out
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)

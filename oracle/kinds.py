@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .context import Context
-from .footprint import Runs, iteration_hits, iterations_identical, overlaps
+from .footprint import Runs, families_identical, family_hits, overlaps
 from .spec import Rule
 
 Kind = Callable[[Rule, Context], Optional[str]]
@@ -265,21 +265,22 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     `allow: identical`, same-iteration overlap is allowed where every entry of a and b coincide."""
     a, b = rule.fields["operands"]
     lo, hi = rule.fields.get("lag", [0, 0])
-    ea, eb = ctx.entries(a), ctx.entries(b)
-    for scope in {t.scope for _, t, _ in ea} & {t.scope for _, t, _ in eb}:
-        pa = [(i, (t.addr, r)) for i, (_, t, r) in enumerate(ea) if t.scope == scope]
-        pb = [(j, (t.addr, r)) for j, (_, t, r) in enumerate(eb) if t.scope == scope]
-        hits = iteration_hits([x for _, x in pa], [x for _, x in pb], (lo, hi), distinct=a == b)
+    identical = rule.fields.get("allow") == "identical"
+    fa, fb = ctx.families(a), ctx.families(b)
+    for scope in set(fa) & set(fb):
+        (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
+        hits = family_hits(family_a, family_b, (lo, hi), distinct=a == b)
         if not hits.any():
             continue
-        if rule.fields.get("allow") == "identical" and len(pa) == len(ea) and len(pb) == len(eb):
-            same = iterations_identical([x for _, x in pa], [x for _, x in pb])
+        if identical and len(fa) == len(fb) == 1 and len(pa) == len(pb):     # all entries in this scope
+            same = families_identical(family_a, family_b)
             hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
-        found = np.argwhere(hits)
-        if found.size:
-            r, i, j = (int(v) for v in found[0])
+        first = int(hits.argmax())                     # the first hit in (r, i, j) order, if any
+        if hits.flat[first]:
+            r, i, j = (int(v) for v in np.unravel_index(first, hits.shape))
             what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
                 (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if rule.fields.get("allow") == "identical" else ""
-            return (f"iteration {r} of {ea[pa[i][0]][0]} meets {eb[pb[j][0]][0]} {what} in {scope}{extra}")
+            extra = " (not entry for entry identical)" if identical else ""
+            return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
+                    f"in {scope}{extra}")
     return None

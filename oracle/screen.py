@@ -86,6 +86,11 @@ def _path(rule, ctx):
 
 @_builder("capacity")
 def _capacity(rule, ctx):
+    names = _plain(rule, ctx, "operand")
+    return names and [(name, _limits(rule, ctx)) for name in names]
+
+
+def _limits(rule, ctx) -> dict:
     """Per scope the product has: the highest end a tensor there may have (None: unbounded)."""
     product, reserve = ctx.product, rule.fields.get("reserve", 0)
     limits = {}
@@ -95,8 +100,7 @@ def _capacity(rule, ctx):
         elif product.has_scope(scope):
             cap = product.capacity(scope)
             limits[scope] = None if cap is None else cap - reserve
-    names = _plain(rule, ctx, "operand")
-    return names and [(name, limits) for name in names]
+    return limits
 
 
 @_builder("bounds")
@@ -115,17 +119,81 @@ def _overlap(rule, ctx):
 _KINDS = tuple(_BUILDERS)
 
 
+# -- list operands (vec_trans_scatter's dst_list, src_list): the per-tensor kinds, entry by entry -----
+_PER_ENTRY = {"scope": "operand", "dtype": "operands", "align": "operand", "capacity": "operand",
+              "bounds": "operand", "same_dtype": "operands"}
+
+
+def _list_operands(rule, ctx) -> tuple | None:
+    """The operands a per-tensor rule names, when every one is a list operand (None: not such a rule)."""
+    key = _PER_ENTRY.get(rule.kind)
+    if key is None:
+        return None
+    names = rule.fields[key]
+    names = (names,) if isinstance(names, str) else tuple(names)
+    return names if all(ctx.spec.is_list(name) for name in names) else None
+
+
+class _Listed:
+    """The screened per-tensor rules of one list operand, asked of all its entries in one loop: what
+    every rule allows of a scope or dtype (the intersection), its alignments, capacity limits and bounds."""
+
+    __slots__ = ("name", "scopes", "dtypes", "align", "limits", "bounds")
+
+    def __init__(self, name: str):
+        self.name, self.scopes, self.dtypes, self.align, self.limits, self.bounds = name, None, None, [], [], False
+
+    def add(self, rule, ctx) -> None:
+        kind = rule.kind
+        if kind in ("scope", "dtype"):
+            allowed = frozenset(rule.fields["allowed"])
+            if kind == "scope":
+                self.scopes = allowed if self.scopes is None else self.scopes & allowed
+            else:
+                self.dtypes = allowed if self.dtypes is None else self.dtypes & allowed
+        elif kind == "align":
+            self.align.append((rule.fields["scope"], ctx.rulebook.align_bytes(rule, ctx.product)))
+        elif kind == "capacity":
+            self.limits.append(_limits(rule, ctx))
+        else:
+            self.bounds = True
+
+    def holds(self, tensors, runs, itemsize) -> bool:
+        scopes, dtypes, align, limits = self.scopes, self.dtypes, self.align, self.limits
+        for t in tensors:
+            if (scopes is not None and t.scope not in scopes) or (dtypes is not None and t.dtype not in dtypes):
+                return False
+            for scope, need in align:
+                if t.scope == scope and t.addr % need:
+                    return False
+            for limit in limits:
+                if t.scope not in limit:
+                    return False
+                top = limit[t.scope]
+                if top is not None and t.addr + t.numel * itemsize[t.dtype] > top:
+                    return False
+        if self.bounds:
+            for t, r in zip(tensors, runs):
+                if r is not None:
+                    begin, end = r.span
+                    if begin < 0 or end > t.numel * itemsize[t.dtype]:
+                        return False
+        return True
+
+
 class Screen:
     """The screened rules of one cell: per kind, a table of entries (one per operand a rule names); and
     `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order."""
 
     __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
-                 "itemsize", "rest")
+                 "listed", "same_lists", "itemsize", "rest")
 
-    def __init__(self, tables: dict[str, list], itemsize, rest: list):
+    def __init__(self, tables: dict[str, list], listed: dict[str, _Listed], same_lists: list, itemsize,
+                 rest: list):
         for kind in _KINDS:
             if kind != "product":
                 setattr(self, kind, tuple(tables.get(kind, ())))
+        self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest = itemsize, rest
 
     def holds(self, ctx) -> bool:
@@ -158,6 +226,9 @@ class Screen:
             limit = limits[t.scope]
             if limit is not None and t.addr + t.numel * itemsize[t.dtype] > limit:
                 return False
+        if self.listed or self.same_lists:
+            if not self._lists_hold(args, ctx, itemsize):
+                return False
         if not (self.bounds or self.overlap):
             return True
         accesses, spans = ctx.accesses, {}
@@ -182,11 +253,33 @@ class Screen:
         return True
 
 
+    def _lists_hold(self, args, ctx, itemsize) -> bool:
+        """The screened rules of the list operands hold (every entry of a same_dtype group has one dtype)."""
+        for names in self.same_lists:
+            if len({t.dtype for name in names for t in args[name]}) > 1:
+                return False
+        accesses = ctx.accesses if any(listed.bounds for listed in self.listed) else None
+        for listed in self.listed:
+            runs = accesses[listed.name] if listed.bounds else ()
+            if not listed.holds(args[listed.name], runs, itemsize):
+                return False
+        return True
+
+
 def build(rules: list, ctx) -> Screen | None:
     """The screen of the cell of ctx's call, from its plan's (rule, ranges); None when no rule is screened."""
     tables: dict[str, list] = {}
-    rest = []
+    listed: dict[str, _Listed] = {}
+    same_lists, rest = [], []
     for rule, ranges in rules:
+        names = _list_operands(rule, ctx)
+        if names is not None and rule.kind == "same_dtype":
+            same_lists.append(names)
+            continue
+        if names is not None:
+            for name in names:
+                listed.setdefault(name, _Listed(name)).add(rule, ctx)
+            continue
         builder = _BUILDERS.get(rule.kind)
         made = builder(rule, ctx) if builder is not None else None
         if made is None:
@@ -195,4 +288,4 @@ def build(rules: list, ctx) -> Screen | None:
             tables.setdefault(rule.kind, []).extend(made)
     if len(rest) == len(rules):
         return None
-    return Screen(tables, ctx.rulebook.dtypes, rest)
+    return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest)

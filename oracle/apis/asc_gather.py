@@ -10,24 +10,22 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeated, shifted,
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeat_sides, shifted,
                       slots_of, take, take_slots, write_plain)
 
 
-def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """(offset index, dst byte position) of every element the call moves, in order."""
+def repeats(call: Call, units: Mapping[str, int]) -> tuple:
+    """What the elements of the repeat form depend on (offsets.repeat_elements's arguments): dst moves by
+    dst_repeat_stride blocks a repeat, every element of a repeat moves."""
     args, width = call.args, units["element"]
-    if call.form in ("count", "count_sync"):
-        index = np.arange(args["count"], dtype=np.int64)
-        return index, index * width
     stride = args["dst_repeat_stride"] * units["dst_repeat_stride"]
-    return repeated(args["repeat"], units["repeat"] // width, stride, width, None, advance(units, stride))
+    return args["repeat"], units["repeat"] // width, stride, width, None, advance(units, stride)
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
     """src's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
-    index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), elements)
+    index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), repeats)
     offsets = offset_entries(call, memory, "src_offset", index)
     return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
 
@@ -35,7 +33,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
-    index, at = moved(call, units, call.form in ("count", "count_sync"), elements)
+    index, at = moved(call, units, call.form in ("count", "count_sync"), repeats)
     offsets = offset_entries(call, image, "src_offset", index)
     if offsets is None or not offsets.size:
         return []
@@ -58,7 +56,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 def nominal(call: Call, units: Mapping[str, int]) -> dict:
     """src's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
     width = units["element"]
-    n = call.args["count"] if call.form in ("count", "count_sync") else elements(call, units)[0].size
+    n = call.args["count"] if call.form in ("count", "count_sync") else repeat_sides(repeats(call, units))[0].size
     return {"src": Runs(0, width, n, width)}
 
 

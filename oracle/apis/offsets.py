@@ -53,16 +53,52 @@ def advance(units: Mapping[str, int], stride: int) -> int | None:
     return stride // units["element"] if units.get(FOLLOW_STRIDE) else None
 
 
-def plain_side(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple | None,
+                    advance: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """`repeated` of a repeat form given by value (a mask: None for every element, else as `picked` reads it)."""
+    return repeated(repeat, per, stride, width, None if mask is None else picked(mask, per), advance)
+
+
+class _Kept:
+    """Values by key, up to `budget` elements in all (past it, every one is forgotten at once)."""
+
+    def __init__(self, budget: int):
+        self.values, self.elements, self.budget = {}, 0, budget
+
+    def keep(self, key, value, elements: int) -> None:
+        if self.elements + elements > self.budget:
+            self.values.clear()
+            self.elements = 0
+        self.values[key] = value
+        self.elements += elements
+
+
+_SIDES = _Kept(1 << 20)              # a form's elements take 24 bytes each: 24 MiB at most
+
+
+def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
     """(offset entries read: a count or an index array, footprint of the operand that is not addressed by
     the offsets, footprint of the offsets tensor). A count form needs no arrays: count may be anything a
-    uint32 holds; a repeat form lists its elements (`elements(call, units)` -> (index, byte position))."""
+    uint32 holds; a repeat form lists its elements (`repeats(call, units)`: repeat_elements's arguments)."""
     width = units["element"]
     if counted:
         n = call.args["count"]
         return n, Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
-    index, at = elements(call, units)
-    return index, footprint(at, width), footprint(index * OFFSET.itemsize, OFFSET.itemsize)
+    return repeat_sides(repeats(call, units))
+
+
+def repeat_sides(key: tuple) -> tuple:
+    """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
+    it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""
+    sides = _SIDES.values.get(key)
+    if sides is None:
+        index, at = repeat_elements(*key)
+        entries_at = index * OFFSET.itemsize
+        for array in (index, at, entries_at):
+            array.flags.writeable = False
+        sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
+        _SIDES.keep(key, sides, index.size)
+    return sides
 
 
 def footprint(at: np.ndarray, width: int) -> Runs | Spots:
@@ -105,12 +141,12 @@ def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
     return out
 
 
-def moved(call: Call, units: Mapping[str, int], counted: bool, elements) -> tuple:
+def moved(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
     """(offset entries read: a count or an index array, byte position of each element in the operand the
     offsets do not address: None for a count form, where element i is at i * width)."""
     if counted:
         return call.args["count"], None
-    return elements(call, units)
+    return repeat_elements(*repeats(call, units))
 
 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:

@@ -13,24 +13,23 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, picked, plain_side, put, put_distinct,
-                      read_plain, repeated, shifted, slots_of)
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, put, put_distinct,
+                      read_plain, repeat_sides, shifted, slots_of)
 
 
-def elements(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """(offset index, src byte position) of every element the call moves, in order."""
+def repeats(call: Call, units: Mapping[str, int]) -> tuple:
+    """What the elements of a repeat form depend on (offsets.repeat_elements's arguments): src moves by
+    srcRepStride blocks a repeat, the mask picks the elements of each."""
     args, width = call.args, units["element"]
-    if call.form == "count":
-        index = np.arange(args["count"], dtype=np.int64)
-        return index, index * width
-    per, stride = units["repeat"] // width, args["srcRepStride"] * units["srcRepStride"]
-    return repeated(args["repeatTimes"], per, stride, width, picked(args["mask"], per), advance(units, stride))
+    per, stride, mask = units["repeat"] // width, args["srcRepStride"] * units["srcRepStride"], args["mask"]
+    return (args["repeatTimes"], per, stride, width, mask if isinstance(mask, int) else tuple(mask),
+            advance(units, stride))
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
     """dstLocal's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
-    index, src, offs = plain_side(call, units, call.form == "count", elements)
+    index, src, offs = plain_side(call, units, call.form == "count", repeats)
     offsets = offset_entries(call, memory, "dstOffsetLocal", index)
     dst = Spots.offsets(offsets, call.args["dstBaseAddr"], width) if offsets is not None else None
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
@@ -41,7 +40,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     one row per element sent to a shared place, sorted by place."""
     width = units["element"]
     src, dst = call.tensor("srcLocal"), call.tensor("dstLocal")
-    index, at = moved(call, units, call.form == "count", elements)
+    index, at = moved(call, units, call.form == "count", repeats)
     offsets = offset_entries(call, image, "dstOffsetLocal", index)
     if offsets is None or not offsets.size:
         return []
@@ -80,7 +79,7 @@ def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int
 def nominal(call: Call, units: Mapping[str, int]) -> dict:
     """dstLocal's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
     width = units["element"]
-    n = call.args["count"] if call.form == "count" else elements(call, units)[0].size
+    n = call.args["count"] if call.form == "count" else repeat_sides(repeats(call, units))[0].size
     return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width)}
 
 
