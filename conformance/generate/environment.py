@@ -155,10 +155,10 @@ class Env:
             scopes[src], scopes[dst] = path.split("->")
         return scopes
 
-    def multiple_of(self, name: str, draft: Any) -> int:
-        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1."""
+    def multiple_of(self, name: str, probe: Call) -> int:
+        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1, for calls
+        like `probe`."""
         step = 1
-        probe = draft.template if draft.template is not None else self.probe(draft.form, draft.dtypes, draft.scopes, {})
         for rule in self.spec.rules_of("multiple"):
             if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
                 step = math.lcm(step, rule["of"])

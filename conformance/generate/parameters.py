@@ -25,28 +25,76 @@ class Draft:
     scopes: dict[str, str]
     params: dict[str, int] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
-    template: Call | None = None             # the probe call the index math is asked about
-    units: Mapping[str, int] | None = None
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
-    capacities: dict[str, int] = field(default_factory=dict)     # bytes of each scope the call may use
-    variant_units: list[Mapping[str, int]] = field(default_factory=list)    # units of env.variants
+    frame: Frame | None = None               # what its form, dtypes, scopes and counts fix (frame_of)
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
 
+    @property
+    def template(self) -> Call | None:
+        """The probe call the index math is asked about (once the draft has its frame)."""
+        return self.frame.template if self.frame is not None else None
+
+
+@dataclass
+class Frame:
+    """What sizing a draft needs that no pick changes: its form, dtypes, scopes and list counts fix the
+    probe call, its units, each parameter's step, domain and ends and each scope's alignment. Built once
+    for all the drafts that share them; `rooms` keeps the rooms already worked out, as Hypothesis draws
+    the same calls again while it mutates and shrinks."""
+
+    template: Call
+    math: Any                                        # the API's index-math module
+    units: Mapping[str, int]
+    variant_units: list[Mapping[str, int]]           # units of env.variants
+    names: list[str]                                 # the parameters drawn (not the mask words)
+    steps: dict[str, int]                            # what each one's legal values are multiples of
+    domains: dict[str, list[tuple[int, int]]]
+    op_aligns: Mapping[str, int]
+    aligns: Mapping[str, int]                        # per scope
+    word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
+    capacities: dict[str, int] = field(default_factory=dict)
+    rooms: dict[tuple, int] = field(default_factory=dict)
+    empty: dict[tuple, bool] = field(default_factory=dict)      # parameters -> moves nothing
+    starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
+
+
+_FRAMES: dict[tuple, Frame] = {}
+ROOMS_KEPT = 1 << 14            # rooms a frame remembers at most (then it starts again)
+
+
+def frame_of(env: Env, draft: Draft) -> Frame:
+    """The draft's frame, shared by every draft of the same form, dtypes, scopes and counts."""
+    if draft.frame is None:
+        key = (env, draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()),
+               tuple(draft.counts.items()), env.variants)
+        draft.frame = _FRAMES.get(key) or _FRAMES.setdefault(key, _new_frame(env, draft))
+    return draft.frame
+
+
+def _new_frame(env: Env, draft: Draft) -> Frame:
+    template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
+    math_ = index_math(env.spec.api)
+    units = Context(template, env.spec, env.rulebook, env.product).units
+    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
+    domains, op_aligns, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    word_rules = {name: [r for r in env.spec.rules_of("mask_words")
+                         if r["param"] == name and env.rulebook.matches(r.when, template, env.spec)]
+                  for name in env.param_names(draft.form) if env.spec.param_type(name, draft.form) == "words"}
+    return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in env.variants], names,
+                 {n: env.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules)
+
 
 def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
-    if draft.template is None:
-        draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
-        draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
-        draft.variant_units = [index_math(env.spec.api).VARIANTS[v](draft.units) for v in env.variants]
-    math_ = index_math(env.spec.api)
-    call = draft.template.replace(**(nest(params) if env.nested else params))
-    acc = math_.accesses(call, draft.units)
+    frame = frame_of(env, draft)
+    math_ = frame.math
+    call = frame.template.replace(**(nest(params) if env.nested else params))
+    acc = math_.accesses(call, frame.units)
     if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
-        acc.update(math_.nominal(call, draft.units))
-    for units in draft.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
+        acc.update(math_.nominal(call, frame.units))
+    for units in frame.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
         other = math_.accesses(call, units)
         if any(runs is None for runs in other.values()):
             other.update(math_.nominal(call, units))
@@ -58,13 +106,10 @@ def _end(runs: Any) -> int:
     return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
 
 
-def operand_ends(env: Env, draft: Draft, params: Mapping[str, int], acc: Mapping[str, Any] | None = None) -> dict[str, int]:
+def operand_ends(acc: Mapping[str, Any]) -> dict[str, int]:
     """Per operand: one past the last byte one of its tensors touches, from its address (a list
     operand: the furthest of its entries)."""
-    out = {}
-    for op, runs in (acc if acc is not None else accesses(env, draft, params)).items():
-        out[op] = max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
-    return out
+    return {op: _end(runs) for op, runs in acc.items()}
 
 
 def entry_unit(runs: Any, align: int) -> int:
@@ -76,31 +121,52 @@ def entry_unit(runs: Any, align: int) -> int:
 def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
     """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
     like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
-    if scope in draft.capacities:           # the draft's dtypes and scopes are fixed: once per scope
-        return draft.capacities[scope]
+    frame = frame_of(env, draft)
+    if scope in frame.capacities:           # the frame's dtypes and scopes are fixed: once per scope
+        return frame.capacities[scope]
     cap = env.capacity(scope)
     for amb in env.spec.ambiguities:
         tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
-        if tests and any(env.rulebook.matches(r, draft.template, env.spec) for r in amb.regions):
+        if tests and any(env.rulebook.matches(r, frame.template, env.spec) for r in amb.regions):
             cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
-    draft.capacities[scope] = cap
+    frame.capacities[scope] = cap
     return cap
 
 
+def _key(params: Mapping[str, Any]) -> tuple:
+    """The parameters as a key (mask words are lists)."""
+    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
+
+
 def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
-    """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
-    rounded to its scope's alignment (plus one spare unit when an align rule is to be broken: room to
-    misalign it); the entries of a list operand sit one entry's run apart at least."""
-    need: dict[str, int] = {}
+    """Bytes to spare in the fullest scope (negative: the operands do not fit), remembered by the frame
+    for its own scope alignments."""
+    frame = frame_of(env, draft)
+    if aligns is not frame.aligns:
+        return _room_of(env, draft, params, aligns)
+    key = (draft.spare, _key(params))
+    room = frame.rooms.get(key)
+    if room is None:
+        if len(frame.rooms) >= ROOMS_KEPT:
+            frame.rooms.clear()
+        room = frame.rooms[key] = _room_of(env, draft, params, aligns)
+    return room
+
+
+def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
+    """Each operand is rounded to its scope's alignment (plus one spare unit when an align rule is to be
+    broken: room to misalign it); the entries of a list operand sit one entry's run apart at least."""
     acc = accesses(env, draft, params)
     moved = max((r.nbytes for rs in acc.values() for r in (set(rs) if isinstance(rs, list) else (rs,))
                  if r is not None), default=0)
     if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
         return MOVED_BYTES - moved
-    for op, end in operand_ends(env, draft, params, acc).items():
+    need: dict[str, int] = {}
+    for op, runs in acc.items():
         scope = draft.scopes[op]
-        spread = (draft.count(op) - 1) * entry_unit(acc[op], aligns[scope])
-        need[scope] = need.get(scope, 0) + round_up(end + spread, aligns[scope]) + aligns[scope] * draft.spare
+        align = aligns[scope]
+        spread = (draft.count(op) - 1) * entry_unit(runs, align)
+        need[scope] = need.get(scope, 0) + round_up(_end(runs) + spread, align) + align * draft.spare
     return min(scope_capacity(env, draft, s) - n for s, n in need.items())
 
 
@@ -143,12 +209,7 @@ def _draw_words(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dic
     """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
     the last element only, or any; for a target rule, every word 0 or one word past its range."""
     out = {}
-    probe = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
-    for name in env.param_names(draft.form):
-        if env.spec.param_type(name, draft.form) != "words":
-            continue
-        rules = [r for r in env.spec.rules_of("mask_words")
-                 if r["param"] == name and env.rulebook.matches(r.when, probe, env.spec)]
+    for name, rules in frame_of(env, draft).word_rules.items():
         require(rules)
         rule = rules[0]
         bounds = [tuple(w) for w in rule["words"]]
@@ -198,15 +259,27 @@ class Start:
     empties: set[str]                                # counts sized against 1 rather than 0
 
 
-def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
-    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
-    domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
-    ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
+def _domains_and_ends(env: Env, frame: Frame, target: Rule | None) -> tuple[dict, dict]:
+    """The parameters' domains (narrowed by a target's `when`) and legal ends, once per frame and target
+    (shared: read only)."""
+    known = frame.starts.get(id(target))
+    if known is not None:
+        return known[1], known[2]
+    domains = frame.domains
+    ends = {n: _legal_ends(d, frame.steps[n]) for n, d in domains.items()}
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: subtract(subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
     if within and target.id in env.targets:     # an ambiguity's region: its ends are the edges to reach
-        ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
+        ends = {n: _legal_ends(d, frame.steps[n]) for n, d in domains.items()}
+    frame.starts[id(target)] = (target, domains, ends)       # the target kept: its id stays its own
+    return domains, ends
+
+
+def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
+    frame = frame_of(env, draft)
+    names, aligns = frame.names, frame.aligns
+    domains, ends = _domains_and_ends(env, frame, target)
     params: dict[str, Any] = _draw_words(pick, env, draft, target)
     for n in names:
         require(domains[n])
@@ -237,7 +310,7 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
         return {}
     out = {}
     for n in start.names:
-        ends, step = start.ends[n], env.multiple_of(n, draft)
+        ends, step = start.ends[n], draft.frame.steps[n]
         if ends is None:
             continue
         params = dict(start.params)
@@ -270,7 +343,7 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     for n in rotated(pick, names):
         if n == forced:
             continue
-        step = env.multiple_of(n, draft)
+        step = draft.frame.steps[n]
         if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
             scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
             require(scaled)
@@ -336,8 +409,14 @@ def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | No
 
 
 def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
-    return all(r.empty for rs in accesses(env, draft, params).values()
-               for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+    """Does every operand's footprint come out empty (remembered by the frame, as rooms are)?"""
+    empty, key = frame_of(env, draft).empty, _key(params)
+    if key not in empty:
+        if len(empty) >= ROOMS_KEPT:
+            empty.clear()
+        empty[key] = all(r.empty for rs in accesses(env, draft, params).values()
+                         for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+    return empty[key]
 
 
 def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
