@@ -134,8 +134,13 @@ def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
 
 
 def _key(params: Mapping[str, Any]) -> tuple:
-    """The parameters as a key (mask words are lists)."""
-    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
+    """The parameters as a key; mask words (lists) as tuples."""
+    key = tuple(params.items())
+    try:
+        hash(key)
+    except TypeError:
+        key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
+    return key
 
 
 def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
@@ -157,17 +162,19 @@ def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[
     """Each operand is rounded to its scope's alignment (plus one spare unit when an align rule is to be
     broken: room to misalign it); the entries of a list operand sit one entry's run apart at least."""
     acc = accesses(env, draft, params)
-    moved = max((r.nbytes for rs in acc.values() for r in (set(rs) if isinstance(rs, list) else (rs,))
-                 if r is not None), default=0)
+    entries = {op: set(runs) if isinstance(runs, list) else (runs,) for op, runs in acc.items()}
+    moved = max((r.nbytes for rs in entries.values() for r in rs if r is not None), default=0)
     if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
         return MOVED_BYTES - moved
-    need: dict[str, int] = {}
-    for op, runs in acc.items():
+    used: dict[str, int] = {}
+    for op, rs in entries.items():
         scope = draft.scopes[op]
         align = aligns[scope]
-        spread = (draft.count(op) - 1) * entry_unit(runs, align)
-        need[scope] = need.get(scope, 0) + round_up(_end(runs) + spread, align) + align * draft.spare
-    return min(scope_capacity(env, draft, s) - n for s, n in need.items())
+        end = max(r.end for r in rs) if rs else 0
+        if isinstance(acc[op], list):   # its entries sit one entry's run (aligned) apart at least
+            end += (draft.count(op) - 1) * round_up(max(max((r.length for r in rs), default=0), 1), align)
+        used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
+    return min(scope_capacity(env, draft, s) - n for s, n in used.items())
 
 
 def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
