@@ -82,6 +82,6 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         require(offsets.min() >= 0 and offsets.max() < 2**32)
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
-        writes.append(Write(v_tensor.scope, v_tensor.addr, v_dtype, tuple(values.tolist())))
+        writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
