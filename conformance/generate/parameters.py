@@ -7,12 +7,11 @@ from typing import Any, Mapping
 
 
 from oracle import Call
-from oracle.apis import index_math
 from oracle.call import nest
-from oracle.rules import Context
 from oracle.spec import Rule
 
-from conformance.generate.environment import Env, MOVED_BYTES, Retry, require, round_up, subtract
+from conformance.generate.environment import (MOVED_BYTES, ROOMS_KEPT, Env, Frame, Retry, require, round_up,
+                                              subtract)
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
 
 
@@ -38,53 +37,11 @@ class Draft:
         return self.frame.template if self.frame is not None else None
 
 
-@dataclass
-class Frame:
-    """What sizing a draft needs that no pick changes: its form, dtypes, scopes and list counts fix the
-    probe call, its units, each parameter's step, domain and ends and each scope's alignment. Built once
-    for all the drafts that share them; `rooms` keeps the rooms already worked out, as Hypothesis draws
-    the same calls again while it mutates and shrinks."""
-
-    template: Call
-    math: Any                                        # the API's index-math module
-    units: Mapping[str, int]
-    variant_units: list[Mapping[str, int]]           # units of env.variants
-    names: list[str]                                 # the parameters drawn (not the mask words)
-    steps: dict[str, int]                            # what each one's legal values are multiples of
-    domains: dict[str, list[tuple[int, int]]]
-    op_aligns: Mapping[str, int]
-    aligns: Mapping[str, int]                        # per scope
-    word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
-    capacities: dict[str, int] = field(default_factory=dict)
-    rooms: dict[tuple, int] = field(default_factory=dict)
-    empty: dict[tuple, bool] = field(default_factory=dict)      # parameters -> moves nothing
-    starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
-
-
-_FRAMES: dict[tuple, Frame] = {}
-ROOMS_KEPT = 1 << 14            # rooms a frame remembers at most (then it starts again)
-
-
 def frame_of(env: Env, draft: Draft) -> Frame:
     """The draft's frame, shared by every draft of the same form, dtypes, scopes and counts."""
     if draft.frame is None:
-        key = (env, draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()),
-               tuple(draft.counts.items()), env.variants)
-        draft.frame = _FRAMES.get(key) or _FRAMES.setdefault(key, _new_frame(env, draft))
+        draft.frame = env.frame(draft.form, draft.dtypes, draft.scopes, draft.counts)
     return draft.frame
-
-
-def _new_frame(env: Env, draft: Draft) -> Frame:
-    template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
-    math_ = index_math(env.spec.api)
-    units = Context(template, env.spec, env.rulebook, env.product).units
-    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
-    domains, op_aligns, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
-    word_rules = {name: [r for r in env.spec.rules_of("mask_words")
-                         if r["param"] == name and env.rulebook.matches(r.when, template, env.spec)]
-                  for name in env.param_names(draft.form) if env.spec.param_type(name, draft.form) == "words"}
-    return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in env.variants], names,
-                 {n: env.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules)
 
 
 def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
