@@ -96,6 +96,13 @@ class Env:
     def supported(self) -> bool:
         return all(self.product.id in r["products"] for r in self.spec.rules_of("product"))
 
+    @functools.cached_property
+    def joint_regions(self) -> list[tuple[Mapping[str, Any], list[str]]]:
+        """The ambiguity regions of several parameters (and no check), with their parameters' names: the
+        generators move their calls out of them (parameters._stay_out)."""
+        return [(region, list(region["params"])) for amb in self.spec.ambiguities if not amb.checks
+                for region in amb.regions if len(region.get("params", {})) >= 2]
+
     def __repr__(self) -> str:
         return f"Env({self.spec.api}, {self.product.id})"
 

@@ -388,18 +388,18 @@ def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
     stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
     of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
-    for amb in env.spec.ambiguities:
-        for region in amb.regions:
-            names = list(region.get("params", {}))
-            if amb.checks or len(names) < 2 or forced in names:
+    call = None                 # the call with `params`, made again only once they change
+    for region, names in env.joint_regions:
+        if forced in names:
+            continue
+        call = call or draft.template.replace(**nest(params))
+        if not env.rulebook.matches(region, call, env.spec):
+            continue
+        for name in reversed(names):
+            if name == keep:
                 continue
-            if not env.rulebook.matches(region, draft.template.replace(**nest(params)), env.spec):
-                continue
-            for name in reversed(names):
-                if name == keep:
-                    continue
-                lo, hi = region["params"][name]
-                outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
-                if outside:
-                    params[name] = outside[0]
-                    break
+            lo, hi = region["params"][name]
+            outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
+            if outside:
+                params[name], call = outside[0], None
+                break
