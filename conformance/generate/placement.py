@@ -161,7 +161,9 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             cursor += gap * align
             slot = placed[key]
             for op, entry, offset in slot.members:
-                addrs.setdefault(op, [0] * draft.count(op))[entry] = cursor + offset
+                if op not in addrs:
+                    addrs[op] = [0] * draft.count(op)
+                addrs[op][entry] = cursor + offset
             for op in {op for op, _, _ in slot.members}:
                 reach = max(o + ends[op] for m, _, o in slot.members if m == op)
                 limit[op] = cursor + reach + slack[key]
