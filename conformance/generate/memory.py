@@ -230,6 +230,6 @@ def image_sizes(call, rulebook, ctx=None) -> dict[str, int]:
             if t.scope == "GM":
                 reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), runs.end if runs is not None else 0)
                 sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)
-            else:
+            elif t.scope not in sizes:          # once per scope, not per entry of a list
                 sizes[t.scope] = ctx.product.capacity(t.scope) or 0
     return sizes
