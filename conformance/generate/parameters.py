@@ -49,7 +49,7 @@ def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any
     math_ = frame.math
     call = frame.template.replace(**(nest(params) if env.nested else params))
     acc = math_.accesses(call, frame.units)
-    if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
+    if None in acc.values():            # offset-addressed: size it as if offsets were 0, w, 2w...
         acc.update(math_.nominal(call, frame.units))
     for units in frame.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
         other = math_.accesses(call, units)
@@ -119,17 +119,23 @@ def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[
     """Each operand is rounded to its scope's alignment (plus one spare unit when an align rule is to be
     broken: room to misalign it); the entries of a list operand sit one entry's run apart at least."""
     acc = accesses(env, draft, params)
-    entries = {op: set(runs) if isinstance(runs, list) else (runs,) for op, runs in acc.items()}
-    moved = max((r.nbytes for rs in entries.values() for r in rs if r is not None), default=0)
+    moved = 0                           # bytes moved (never negative): the most any run of an operand moves
+    for runs in acc.values():
+        for r in set(runs) if isinstance(runs, list) else (runs,):
+            if r is not None and r.nbytes > moved:
+                moved = r.nbytes
     if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
         return MOVED_BYTES - moved
     used: dict[str, int] = {}
-    for op, rs in entries.items():
+    for op, runs in acc.items():
         scope = draft.scopes[op]
         align = aligns[scope]
-        end = max(r.end for r in rs) if rs else 0
-        if isinstance(acc[op], list):   # its entries sit one entry's run (aligned) apart at least
-            end += (draft.count(op) - 1) * round_up(max(max((r.length for r in rs), default=0), 1), align)
+        if isinstance(runs, list):      # its entries sit one entry's run (aligned) apart at least
+            entries = set(runs)
+            end = max((r.end for r in entries), default=0)
+            end += (draft.count(op) - 1) * round_up(max(max((r.length for r in entries), default=0), 1), align)
+        else:
+            end = runs.end
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
     return min(scope_capacity(env, draft, s) - n for s, n in used.items())
 
