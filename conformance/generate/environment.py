@@ -22,7 +22,6 @@ DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands 
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
 MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move (the oracle's work per call)
 KINDS = ("legal", "reject", "undefined", "ambiguity")
-ROOMS_KEPT = 1 << 14            # results a Frame remembers at most, of each kind (then it starts again)
 
 
 @dataclass(frozen=True)
@@ -41,13 +40,12 @@ def round_up(value: int, align: int) -> int:
     return -(-value // align) * align
 
 
-@dataclass
+@dataclass(eq=False)
 class Frame:
     """What drawing a call needs that no pick changes: its form, dtypes, scopes and list counts fix the
     probe call, its units, each parameter's step and domain and each scope's alignment (Env.frame makes
-    it once for all the calls that share them). The dicts below are filled as the drawing steps go, and
-    `rooms` and `empty` keep results worked out already: Hypothesis draws the same calls again while it
-    mutates and shrinks."""
+    it once for all the calls that share them). The dicts below are filled as the drawing steps go.
+    Compared and hashed by identity: parameters.py keys what it remembers by frame."""
 
     template: Call                                   # the probe call the index math is asked about
     math: Any                                        # the API's index-math module
@@ -60,8 +58,6 @@ class Frame:
     aligns: Mapping[str, int]                        # per scope
     word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
     capacities: dict[str, int] = field(default_factory=dict)
-    rooms: dict[tuple, int] = field(default_factory=dict)
-    empty: dict[tuple, bool] = field(default_factory=dict)      # parameters -> moves nothing
     starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
 
 

@@ -10,8 +10,7 @@ from oracle import Call
 from oracle.call import nest
 from oracle.spec import Rule
 
-from conformance.generate.environment import (MOVED_BYTES, ROOMS_KEPT, Env, Frame, Retry, require, round_up,
-                                              subtract)
+from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
 
 
@@ -100,19 +99,28 @@ def _key(params: Mapping[str, Any]) -> tuple:
     return key
 
 
+# Results worked out already, by (frame, what, parameters): Hypothesis draws the same calls again while it
+# mutates and shrinks (60-95% of the rooms asked for). At most REMEMBERED_MAX (~20 MB), then forgotten.
+_REMEMBERED: dict[tuple, Any] = {}
+REMEMBERED_MAX = 1 << 15
+
+
+def _remember(key: tuple, value: Any) -> None:
+    if len(_REMEMBERED) >= REMEMBERED_MAX:
+        _REMEMBERED.clear()
+    _REMEMBERED[key] = value
+
+
 def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
-    """Bytes to spare in the fullest scope (negative: the operands do not fit), remembered by the frame
-    for its own scope alignments."""
+    """Bytes to spare in the fullest scope (negative: the operands do not fit), remembered where
+    `aligns` are the frame's own."""
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _room_of(env, draft, params, aligns)
-    key = (draft.spare, _key(params))
-    room = frame.rooms.get(key)
-    if room is None:
-        if len(frame.rooms) >= ROOMS_KEPT:
-            frame.rooms.clear()
-        room = frame.rooms[key] = _room_of(env, draft, params, aligns)
-    return room
+    key = (frame, "room", draft.spare, _key(params))
+    if key not in _REMEMBERED:
+        _remember(key, _room_of(env, draft, params, aligns))
+    return _REMEMBERED[key]
 
 
 def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
@@ -379,14 +387,12 @@ def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | No
 
 
 def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
-    """Does every operand's footprint come out empty (remembered by the frame, as rooms are)?"""
-    empty, key = frame_of(env, draft).empty, _key(params)
-    if key not in empty:
-        if len(empty) >= ROOMS_KEPT:
-            empty.clear()
-        empty[key] = all(r.empty for rs in accesses(env, draft, params).values()
-                         for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
-    return empty[key]
+    """Does every operand's footprint come out empty (remembered, as rooms are)?"""
+    key = (frame_of(env, draft), "empty", _key(params))
+    if key not in _REMEMBERED:
+        _remember(key, all(r.empty for rs in accesses(env, draft, params).values()
+                           for r in (rs if isinstance(rs, list) else [rs]) if r is not None))
+    return _REMEMBERED[key]
 
 
 def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
