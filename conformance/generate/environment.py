@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 
 from oracle import Call, Tensor
+from oracle.apis import index_math
 from oracle.call import SCOPES, nest
 from oracle.rules import KINDS as RULE_KINDS, Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
@@ -39,6 +40,27 @@ def round_up(value: int, align: int) -> int:
     return -(-value // align) * align
 
 
+@dataclass(eq=False)
+class Frame:
+    """What drawing a call needs that no pick changes: its form, dtypes, scopes and list counts fix the
+    probe call, its units, each parameter's step and domain and each scope's alignment (Env.frame makes
+    it once for all the calls that share them). The dicts below are filled as the drawing steps go.
+    Compared and hashed by identity: parameters.py keys what it remembers by frame."""
+
+    template: Call                                   # the probe call the index math is asked about
+    math: Any                                        # the API's index-math module
+    units: Mapping[str, int]
+    variant_units: list[Mapping[str, int]]           # units of env.variants
+    names: list[str]                                 # the parameters drawn (not the mask words)
+    steps: dict[str, int]                            # what each one's legal values are multiples of
+    domains: dict[str, list[tuple[int, int]]]
+    op_aligns: Mapping[str, int]
+    aligns: Mapping[str, int]                        # per scope
+    word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
+    capacities: dict[str, int] = field(default_factory=dict)
+    starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
+
+
 class Env:
     """What the strategies of one (api, product) need to know, computed once.
 
@@ -50,6 +72,7 @@ class Env:
         # and the index-math variants of its readings, which its calls are sized and filled for as well
         self.targets: dict[str, Rule] = {}
         self.variants: tuple[str, ...] = ()
+        self._frames: dict[tuple, Frame] = {}
 
     def rule(self, rule_id: str) -> Rule:
         """A rule of the spec, or one of this environment's `targets`."""
@@ -68,6 +91,13 @@ class Env:
     @functools.cached_property
     def supported(self) -> bool:
         return all(self.product.id in r["products"] for r in self.spec.rules_of("product"))
+
+    @functools.cached_property
+    def joint_regions(self) -> list[tuple[Mapping[str, Any], list[str]]]:
+        """The ambiguity regions of several parameters (and no check), with their parameters' names: the
+        generators move their calls out of them (parameters._stay_out)."""
+        return [(region, list(region["params"])) for amb in self.spec.ambiguities if not amb.checks
+                for region in amb.regions if len(region.get("params", {})) >= 2]
 
     def __repr__(self) -> str:
         return f"Env({self.spec.api}, {self.product.id})"
@@ -99,6 +129,27 @@ class Env:
             args[op] = [tensor] * (counts or {}).get(op, d["entries"]) if "entries" in d else tensor
         args.update(nest(params) if self.nested else params)
         return Call(self.spec.api, self.product.id, args, form)
+
+    def frame(self, form: str | None, dtypes: Mapping[str, str], scopes: Mapping[str, str],
+              counts: Mapping[str, int]) -> Frame:
+        """The Frame of calls of this form, operand dtypes and scopes, and list counts (made once)."""
+        key = (form, tuple(dtypes.items()), tuple(scopes.items()), tuple(counts.items()), self.variants)
+        if key not in self._frames:
+            self._frames[key] = self._new_frame(form, dtypes, scopes, counts)
+        return self._frames[key]
+
+    def _new_frame(self, form: str | None, dtypes: Mapping[str, str], scopes: Mapping[str, str],
+                   counts: Mapping[str, int]) -> Frame:
+        template = self.probe(form, dtypes, scopes, {}, counts)
+        math_ = index_math(self.spec.api)
+        units = Context(template, self.spec, self.rulebook, self.product).units
+        names = [n for n in self.param_names(form) if self.spec.param_type(n, form) != "words"]
+        domains, op_aligns, aligns = self.shape(form, tuple(dtypes.items()), tuple(scopes.items()))
+        word_rules = {name: [r for r in self.spec.rules_of("mask_words")
+                             if r["param"] == name and self.rulebook.matches(r.when, template, self.spec)]
+                      for name in self.param_names(form) if self.spec.param_type(name, form) == "words"}
+        return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in self.variants], names,
+                     {n: self.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules)
 
     def dtype_ok(self, call: Call) -> bool:
         """Does the call pass every dtype rule that applies to it?"""
@@ -155,10 +206,10 @@ class Env:
             scopes[src], scopes[dst] = path.split("->")
         return scopes
 
-    def multiple_of(self, name: str, draft: Any) -> int:
-        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1."""
+    def multiple_of(self, name: str, probe: Call) -> int:
+        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1, for calls
+        like `probe`."""
         step = 1
-        probe = draft.template if draft.template is not None else self.probe(draft.form, draft.dtypes, draft.scopes, {})
         for rule in self.spec.rules_of("multiple"):
             if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
                 step = math.lcm(step, rule["of"])

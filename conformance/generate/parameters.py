@@ -7,12 +7,10 @@ from typing import Any, Mapping
 
 
 from oracle import Call
-from oracle.apis import index_math
 from oracle.call import nest
-from oracle.rules import Context
 from oracle.spec import Rule
 
-from conformance.generate.environment import Env, MOVED_BYTES, Retry, require, round_up, subtract
+from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
 
 
@@ -25,28 +23,34 @@ class Draft:
     scopes: dict[str, str]
     params: dict[str, int] = field(default_factory=dict)
     tags: list[str] = field(default_factory=list)
-    template: Call | None = None             # the probe call the index math is asked about
-    units: Mapping[str, int] | None = None
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
-    capacities: dict[str, int] = field(default_factory=dict)     # bytes of each scope the call may use
-    variant_units: list[Mapping[str, int]] = field(default_factory=list)    # units of env.variants
+    frame: Frame | None = None               # what its form, dtypes, scopes and counts fix (frame_of)
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
 
+    @property
+    def template(self) -> Call | None:
+        """The probe call the index math is asked about (once the draft has its frame)."""
+        return self.frame.template if self.frame is not None else None
+
+
+def frame_of(env: Env, draft: Draft) -> Frame:
+    """The draft's frame, shared by every draft of the same form, dtypes, scopes and counts."""
+    if draft.frame is None:
+        draft.frame = env.frame(draft.form, draft.dtypes, draft.scopes, draft.counts)
+    return draft.frame
+
 
 def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
-    if draft.template is None:
-        draft.template = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
-        draft.units = Context(draft.template, env.spec, env.rulebook, env.product).units
-        draft.variant_units = [index_math(env.spec.api).VARIANTS[v](draft.units) for v in env.variants]
-    math_ = index_math(env.spec.api)
-    call = draft.template.replace(**(nest(params) if env.nested else params))
-    acc = math_.accesses(call, draft.units)
-    if any(runs is None for runs in acc.values()):      # offset-addressed: size it as if offsets were 0, w, 2w...
-        acc.update(math_.nominal(call, draft.units))
-    for units in draft.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
+    frame = frame_of(env, draft)
+    math_ = frame.math
+    call = frame.template.replace(**(nest(params) if env.nested else params))
+    acc = math_.accesses(call, frame.units)
+    if None in acc.values():            # offset-addressed: size it as if offsets were 0, w, 2w...
+        acc.update(math_.nominal(call, frame.units))
+    for units in frame.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
         other = math_.accesses(call, units)
         if any(runs is None for runs in other.values()):
             other.update(math_.nominal(call, units))
@@ -58,13 +62,10 @@ def _end(runs: Any) -> int:
     return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
 
 
-def operand_ends(env: Env, draft: Draft, params: Mapping[str, int], acc: Mapping[str, Any] | None = None) -> dict[str, int]:
+def operand_ends(acc: Mapping[str, Any]) -> dict[str, int]:
     """Per operand: one past the last byte one of its tensors touches, from its address (a list
     operand: the furthest of its entries)."""
-    out = {}
-    for op, runs in (acc if acc is not None else accesses(env, draft, params)).items():
-        out[op] = max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
-    return out
+    return {op: _end(runs) for op, runs in acc.items()}
 
 
 def entry_unit(runs: Any, align: int) -> int:
@@ -76,32 +77,75 @@ def entry_unit(runs: Any, align: int) -> int:
 def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
     """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
     like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
-    if scope in draft.capacities:           # the draft's dtypes and scopes are fixed: once per scope
-        return draft.capacities[scope]
+    frame = frame_of(env, draft)
+    if scope in frame.capacities:           # the frame's dtypes and scopes are fixed: once per scope
+        return frame.capacities[scope]
     cap = env.capacity(scope)
     for amb in env.spec.ambiguities:
         tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
-        if tests and any(env.rulebook.matches(r, draft.template, env.spec) for r in amb.regions):
+        if tests and any(env.rulebook.matches(r, frame.template, env.spec) for r in amb.regions):
             cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
-    draft.capacities[scope] = cap
+    frame.capacities[scope] = cap
     return cap
 
 
+def _key(params: Mapping[str, Any]) -> tuple:
+    """The parameters as a key; mask words (lists) as tuples."""
+    key = tuple(params.items())
+    try:
+        hash(key)
+    except TypeError:
+        key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
+    return key
+
+
+# Results worked out already, by (frame, what, parameters): Hypothesis draws the same calls again while it
+# mutates and shrinks (60-95% of the rooms asked for). At most REMEMBERED_MAX (~20 MB), then forgotten.
+_REMEMBERED: dict[tuple, Any] = {}
+REMEMBERED_MAX = 1 << 15
+
+
+def _remember(key: tuple, value: Any) -> None:
+    if len(_REMEMBERED) >= REMEMBERED_MAX:
+        _REMEMBERED.clear()
+    _REMEMBERED[key] = value
+
+
 def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
-    """Bytes to spare in the fullest scope (negative: the operands do not fit). Each operand is
-    rounded to its scope's alignment (plus one spare unit when an align rule is to be broken: room to
-    misalign it); the entries of a list operand sit one entry's run apart at least."""
-    need: dict[str, int] = {}
+    """Bytes to spare in the fullest scope (negative: the operands do not fit), remembered where
+    `aligns` are the frame's own."""
+    frame = frame_of(env, draft)
+    if aligns is not frame.aligns:
+        return _room_of(env, draft, params, aligns)
+    key = (frame, "room", draft.spare, _key(params))
+    if key not in _REMEMBERED:
+        _remember(key, _room_of(env, draft, params, aligns))
+    return _REMEMBERED[key]
+
+
+def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
+    """Each operand is rounded to its scope's alignment (plus one spare unit when an align rule is to be
+    broken: room to misalign it); the entries of a list operand sit one entry's run apart at least."""
     acc = accesses(env, draft, params)
-    moved = max((r.nbytes for rs in acc.values() for r in (set(rs) if isinstance(rs, list) else (rs,))
-                 if r is not None), default=0)
+    moved = 0                           # bytes moved (never negative): the most any run of an operand moves
+    for runs in acc.values():
+        for r in set(runs) if isinstance(runs, list) else (runs,):
+            if r is not None and r.nbytes > moved:
+                moved = r.nbytes
     if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
         return MOVED_BYTES - moved
-    for op, end in operand_ends(env, draft, params, acc).items():
+    used: dict[str, int] = {}
+    for op, runs in acc.items():
         scope = draft.scopes[op]
-        spread = (draft.count(op) - 1) * entry_unit(acc[op], aligns[scope])
-        need[scope] = need.get(scope, 0) + round_up(end + spread, aligns[scope]) + aligns[scope] * draft.spare
-    return min(scope_capacity(env, draft, s) - n for s, n in need.items())
+        align = aligns[scope]
+        if isinstance(runs, list):      # its entries sit one entry's run (aligned) apart at least
+            entries = set(runs)
+            end = max((r.end for r in entries), default=0)
+            end += (draft.count(op) - 1) * round_up(max(max((r.length for r in entries), default=0), 1), align)
+        else:
+            end = runs.end
+        used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
+    return min(scope_capacity(env, draft, s) - n for s, n in used.items())
 
 
 def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
@@ -143,12 +187,7 @@ def _draw_words(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dic
     """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
     the last element only, or any; for a target rule, every word 0 or one word past its range."""
     out = {}
-    probe = env.probe(draft.form, draft.dtypes, draft.scopes, {}, draft.counts)
-    for name in env.param_names(draft.form):
-        if env.spec.param_type(name, draft.form) != "words":
-            continue
-        rules = [r for r in env.spec.rules_of("mask_words")
-                 if r["param"] == name and env.rulebook.matches(r.when, probe, env.spec)]
+    for name, rules in frame_of(env, draft).word_rules.items():
         require(rules)
         rule = rules[0]
         bounds = [tuple(w) for w in rule["words"]]
@@ -198,15 +237,27 @@ class Start:
     empties: set[str]                                # counts sized against 1 rather than 0
 
 
-def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
-    names = [n for n in env.param_names(draft.form) if env.spec.param_type(n, draft.form) != "words"]
-    domains, _, aligns = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
-    ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
+def _domains_and_ends(env: Env, frame: Frame, target: Rule | None) -> tuple[dict, dict]:
+    """The parameters' domains (narrowed by a target's `when`) and legal ends, once per frame and target
+    (shared: read only)."""
+    known = frame.starts.get(id(target))
+    if known is not None:
+        return known[1], known[2]
+    domains = frame.domains
+    ends = {n: _legal_ends(d, frame.steps[n]) for n, d in domains.items()}
     within = target.when.get("params", {}) if target is not None and target.when else {}
     domains = {n: subtract(subtract(d, (-2**63, within[n][0] - 1)), (within[n][1] + 1, 2**63))
                if n in within else d for n, d in domains.items()}     # the target rule's own `when`
     if within and target.id in env.targets:     # an ambiguity's region: its ends are the edges to reach
-        ends = {n: _legal_ends(d, env.multiple_of(n, draft)) for n, d in domains.items()}
+        ends = {n: _legal_ends(d, frame.steps[n]) for n, d in domains.items()}
+    frame.starts[id(target)] = (target, domains, ends)       # the target kept: its id stays its own
+    return domains, ends
+
+
+def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
+    frame = frame_of(env, draft)
+    names, aligns = frame.names, frame.aligns
+    domains, ends = _domains_and_ends(env, frame, target)
     params: dict[str, Any] = _draw_words(pick, env, draft, target)
     for n in names:
         require(domains[n])
@@ -237,7 +288,7 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
         return {}
     out = {}
     for n in start.names:
-        ends, step = start.ends[n], env.multiple_of(n, draft)
+        ends, step = start.ends[n], draft.frame.steps[n]
         if ends is None:
             continue
         params = dict(start.params)
@@ -270,7 +321,7 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     for n in rotated(pick, names):
         if n == forced:
             continue
-        step = env.multiple_of(n, draft)
+        step = draft.frame.steps[n]
         if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
             scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
             require(scaled)
@@ -336,8 +387,12 @@ def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | No
 
 
 def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
-    return all(r.empty for rs in accesses(env, draft, params).values()
-               for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+    """Does every operand's footprint come out empty (remembered, as rooms are)?"""
+    key = (frame_of(env, draft), "empty", _key(params))
+    if key not in _REMEMBERED:
+        _remember(key, all(r.empty for rs in accesses(env, draft, params).values()
+                           for r in (rs if isinstance(rs, list) else [rs]) if r is not None))
+    return _REMEMBERED[key]
 
 
 def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
@@ -345,18 +400,18 @@ def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
     stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
     of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
-    for amb in env.spec.ambiguities:
-        for region in amb.regions:
-            names = list(region.get("params", {}))
-            if amb.checks or len(names) < 2 or forced in names:
+    call = None                 # the call with `params`, made again only once they change
+    for region, names in env.joint_regions:
+        if forced in names:
+            continue
+        call = call or draft.template.replace(**nest(params))
+        if not env.rulebook.matches(region, call, env.spec):
+            continue
+        for name in reversed(names):
+            if name == keep:
                 continue
-            if not env.rulebook.matches(region, draft.template.replace(**nest(params)), env.spec):
-                continue
-            for name in reversed(names):
-                if name == keep:
-                    continue
-                lo, hi = region["params"][name]
-                outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
-                if outside:
-                    params[name] = outside[0]
-                    break
+            lo, hi = region["params"][name]
+            outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
+            if outside:
+                params[name], call = outside[0], None
+                break

@@ -2,7 +2,6 @@
 overlap rules), apart, adjacent or overlapping as the case asks."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -13,7 +12,7 @@ from oracle.call import nest
 from oracle.spec import Rule
 
 from conformance.generate.environment import Env, GM_SPREAD, require, round_up
-from conformance.generate.parameters import Draft, accesses, entry_unit, operand_ends, scope_capacity
+from conformance.generate.parameters import Draft, accesses, entry_unit, frame_of, operand_ends, scope_capacity
 from conformance.generate.picks import Picks, pick_between, rotated
 
 
@@ -97,15 +96,16 @@ def _collide(pick: Picks, offsets: list[int]) -> list[int]:
 
 def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, Any]:
     acc = accesses(env, draft, draft.params)
-    ends = operand_ends(env, draft, draft.params)
-    _, aligns, _ = env.shape(draft.form, tuple(draft.dtypes.items()), tuple(draft.scopes.items()))
+    ends = operand_ends(acc)
+    frame = frame_of(env, draft)
+    aligns = frame.op_aligns
     kind = target.kind if target is not None else None
     itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
     addrs: dict[str, list[int]] = {}
     limit: dict[str, int] = {}                      # byte where an operand's tensors end (slices run to it)
     for scope in sorted(set(draft.scopes.values())):
         ops = [op for op in env.spec.operands if draft.scopes[op] == scope]
-        align = math.lcm(*(aligns[op] for op in ops))
+        align = frame.aligns[scope]                 # the lcm of its operands' alignments
         cap = scope_capacity(env, draft, scope)
         unit = {op: entry_unit(acc[op], align) for op in ops}
         offsets = {op: [i * unit[op] for i in range(draft.count(op))] for op in ops}
@@ -161,7 +161,9 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             cursor += gap * align
             slot = placed[key]
             for op, entry, offset in slot.members:
-                addrs.setdefault(op, [0] * draft.count(op))[entry] = cursor + offset
+                if op not in addrs:
+                    addrs[op] = [0] * draft.count(op)
+                addrs[op][entry] = cursor + offset
             for op in {op for op, _, _ in slot.members}:
                 reach = max(o + ends[op] for m, _, o in slot.members if m == op)
                 limit[op] = cursor + reach + slack[key]

@@ -34,7 +34,7 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         v_dtype = v_spec.get("dtype", v_tensor.dtype)      # what the instruction reads, whatever the tensor claims
         v_width = env.rulebook.itemsize(v_dtype)
         index = (np.asarray(runs.starts()) // v_width).astype(np.int64)
-        for units in draft.variant_units:       # an ambiguity's call: the entries every reading reads
+        for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
             more = index_math(env.spec.api).accesses(call, units)[v_name]
             index = np.union1d(index, np.asarray(more.starts()) // v_width).astype(np.int64)
         if not index.size:
@@ -82,6 +82,6 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         require(offsets.min() >= 0 and offsets.max() < 2**32)
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
-        writes.append(Write(v_tensor.scope, v_tensor.addr, v_dtype, tuple(values.tolist())))
+        writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
