@@ -52,12 +52,13 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.generate.cells import cells                       # noqa: E402
-from conformance.commands.cli import main as cli_main              # noqa: E402
-from oracle import Call, Tensor, check, expected          # noqa: E402
-from oracle.apis import index_math                        # noqa: E402
-from oracle.rules import context                          # noqa: E402
-from oracle.spec import default_rulebook                  # noqa: E402
+from oracle import Call, Tensor, check, expected  # noqa: E402
+from oracle.apis import index_math  # noqa: E402
+from oracle.rules import context  # noqa: E402
+from oracle.spec import default_rulebook  # noqa: E402
+
+from conformance.commands.cli import main as cli_main  # noqa: E402
+from conformance.generate.cells import cells  # noqa: E402
 
 
 def best_of(fn, repeat: int = 7, number: int = 20) -> float:
@@ -389,10 +390,10 @@ def fuzz_figures(product: str, seconds: int = 30) -> None:
 def isolation_figures(product: str, repeat: int = 3) -> None:
     from conformance import OracleBackend
     from conformance.generate.memory import keep_freed_images
-    from conformance.supervise.pool import Supervisor, run_tasks
-    from conformance.supervise.tasks import Stop, Task
     from conformance.generate.profiles import profile
     from conformance.judge.runner import run_cells
+    from conformance.supervise.pool import Supervisor, run_tasks
+    from conformance.supervise.tasks import Stop, Task
     keep_freed_images()
     chosen = cells([product], ["data_move"])
     ci = profile("ci")
@@ -431,9 +432,9 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
 
 
 def differential_figures(product: str) -> None:
+    from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor, run_tasks
     from conformance.supervise.tasks import Stop, Task
-    from conformance.generate.profiles import profile
     chosen = cells([product], ["data_move"])
     ci = profile("ci")
     served = f"exec:{sys.executable} -m conformance serve oracle"

@@ -8,15 +8,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-
 from oracle import Call, Tensor
 from oracle.apis import index_math
 from oracle.call import SCOPES, nest
-from oracle.rules import KINDS as RULE_KINDS, Context
+from oracle.rules import KINDS as RULE_KINDS
+from oracle.rules import Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
 from conformance.generate.memory import MemoryRecipe
-
 
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this

@@ -16,7 +16,6 @@ import numpy as np
 from oracle.call import SCOPES, CallFormatError
 from oracle.spec import Product
 
-
 POOL_BYTES = 16 << 20
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-
 from oracle import Call
 from oracle.call import nest
 from oracle.spec import Rule

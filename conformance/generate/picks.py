@@ -6,9 +6,6 @@ from typing import Any, Callable, Sequence
 
 from hypothesis import strategies as st
 
-
-
-
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
 

@@ -11,7 +11,7 @@ from oracle import Tensor
 from oracle.call import nest
 from oracle.spec import Rule
 
-from conformance.generate.environment import Env, GM_SPREAD, require, round_up
+from conformance.generate.environment import GM_SPREAD, Env, require, round_up
 from conformance.generate.parameters import Draft, accesses, entry_unit, frame_of, operand_ends, scope_capacity
 from conformance.generate.picks import Picks, pick_between, rotated
 

@@ -2,7 +2,6 @@
 matter: offsets that stay in range, values at the ends of their dtype)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from oracle import Call
@@ -10,8 +9,8 @@ from oracle.apis import index_math
 from oracle.rules import Context
 from oracle.spec import Rule
 
-from conformance.generate.memory import Write
 from conformance.generate.environment import Env, require
+from conformance.generate.memory import Write
 from conformance.generate.parameters import Draft
 from conformance.generate.picks import Picks
 
