@@ -1,7 +1,7 @@
 """The memory image a legal call must leave: the index math applied to a copy of the input."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,16 +78,18 @@ def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
 
 
 def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
-             readings: Mapping[str, str] | None = None) -> Expected:
+             readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Raises IllegalCall for a call that breaks a `reject` rule. For a call in `undefined` territory the
     image is one possible outcome and the bytes the call writes are marked not defined. Only the scopes
     the call writes are copied; the others are read-only views of `memory`. `readings` (ambiguity id ->
-    reading id) judges those regions by the readings, and moves bytes by their index-math variants."""
+    reading id) judges those regions by the readings, and moves bytes by their index-math variants.
+    `violations`: what `check` says of this call, memory and rulebook, where the caller already asked
+    (the generator checks every call it draws), so that it is not asked again."""
     _validate_memory(memory)
     ctx = context(call, memory, with_readings(rulebook, readings))
-    violations = rule_violations(ctx)
+    violations = rule_violations(ctx) if violations is None else list(violations)
     if violations:
         rejects = [v for v in violations if v.severity == "reject"]
         if rejects:

@@ -33,6 +33,9 @@ class Case:
     rule: str | None = None          # the one rule a reject/undefined case was made to break (the
                                      # ambiguity whose region an "ambiguity" case lies in)
     tags: tuple[str, ...] = ()       # boundaries the case reaches, e.g. "burst=largest-fit"
+    # The generator's own check of the call: (the rulebook, the violations it found), which the judge
+    # takes instead of checking the same call on the same memory by the same rulebook again.
+    checked: Any = field(default=None, compare=False, repr=False)
 
 
 def round_up(value: int, align: int) -> int:

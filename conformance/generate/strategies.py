@@ -128,9 +128,10 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
     call, memory, draft, ctx = drawn(pick, env, target, form, dtype, forms)
     if env.has_values:                  # the rules on the offsets need them in memory
         ctx = context(call, memory.build(), env.rulebook)
-    violations = {v.rule for v in rule_violations(ctx)}
-    require(violations == ({target.id} if target is not None else set()))
-    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags))
+    found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
+    require({v.rule for v in found} == ({target.id} if target is not None else set()))
+    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags),
+                checked=(env.rulebook, tuple(found)))
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,

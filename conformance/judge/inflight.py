@@ -19,6 +19,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from oracle.spec import default_rulebook
+
 from conformance.judge import verdicts
 from conformance.judge.reproducers import case_fields
 from conformance.judge.verdicts import Outcome, Verdict
@@ -168,7 +170,16 @@ def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
     with running((case,), backend):
         if pair is not None:
             return pair(case.call, case.memory, _slot.which if _slot is not None else None, rulebook=rulebook)
-        return verdicts.judge(case.call, case.memory, backend, rulebook)
+        return verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
+
+
+def known_violations(case: Any, rulebook: Any) -> Any:
+    """The generator's check of the case (Case.checked) where it was made by the rulebook it is judged
+    by (None otherwise: a frozen or kept case, an ambiguity cell's, or a run with declared readings)."""
+    checked = getattr(case, "checked", None)
+    if checked is None or checked[0] is not (rulebook or default_rulebook()):
+        return None
+    return checked[1]
 
 
 def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:

@@ -75,12 +75,14 @@ class Prepared:
     klass: str
 
 
-def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | None = None) -> Prepared:
+def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | None = None,
+            violations: Sequence[Violation] | None = None) -> Prepared:
     """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result, by
-    `rulebook` (the default one; with the run's declared readings, the regions they cover)."""
+    `rulebook` (the default one; with the run's declared readings, the regions they cover). `violations`:
+    the oracle's check of this call by this rulebook, where the generator made it (Case.checked)."""
     memory = recipe.build(images)
     try:
-        want = expected(call, memory, rulebook)
+        want = expected(call, memory, rulebook, violations=violations)
         violations = want.violations
     except IllegalCall as exc:
         want, violations = None, exc.violations
@@ -124,10 +126,12 @@ def conclude(p: Prepared, raised: Any) -> Outcome:
     return Outcome(Verdict.PASS, "memory image matches", violations)
 
 
-def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None) -> Outcome:
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None,
+          violations: Sequence[Violation] | None = None) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict by `rulebook` (never raises
-    what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt)."""
-    p = prepare(call, recipe, getattr(backend, "images", None), rulebook)
+    what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt). `violations`: see
+    prepare."""
+    p = prepare(call, recipe, getattr(backend, "images", None), rulebook, violations)
     _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
     try:
         return conclude(p, raised)
