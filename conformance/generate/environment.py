@@ -34,8 +34,14 @@ class Case:
                                      # ambiguity whose region an "ambiguity" case lies in)
     tags: tuple[str, ...] = ()       # boundaries the case reaches, e.g. "burst=largest-fit"
     # The generator's own check of the call: (the rulebook, the violations it found), which the judge
-    # takes instead of checking the same call on the same memory by the same rulebook again.
-    checked: Any = field(default=None, compare=False, repr=False)
+    # takes instead of checking the same call on the same memory by the same rulebook again. Not an init
+    # field: a case made from another's call (minimize) does not inherit it, nor does a repr show it.
+    checked: Any = field(default=None, init=False, compare=False, repr=False)
+
+    def with_check(self, rulebook: Rulebook, violations: Any) -> "Case":
+        """This case, carrying the generator's check of it (set once, as the case is made)."""
+        object.__setattr__(self, "checked", (rulebook, tuple(violations)))
+        return self
 
 
 def round_up(value: int, align: int) -> int:

@@ -130,8 +130,8 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
         ctx = context(call, memory.build(), env.rulebook)
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
-    return Case(call, memory, expect, target.id if target is not None else None, tuple(draft.tags),
-                checked=(env.rulebook, tuple(found)))
+    return Case(call, memory, expect, target.id if target is not None else None,
+                tuple(draft.tags)).with_check(env.rulebook, found)
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,
