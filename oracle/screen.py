@@ -252,7 +252,6 @@ class Screen:
             return False
         return True
 
-
     def _lists_hold(self, args, ctx, itemsize) -> bool:
         """The screened rules of the list operands hold (every entry of a same_dtype group has one dtype)."""
         for names in self.same_lists:

@@ -137,12 +137,7 @@ def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[
     for op, runs in acc.items():
         scope = draft.scopes[op]
         align = aligns[scope]
-        if isinstance(runs, list):      # its entries sit one entry's run (aligned) apart at least
-            entries = set(runs)
-            end = max((r.end for r in entries), default=0)
-            end += (draft.count(op) - 1) * round_up(max(max((r.length for r in entries), default=0), 1), align)
-        else:
-            end = runs.end
+        end = _end(runs) + (draft.count(op) - 1) * entry_unit(runs, align)     # entries an entry's run apart
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
     return min(scope_capacity(env, draft, s) - n for s, n in used.items())
 
@@ -403,7 +398,8 @@ def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None
     for region, names in env.joint_regions:
         if forced in names:
             continue
-        call = call or draft.template.replace(**nest(params))
+        if call is None:
+            call = draft.template.replace(**nest(params))
         if not env.rulebook.matches(region, call, env.spec):
             continue
         for name in reversed(names):

@@ -68,11 +68,11 @@ class Searched(Picks):
         scale = self._number(1)
         if scale >= 128 and bits > 1:     # half the time a small value, as Hypothesis's integers() favour
             span = min(span, 1 << ((scale - 128) % bits))
-        return lo + self._number((bits + 15) // 8) % span
+        return lo + self._number(_spare_width(bits)) % span
 
     def index(self, n: int) -> int:
         """An index into n values, uniform (n <= 256 reads one byte when 256 % n == 0)."""
-        return self._number(1 if 256 % n == 0 else ((n - 1).bit_length() + 15) // 8) % n
+        return self._number(1 if 256 % n == 0 else _spare_width((n - 1).bit_length())) % n
 
     def choice(self, values: Sequence[Any], label: str = "") -> Any:
         return values[self.index(len(values))] if len(values) > 1 else values[0]
@@ -82,6 +82,11 @@ class Searched(Picks):
 
     def how(self, label: str = "") -> str:
         return _HOW[self._number(1) & 3]
+
+
+def _spare_width(bits: int) -> int:
+    """Bytes that hold a value of `bits` bits with 8 to spare (a modulo's bias under 1/256)."""
+    return (bits + 15) // 8
 
 
 def rotated(pick: Picks, values: Sequence[Any], label: str = "order") -> list[Any]:

@@ -52,12 +52,15 @@ def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, st
     return env.operand_scopes(path), [f"path={path}"] if target is not None and target.kind == "path" else []
 
 
-@st.composite
-def _case_or_none(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
+def _attempt(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
+    """The case `make` builds from Hypothesis's choices, or None where they give none (Retry)."""
     try:
         return make(Searched(draw), *args)
     except Retry:
         return None
+
+
+_case_or_none = st.composite(_attempt)
 
 
 def _usable(case: Case | None) -> bool:
@@ -89,9 +92,8 @@ def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
     for tries in range(SEARCH_BATCH * BATCH_TRIES):
         if len(out) == SEARCH_BATCH or (tries == SEARCH_BATCH and not out):
             break
-        try:
-            case = make(Searched(draw), *args)
-        except Retry:
+        case = _attempt(draw, make, *args)
+        if case is None:
             continue
         if out and case.call == out[-1].call:
             break
@@ -140,7 +142,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     on, its draft (tags) and its context without memory (env's rulebook). Not yet checked by the oracle."""
     spec = env.spec
     kind = target.kind if target is not None else None
-    when = target.when or {} if target is not None else {}
+    when = (target.when or {}) if target is not None else {}
     if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them
         form = pick.choice([f for f in forms if f in when["forms"]] if "forms" in when else forms, "form")
     require("forms" not in when or form in when["forms"])
