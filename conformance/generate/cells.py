@@ -57,6 +57,7 @@ class Cell:
         its rounds; generate phase only: nothing is run, nothing shrinks); empty when no call can be made
         for the cell."""
         out: list[Case] = []
+        keys: set[Any] = set()          # a case is kept once (Case.key), as the runner judges it once
         for batches, round_seed in search_rounds(examples, seed, lambda: len(out)):
 
             @settings(max_examples=batches, database=None, derandomize=False, phases=[Phase.generate],
@@ -64,7 +65,10 @@ class Cell:
             @hseed(round_seed)
             @given(self.strategy(gm_window=gm_window, batch=True))
             def collect(cases: list[Case]) -> None:
-                out.extend(cases[:examples - len(out)])
+                for case in cases:
+                    if len(out) < examples and case.key not in keys:
+                        keys.add(case.key)
+                        out.append(case)
 
             try:
                 collect()

@@ -38,6 +38,13 @@ class Case:
     # field: a case made from another's call (minimize) does not inherit it, nor does a repr show it.
     checked: Any = field(default=None, init=False, compare=False, repr=False)
 
+    @functools.cached_property
+    def key(self) -> tuple[str, tuple[Any, ...]]:
+        """What makes the case the one it is: its call and the values written before it runs (its images'
+        random bytes follow from the call). A search judges a key once (runner.run_cell, Cell.draw):
+        Hypothesis's mutator runs examples again with most of their calls unchanged."""
+        return self.call.to_json(), tuple((w.scope, w.addr, w.dtype, w.data.tobytes()) for w in self.memory.writes)
+
     def with_check(self, rulebook: Rulebook, violations: Any) -> "Case":
         """This case, carrying the generator's check of it (set once, as the case is made)."""
         object.__setattr__(self, "checked", (rulebook, tuple(violations)))

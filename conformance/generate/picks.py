@@ -47,13 +47,18 @@ class Searched(Picks):
     False), and bytes past the end read as zeros. Why bytes: a call makes 20-30 choices, and one
     Hypothesis draw per choice was most of a call's cost."""
 
-    def __init__(self, draw: Draw):
+    def __init__(self, draw: Draw, drawn: Sequence[bytes] = ()):
         self.draw = draw
         self.block, self.at = b"", 0
+        self.blocks: list[bytes] = []       # the blocks read, in order
+        self._drawn = iter(drawn)           # blocks drawn already (strategies.Attempts), read first
 
     def _number(self, width: int) -> int:
         if self.at + width > len(self.block):
-            self.block = self.block[self.at:] + self.draw(_BLOCK)
+            block = next(self._drawn, None)
+            block = self.draw(_BLOCK) if block is None else block
+            self.blocks.append(block)
+            self.block = self.block[self.at:] + block
             self.at = 0
         self.at += width
         return int.from_bytes(self.block[self.at - width:self.at], "big")
@@ -82,6 +87,11 @@ class Searched(Picks):
 
     def how(self, label: str = "") -> str:
         return _HOW[self._number(1) & 3]
+
+
+def next_block(draw: Draw) -> bytes:
+    """One block of bytes from Hypothesis, as Searched reads them."""
+    return draw(_BLOCK)
 
 
 def _spare_width(bits: int) -> int:
