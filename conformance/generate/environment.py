@@ -4,6 +4,7 @@ regions, the bytes of each scope the generators use), and the generated `Case`."
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -43,7 +44,8 @@ class Case:
         """What makes the case the one it is: its call and the values written before it runs (its images'
         random bytes follow from the call). A search judges a key once (runner.run_cell, Cell.draw):
         Hypothesis's mutator runs examples again with most of their calls unchanged."""
-        return self.call.to_json(), tuple((w.scope, w.addr, w.dtype, w.data.tobytes()) for w in self.memory.writes)
+        return self.call.to_json(), tuple((w.scope, w.addr, w.dtype, hashlib.blake2b(w.data).digest())
+                                          for w in self.memory.writes)
 
     def with_check(self, rulebook: Rulebook, violations: Any) -> "Case":
         """This case, carrying the generator's check of it (set once, as the case is made)."""

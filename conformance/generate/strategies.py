@@ -63,7 +63,10 @@ class Attempts:
     an attempt or has blocks after it, so a block is drawn only where every attempt reads one: what is
     drawn from Hypothesis does not depend on what is kept here, which is forgotten past LIMIT."""
 
-    LIMIT = 4096            # cases kept (a cell's search makes a few hundred)
+    # Cases kept, each weighing 1 and 1 more per VALUES values it writes (Scatter's offsets: a Python int
+    # is ~36 bytes, and a case of offsets filling the UB writes ~50,000): ~10 MB at most.
+    LIMIT = 4096
+    VALUES = 64
 
     def __init__(self) -> None:
         self.root: dict[Any, Any] = {}
@@ -86,13 +89,14 @@ class Attempts:
         return case
 
     def _keep(self, blocks: list[bytes], case: Case | None) -> None:
-        if self.kept >= self.LIMIT:
+        weight = 1 + (sum(len(w.values) for w in case.memory.writes) // self.VALUES if case is not None else 0)
+        if self.kept + weight > self.LIMIT:
             self.root, self.kept = {}, 0
         node = self.root
         for block in blocks:
             node = node.setdefault(block, {})
         node[_END] = case
-        self.kept += 1
+        self.kept += weight
 
 
 _END = None                 # the key of a node's case (blocks are bytes)
@@ -118,7 +122,7 @@ SEARCH_ROUNDS = 4       # Hypothesis runs a search of N calls may take to find t
 # The Attempts of the strategies made last, by what they make: a search of a cell runs in rounds, each
 # with a strategy of its own (Cell.strategy), and they draw the same calls (each round's first one).
 _ATTEMPTS: dict[Any, Attempts] = {}
-_ATTEMPTS_KEPT = 8
+_ATTEMPTS_KEPT = 4
 
 
 def _attempts_for(make: Callable[..., Case], args: tuple[Any, ...]) -> Attempts:
