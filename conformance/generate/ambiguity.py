@@ -146,7 +146,7 @@ def ambiguity_case(pick: Picks, where: Region) -> Case:
     key = pick.choice(where.keys, "region")
     env, target = where.env, where.env.targets[key]
     forms = tuple(f for f in env.spec.forms_or_default() if f in (target.when or {}).get("forms", [f]))
-    call, memory, draft, _ = drawn(pick, env, target, None, None, forms)
+    call, memory, draft, _, text = drawn(pick, env, target, None, None, forms)
     built = memory.build() if env.has_values else None
     ctx = context(call, built, where.plain)
     require({v.rule for v in rule_violations(ctx)} == {where.amb.id} | where.companions[key])
@@ -154,7 +154,8 @@ def ambiguity_case(pick: Picks, where: Region) -> Case:
         require({v.rule for v in rule_violations(context(call, built, book))} == where.companions[key])
     params = (target.when or {}).get("params", {})
     tags = [_region_tag(t, params, where.suffix[key]) for t in draft.tags]
-    return Case(call, memory, "ambiguity", where.amb.id, tuple(tags + [where.tag[key]] * bool(where.tag[key])))
+    return Case(call, memory, "ambiguity", where.amb.id,
+                tuple(tags + [where.tag[key]] * bool(where.tag[key]))).with_text(text)
 
 
 def _region_tag(tag: str, params: Mapping[str, Any], suffix: str) -> str:

@@ -44,8 +44,15 @@ class Case:
         """What makes the case the one it is: its call and the values written before it runs (its images'
         random bytes follow from the call). A search judges a key once (runner.run_cell, Cell.draw):
         Hypothesis's mutator runs examples again with most of their calls unchanged."""
-        return self.call.to_json(), tuple((w.scope, w.addr, w.dtype, hashlib.blake2b(w.data).digest())
-                                          for w in self.memory.writes)
+        return self.call.to_json(), self._writes()
+
+    def with_text(self, text: str) -> "Case":
+        """This case, its key made from its call's JSON text (the generator has it: the memory seed)."""
+        self.__dict__["key"] = (text, self._writes())        # as cached_property stores it
+        return self
+
+    def _writes(self) -> tuple[Any, ...]:
+        return tuple((w.scope, w.addr, w.dtype, hashlib.blake2b(w.data).digest()) for w in self.memory.writes)
 
     def with_check(self, rulebook: Rulebook, violations: Any) -> "Case":
         """This case, carrying the generator's check of it (set once, as the case is made)."""

@@ -196,19 +196,20 @@ def planned_case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: 
 def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | None, dtype: str | None,
           forms: tuple[str | None, ...]) -> Case:
     target = env.rule(rule_id) if rule_id is not None else None
-    call, memory, draft, ctx = drawn(pick, env, target, form, dtype, forms)
+    call, memory, draft, ctx, text = drawn(pick, env, target, form, dtype, forms)
     if env.has_values:                  # the rules on the offsets need them in memory
         ctx = context(call, memory.build(), env.rulebook)
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None,
-                tuple(draft.tags)).with_check(env.rulebook, found)
+                tuple(draft.tags)).with_check(env.rulebook, found).with_text(text)
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,
-          forms: tuple[str | None, ...]) -> tuple[Call, MemoryRecipe, Draft, Any]:
+          forms: tuple[str | None, ...]) -> tuple[Call, MemoryRecipe, Draft, Any, str]:
     """The five drawing steps: a call made to break `target` (None: legal), the memory recipe it runs
-    on, its draft (tags) and its context without memory (env's rulebook). Not yet checked by the oracle."""
+    on, its draft (tags), its context without memory (env's rulebook) and its JSON text. Not yet checked
+    by the oracle."""
     spec = env.spec
     kind = target.kind if target is not None else None
     when = (target.when or {}) if target is not None else {}
@@ -251,8 +252,9 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
     ctx = context(call, None, env.rulebook)
-    memory = MemoryRecipe(zlib.crc32(call.to_json().encode()), image_sizes(call, env.rulebook, ctx), writes)
-    return call, memory, draft, ctx
+    text = call.to_json()
+    memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
+    return call, memory, draft, ctx, text
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
