@@ -121,8 +121,12 @@ class Session:
         def snapshot(final: bool) -> dict[str, Any]:
             return self.document(chosen, gathered, started, began, final, finish, **settings)
 
-        self.write(snapshot(False))
         written = time.monotonic()
+
+        def begun() -> None:        # written as the run starts, while the workers start on their first tasks
+            nonlocal written
+            self.write(snapshot(False))
+            written = time.monotonic()
 
         def got(result: dict[str, Any]) -> None:
             same = arrived.setdefault(result["id"], [])
@@ -140,7 +144,7 @@ class Session:
                 self.write(snapshot(False))
                 written = time.monotonic()
 
-        run_tasks(self.supervisor, tasks, got, self.stop, tick)
+        run_tasks(self.supervisor, tasks, got, self.stop, tick, begun)
         results = snapshot(True)
         self.write(results)
         return results

@@ -345,11 +345,16 @@ def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdi
 
 
 def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable[[dict[str, Any]], None],
-              stop: Stop, tick: Callable[[], None] = lambda: None) -> None:
-    """Run every task to its result (on_result per finished cell) unless `stop` is set; `tick` is
-    called between looks (the periodic writes)."""
+              stop: Stop, tick: Callable[[], None] = lambda: None, begun: Callable[[], None] = lambda: None
+              ) -> None:
+    """Run every task to its result (on_result per finished cell) unless `stop` is set; `begun` is called
+    once the first tasks are handed out (the workers start on them while it writes the first report),
+    `tick` between looks (the periodic writes)."""
     for task in tasks:
         supervisor.submit(task)
+    for result in supervisor.poll(0.0):
+        on_result(result)
+    begun()
     while supervisor.pending and not stop:
         for result in supervisor.poll():
             on_result(result)
