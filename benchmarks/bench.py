@@ -460,6 +460,11 @@ def differential_figures(product: str) -> None:
 # on 2026-11-23 (a faster core: 1.4-2.1x): the targets are ratios to main on the same machine.
 MAIN_PER_CORE = {"data_move": 302, "vec_trans_scatter": 160, "scatter": 100, "asc_gather": 176, "data_copy_nz2nd": 215}
 MAIN_SANDBOX = {"data_move": 582, "vec_trans_scatter": 294, "scatter": 208, "asc_gather": 358, "data_copy_nz2nd": 316}
+# ... of which main judged the same call again (Hypothesis's mutator re-runs examples): the searched calls
+# of its ci run that repeated one before in the cell (counted on 1bbb4a6). The kit now judges a call once
+# per search, so its figure counts different calls: main's is compared with the same share taken off.
+MAIN_REPEATS = {"data_move": 527 / 3240, "vec_trans_scatter": 796 / 3240, "scatter": 1408 / 5640,
+                "asc_gather": 1423 / 5040, "data_copy_nz2nd": 437 / 2760}
 PER_CORE_TARGET = {"data_move": 1500}       # calls/s where main does MAIN_PER_CORE; 750 for the others
 
 
@@ -480,8 +485,10 @@ def per_core(product: str) -> None:
         wall = time.perf_counter() - start
         rate = sum(sum(r.counts.values()) for r in results) / wall
         factor = PER_CORE_TARGET.get(api, 750) / MAIN_PER_CORE[api]
-        print(f"(i) {api} on {where}, one worker in process, ci: {rate:.0f} verified calls/s; main on the 2-core "
-              f"sandbox {MAIN_SANDBOX[api]}: {rate / MAIN_SANDBOX[api]:.2f}x (target {factor:.2f}x = "
+        different = MAIN_SANDBOX[api] * (1 - MAIN_REPEATS[api])
+        print(f"(i) {api} on {where}, one worker in process, ci: {rate:.0f} verified calls/s, each a different "
+              f"call; main on the 2-core sandbox {MAIN_SANDBOX[api]} ({different:.0f} different): "
+              f"{rate / MAIN_SANDBOX[api]:.2f}x ({rate / different:.2f}x different calls) (target {factor:.2f}x = "
               f"{PER_CORE_TARGET.get(api, 750)}/s where main does {MAIN_PER_CORE[api]}/s)")
 
 
