@@ -321,3 +321,37 @@ def test_attempts_give_back_what_the_same_bytes_made() -> None:
     assert first == again == fresh and len(first) == 40
     assert all(a is b for a, b in zip(first, again)) and not any(a is b for a, b in zip(first, fresh))
     assert len({c.key for c in first}) == 40
+
+
+def test_the_judge_takes_the_generators_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A drawn case carries the oracle's check of it (Case.checked): the judge, one case or a batch, does
+    not ask the rules again where it judges by the rulebook the case was checked by, and asks them where
+    it judges by another (a run's declared readings)."""
+    import importlib
+
+    from conformance.judge import inflight
+    from oracle.spec import load_rulebook
+
+    module = importlib.import_module("oracle.expected")     # `oracle.expected` is the function
+    asked: list[object] = []
+    real = module.rule_violations
+    monkeypatch.setattr(module, "rule_violations", lambda ctx: asked.append(ctx) or real(ctx))
+
+    class Idle:
+        def supports(self, api: str, product: str) -> bool:
+            return True
+
+        def run(self, call: Any, memory: Any) -> None:
+            return None
+
+        def run_batch(self, calls: Any, memories: Any) -> list[None]:
+            return [None] * len(calls)
+
+    cases = list(_cases(_legal("ascend910b")[0])[:4])
+    assert all(c.checked is not None and c.checked[0] is default_rulebook() for c in cases)
+    inflight.judge(cases[0], Idle())
+    inflight.judge_batch(cases, Idle())
+    assert asked == []
+    inflight.judge(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    inflight.judge_batch(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    assert len(asked) == 1 + len(cases)

@@ -184,7 +184,8 @@ def known_violations(case: Any, rulebook: Any) -> Any:
 
 def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
     with running(cases, backend):
-        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook)
+        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,
+                                    [known_violations(c, rulebook) for c in cases])
 
 
 def counted(verdict: str) -> None:

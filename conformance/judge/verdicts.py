@@ -139,12 +139,13 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook
         forget_traceback(raised)
 
 
-def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebook: Rulebook | None = None
-                ) -> list[Outcome]:
+def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebook: Rulebook | None = None,
+                violations: Sequence[Sequence[Violation] | None] | None = None) -> list[Outcome]:
     """The verdicts of several calls run by one `backend.run_batch(calls, memories)`, which returns, per
     call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
-    every call of the batch gets that crash."""
-    prepared = [prepare(call, recipe, rulebook=rulebook) for call, recipe in cases]
+    every call of the batch gets that crash. `violations`: per call, as for prepare."""
+    known = violations if violations is not None else [None] * len(cases)
+    prepared = [prepare(call, recipe, rulebook=rulebook, violations=v) for (call, recipe), v in zip(cases, known)]
     copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
     answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
     if raised is None and len(answer) != len(prepared):
