@@ -55,9 +55,9 @@ def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, st
 class Attempts:
     """The cases made so far from Hypothesis's blocks, found again by the blocks they read.
 
-    Hypothesis's mutator runs an example again with one call's blocks copied over another's (to repeat a
-    value: engine.generate_mutations_from), so every other call of that example is one drawn before; and
-    its shrinker replays examples. The same blocks make the same case (draws.py): walking down the blocks
+    Hypothesis's mutator runs an example again with one of its blocks copied over another (to repeat a
+    value: engine.generate_mutations_from), so every call of that example but one or two is one drawn
+    before; and its shrinker replays examples. The same blocks make the same case (draws.py): walking down the blocks
     seen before gives the case back, its blocks still drawn from Hypothesis one by one as before, and a
     block not seen there hands the ones drawn to `make` as the first it reads. A node is either the end of
     an attempt or has blocks after it, so a block is drawn only where every attempt reads one: what is
