@@ -29,12 +29,15 @@
   (i) calls per core (issue 20): verified calls per second of one worker, in process (run_cells, the
       reference, the `ci` cells of each API), as a ratio to main's on the same machine (main measured on
       the 2-core sandbox)          target: 1500 data_move, 750 the others where main does 302/160/100/176/215
+  (j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 (and -n <cores>): wall time,
+      its start and end outside the cells, and a model of -n 16 from those where 16 cores are not at hand
+                                                                                  target: 12x at -n 16
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
-                                [--only exec|reports|fuzz|isolation|oracle|differential|per-core]
+                                [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores]
 """
 from __future__ import annotations
 
@@ -492,18 +495,85 @@ def per_core(product: str) -> None:
               f"{PER_CORE_TARGET.get(api, 750)}/s where main does {MAIN_PER_CORE[api]}/s)")
 
 
+def _cli_run(product: str, workers: int, folder: str) -> dict:
+    """`run` of one product as a user runs it (a process of its own): the wall time, the CPU of it and its
+    workers, when each cell's line came out, and the results."""
+    import resource
+    import subprocess
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "conformance", "run", "--backend", "oracle", "--product",
+                             product, "--seed", "1", "--report", folder, "-n", str(workers)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=Path(__file__).resolve().parent.parent)
+    lines = [(time.monotonic() - began, line) for line in proc.stdout]
+    code = proc.wait()
+    wall = time.monotonic() - began
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert code == 0, f"the reference backend did not conform (exit {code}): {lines[-3:]}"
+    results = json.loads((Path(folder) / "results.json").read_text())
+    seconds = {c["id"]: c["seconds"] for c in results["cells"]}
+    words = [(t, line.split()) for t, line in lines]
+    done = [(t, w[1]) for t, w in words if len(w) > 1 and w[1] in seconds]       # "  ok  <cell id>  (...)"
+    return {"wall": wall, "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+            "start": min(t - seconds[cid] for t, cid in done), "end": wall - max(t for t, _ in done),
+            "seconds": seconds, "calls": results["calls"]}
+
+
+def _makespan(durations: list[float], workers: int, warm: float) -> float:
+    """Tasks handed out in order to the first free of `workers`, each worker busy `warm` seconds first."""
+    import heapq
+    free = [warm] * workers
+    for d in durations:
+        heapq.heapreplace(free, free[0] + d)
+    return max(free)
+
+
+def core_figures(product: str) -> None:
+    """(j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 and -n <cores> where there
+    are more; what of the wall time is not cells (start: imports, cells listed, workers forked; end: the
+    report). At 16 workers where no 16 cores are at hand: modelled from the -n 1 run, its start and end as
+    measured, its cells' own seconds handed out in the plan's order (longest first) to the first free of 16
+    workers, every cell slower by what -n 2 measured, and each worker busy first for what one more worker
+    cost in CPU at -n 2 (its warm-up: the kit's caches are per process)."""
+    import os
+    from conformance.generate.profiles import profile
+    from conformance.supervise.plan import plan
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    runs = {}
+    for n in sorted({1, 2, cores} if cores >= 2 else {1}):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs[n] = _cli_run(product, n, tmp)
+        r = runs[n]
+        print(f"(j) run {product}, every API, ci, -n {n}: {r['calls']} calls in {r['wall']:.2f}s wall "
+              f"({runs[1]['wall'] / r['wall']:.2f}x -n 1), CPU {r['cpu']:.1f}s; start {r['start']:.2f}s, "
+              f"end {r['end']:.2f}s, in cells {sum(r['seconds'].values()):.1f}s")
+    if cores >= 16 or 2 not in runs:
+        return
+    one, two = runs[1], runs[2]
+    slower = sum(two["seconds"].values()) / sum(one["seconds"].values())
+    warm = max(0.0, two["cpu"] - one["cpu"])
+    order = [t.cell.id for t in plan(cells([product]), profile("ci"), 1)]
+    durations = [one["seconds"][cid] * slower for cid in order if cid in one["seconds"]]
+    for n in (2, 16):
+        model = one["start"] + _makespan(durations, n, warm) + one["end"]
+        print(f"    model -n {n}: {model:.2f}s = {one['wall'] / model:.2f}x -n 1 (cells {slower:.2f}x slower, "
+              f"{warm:.2f}s per worker more; target 12x at 16)" + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
-    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core"],
-                    help="just figure (d), (c), (e), (f), (g), (h) or (i)")
+    ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
+                                       "cores"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i) or (j)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
-         "differential": differential_figures, "per-core": per_core}[args.only](args.product)
+         "differential": differential_figures, "per-core": per_core, "cores": core_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -516,6 +586,7 @@ def main() -> None:
         print(f"    -n 2 / -n 1 = {two / one:.2f}x")
     oracle_cost(args.product)
     per_core(args.product)
+    core_figures(args.product)
     exec_overhead(args.product)
     isolation_figures(args.product)
     differential_figures(args.product)
