@@ -25,13 +25,18 @@ DEFAULT_SPEC_DIR = next((p for p in (_HERE / "specs", _HERE.parent / "specs") if
 # ---------------------------------------------------------------------------------------------
 # loading and validation
 
+# libyaml's safe loader where PyYAML has it: the same documents, parsed ~8x faster (the specs are read as
+# every run starts: 0.2 s of Python parsing before any worker has a cell)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _read_yaml(path: Path) -> tuple[Any, str]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        return yaml.safe_load(text), text
+        return yaml.load(text, Loader=_LOADER), text
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
