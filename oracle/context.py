@@ -11,7 +11,8 @@ import numpy as np
 from . import screen
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
-from .footprint import Family, Runs, family
+from .footprint import Runs
+from .iterations import Family, family
 from .spec import ApiSpec, Product, Rulebook, default_rulebook
 
 
