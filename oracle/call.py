@@ -7,9 +7,10 @@ the field, so a reproducer with a typo fails loudly instead of running something
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 

@@ -3,8 +3,9 @@ every rule), validated against the shape of its form (`context`), and the plan o
 and ambiguity regions cover it, worked out once per cell."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 

@@ -163,31 +163,35 @@ class Grid(NamedTuple):
     inner: int
     length: int
 
+    # the generator sizes operands by end and nbytes hundreds of times a case: each reads the six
+    # fields once (unpacked), with no other property in between
     @property
     def empty(self) -> bool:
         return self.outer <= 0 or self.inner <= 0 or self.length <= 0
 
     @property
     def count(self) -> int:
-        return 0 if self.empty else self.outer * self.inner
+        _, _, outer, _, inner, length = self
+        return 0 if outer <= 0 or inner <= 0 or length <= 0 else outer * inner
 
     @property
     def begin(self) -> int:
-        if self.empty:
+        first, outer_step, outer, inner_step, inner, length = self
+        if outer <= 0 or inner <= 0 or length <= 0:
             return 0
-        return (self.first + min(0, self.outer_step * (self.outer - 1))
-                + min(0, self.inner_step * (self.inner - 1)))
+        return first + min(0, outer_step * (outer - 1)) + min(0, inner_step * (inner - 1))
 
     @property
     def end(self) -> int:
-        if self.empty:
+        first, outer_step, outer, inner_step, inner, length = self
+        if outer <= 0 or inner <= 0 or length <= 0:
             return 0
-        return (self.first + max(0, self.outer_step * (self.outer - 1))
-                + max(0, self.inner_step * (self.inner - 1)) + self.length)
+        return first + max(0, outer_step * (outer - 1)) + max(0, inner_step * (inner - 1)) + length
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.length
+        _, _, outer, _, inner, length = self
+        return 0 if outer <= 0 or inner <= 0 or length <= 0 else outer * inner * length
 
     @property
     def span(self) -> tuple[int, int]:
@@ -218,6 +222,9 @@ class Grid(NamedTuple):
             return False
         if self.inner > 1 and self.inner_step < self.length:
             return True
+        if self.outer_step >= 0 and self.inner_step >= 0 and \
+                self.outer_step >= self.inner_step * (self.inner - 1) + self.length:
+            return False                # each group ends before the next begins: the usual case
         m = np.arange(1, self.outer, dtype=np.int64)
         if not m.size:
             return False
