@@ -72,6 +72,8 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
     """family_hits, or None where no run of `a` meets one of `b` (the usual case: no array is made)."""
     if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
         return None                                                         # apart: the usual case, at no cost
+    if distinct and a is b and a.uniform and lag == (0, 0) and _entries_apart(a):
+        return None                                                         # an operand's entries, apart
     a_base, a_step, a_count, a_len = a.base, a.step, a.count, a.length
     b_base, b_step, b_count, b_len = b.base, b.step, b.count, b.length
     rounds = int(a_count.max(initial=0))
@@ -109,6 +111,15 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
         n = min(len(a_base), len(b_base))
         hits[:, np.arange(n), np.arange(n)] = False
     return hits if hits.any() else None
+
+
+def _entries_apart(a: Family) -> bool:
+    """No two entries of a uniform family start closer than its run length (so no two share a byte in
+    one iteration): the neighbours of the sorted starts tell."""
+    if a.base.size < 2:
+        return True
+    starts = np.sort(a.base)
+    return int((starts[1:] - starts[:-1]).min()) >= int(a.length[0])
 
 
 def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
