@@ -69,9 +69,8 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     parts = _parts(image[src[0].scope], reads, part)                                  # (repeat, n, part)
     elements = parts.view(np.dtype((np.void, width)))          # (repeat, n, m): elements move whole, not by byte
     moved = np.ascontiguousarray(elements.transpose(0, 2, 1)).reshape(repeat, n, m).view(np.uint8)
-    target = image[dst[0].scope]
-    if _whole_parts(target, writes, part):
-        _write_parts(target, writes.reshape(-1), moved.reshape(-1, part))
+    if len(dst) == n and writes.size and _whole_parts(image[dst[0].scope], writes, part):    # else as bytes
+        _write_parts(image[dst[0].scope], writes.reshape(-1), moved.reshape(-1, part))
         return
     byte = np.arange(part, dtype=np.int64)
     where = (writes[..., None] + byte).reshape(-1)
@@ -94,7 +93,7 @@ def _windows(buffer: np.ndarray, part: int, writeable: bool = False) -> np.ndarr
 
 def _parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> np.ndarray:
     """The `part` bytes from each start: starts.shape + (part,), a new array."""
-    if int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
+    if starts.size and int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
         return _windows(buffer, part)[starts]
     return buffer[starts[..., None] + np.arange(part, dtype=np.int64)]     # numpy's own indexing errors
 
