@@ -7,15 +7,19 @@ the field, so a reproducer with a typo fails loudly instead of running something
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
 SCOPES = ("GM", "UB", "L1")
 _TENSOR_KEYS = ("scope", "addr", "dtype", "numel")
 _CALL_KEYS = ("api", "product", "form", "args")
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False)
 
 
 class CallFormatError(ValueError):
@@ -147,7 +151,7 @@ class Call:
                    {k: _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()}, form)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False)
+        return _JSON.encode(self.to_dict())          # json.dumps(..., ensure_ascii=False), its encoder made once
 
     @classmethod
     def from_json(cls, text: str) -> "Call":
@@ -188,7 +192,12 @@ def nest(params: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_PLAIN = frozenset((int, bool, str, type(None)))      # values that are their own data (exact types)
+
+
 def _arg_to_data(value: Any) -> Any:
+    if type(value) in _PLAIN:                          # most arguments: at once, before the ABC checks
+        return value
     if isinstance(value, Tensor):
         return value.to_dict()
     if isinstance(value, (list, tuple)):

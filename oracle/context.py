@@ -3,15 +3,17 @@ every rule), validated against the shape of its form (`context`), and the plan o
 and ambiguity regions cover it, worked out once per cell."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import screen
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
-from .footprint import Family, Runs, family
+from .footprint import Runs
+from .iterations import Family, family
 from .spec import ApiSpec, Product, Rulebook, default_rulebook
 
 

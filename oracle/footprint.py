@@ -12,6 +12,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .iterations import iteration_hits, iterations_identical  # their old home: still importable here
+
 
 class Runs(NamedTuple):
     """`count` runs of `length` bytes, run k starting at `first + k * step` bytes from the operand's addr."""
@@ -161,31 +163,35 @@ class Grid(NamedTuple):
     inner: int
     length: int
 
+    # the generator sizes operands by end and nbytes hundreds of times a case: each reads the six
+    # fields once (unpacked), with no other property in between
     @property
     def empty(self) -> bool:
         return self.outer <= 0 or self.inner <= 0 or self.length <= 0
 
     @property
     def count(self) -> int:
-        return 0 if self.empty else self.outer * self.inner
+        _, _, outer, _, inner, length = self
+        return 0 if outer <= 0 or inner <= 0 or length <= 0 else outer * inner
 
     @property
     def begin(self) -> int:
-        if self.empty:
+        first, outer_step, outer, inner_step, inner, length = self
+        if outer <= 0 or inner <= 0 or length <= 0:
             return 0
-        return (self.first + min(0, self.outer_step * (self.outer - 1))
-                + min(0, self.inner_step * (self.inner - 1)))
+        return first + min(0, outer_step * (outer - 1)) + min(0, inner_step * (inner - 1))
 
     @property
     def end(self) -> int:
-        if self.empty:
+        first, outer_step, outer, inner_step, inner, length = self
+        if outer <= 0 or inner <= 0 or length <= 0:
             return 0
-        return (self.first + max(0, self.outer_step * (self.outer - 1))
-                + max(0, self.inner_step * (self.inner - 1)) + self.length)
+        return first + max(0, outer_step * (outer - 1)) + max(0, inner_step * (inner - 1)) + length
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.length
+        _, _, outer, _, inner, length = self
+        return 0 if outer <= 0 or inner <= 0 or length <= 0 else outer * inner * length
 
     @property
     def span(self) -> tuple[int, int]:
@@ -216,6 +222,9 @@ class Grid(NamedTuple):
             return False
         if self.inner > 1 and self.inner_step < self.length:
             return True
+        if self.outer_step >= 0 and self.inner_step >= 0 and \
+                self.outer_step >= self.inner_step * (self.inner - 1) + self.length:
+            return False                # each group ends before the next begins: the usual case
         m = np.arange(1, self.outer, dtype=np.int64)
         if not m.size:
             return False
@@ -307,143 +316,5 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
         runs.view(mask, base)[...] = value
 
 
-# -- entries that repeat: iteration r of an entry is its run r ------------------------------------
-# For the repeat-style instructions (vec_trans_scatter's lists, the repeat forms of Scatter and gather)
-# run r of an operand's Runs is what iteration r touches. The overlap rules of those pages speak of
-# iterations ("第N次迭代的目的操作数是第N+1次的源操作数"), so they compare run r of one operand with run r'
-# of another. Arrays are (iteration, entry of a, entry of b): at most 255 x 16 x 16 values.
-
-class Family(NamedTuple):
-    """An operand's entries in one scope as columns: run r of entry i starts at base[i] + r * step[i] (base:
-    addr + first), length[i] long, count[i] runs. `span`: lowest to highest byte over the live runs (None:
-    nothing is touched); `uniform`: one step, count and length for all (list operands: one Runs for all)."""
-
-    base: np.ndarray
-    step: np.ndarray
-    count: np.ndarray
-    length: np.ndarray
-    span: tuple[int, int] | None
-    uniform: bool
-
-
-def family(entries) -> Family:
-    """The Family of a non-empty sequence of (addr, Runs), made once per operand and scope where several
-    iteration rules compare it (Context.families)."""
-    runs = entries[0][1]
-    if all(r is runs or r == runs for _, r in entries):
-        return _shared(entries, runs)
-    base = np.array([addr + r.first for addr, r in entries], dtype=np.int64)
-    step, count, length = (np.array([getattr(r, k) for _, r in entries], dtype=np.int64)
-                           for k in ("step", "count", "length"))
-    return Family(base, step, count, length, _span(base, step, count, length), _uniform(step, count, length))
-
-
-def _shared(entries, runs: Runs) -> Family:
-    """The Family of entries that all have `runs`: step, count and length as arrays of one (they broadcast),
-    the span in Python integers (where they are exactly what int64 gives)."""
-    starts = [addr + runs.first for addr, _ in entries]
-    base = np.array(starts, dtype=np.int64)
-    step, count, length = (np.array([v], dtype=np.int64) for v in runs[1:])
-    span = None
-    if runs.count > 0 and runs.length > 0:
-        far = runs.step * (runs.count - 1)
-        span = min(starts) + min(0, far), max(starts) + max(0, far) + runs.length
-        if not -2**62 < span[0] <= span[1] < 2**62:         # past int64's exact range: as _span wraps
-            span = _span(base, *(np.full(len(starts), v, dtype=np.int64) for v in runs[1:]))
-    return Family(base, step, count, length, span, True)
-
-
-def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
-    """hits[r, i, j]: run r of entry i of `a` shares a byte with run r' of entry j of `b` for some r'
-    with lag[0] <= r' - r <= lag[1] (None: no upper bound). `a`, `b`: sequences of (addr, Runs) in one
-    scope. `distinct` leaves out i == j (an operand compared with itself)."""
-    if not a or not b:
-        return np.zeros((0, len(a), len(b)), dtype=bool)
-    return family_hits(family(a), family(b), lag, distinct)
-
-
-def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
-    """iteration_hits of two non-empty Families."""
-    a_base, a_step, a_count, a_len = a.base, a.step, a.count, a.length
-    b_base, b_step, b_count, b_len = b.base, b.step, b.count, b.length
-    rounds = int(a_count.max(initial=0))
-    if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
-        return np.zeros((rounds, len(a_base), len(b_base)), dtype=bool)     # apart: the usual case, at no cost
-    if lag == (0, 0) and len(set(a_step.tolist()) | set(b_step.tolist())) == 1:
-        # one step for all: entry i meets entry j in the same iteration in every iteration or in none
-        d = a_base[:, None] - b_base[None, :]
-        pair = (d < b_len[None, :]) & (-d < a_len[:, None]) & (a_len > 0)[:, None] & (b_len > 0)[None, :]
-        if distinct:
-            n = min(len(a_base), len(b_base))
-            pair[np.arange(n), np.arange(n)] = False
-        r = np.arange(rounds)[:, None, None]
-        return pair[None] & (r < a_count[None, :, None]) & (r < b_count[None, None, :])
-    if a.uniform and b.uniform:
-        # one step, count and length per side: pairs differ only by their distance; the distinct
-        # distances are often few (entries one block apart)
-        d = a_base[:, None] - b_base[None, :]
-        distances, which = np.unique(d, return_inverse=True)
-        r = np.arange(rounds, dtype=np.int64)[None, :]
-        per_distance = _meets(distances[:, None] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
-                              int(b_step[0]), int(b_count[0]), lag)            # (distance, run of a)
-        per_distance &= bool(a_len[0] > 0 and b_len[0] > 0)
-        hits = per_distance[which.reshape(-1)].T.reshape(rounds, *d.shape)     # a row copy per pair
-    else:
-        r = np.arange(rounds, dtype=np.int64)[:, None, None]
-        x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
-        hits = _meets(x, r, a_len[None, :, None], b_len[None, None, :], b_step[None, None, :],
-                      b_count[None, None, :], lag)
-        hits &= (r < a_count[None, :, None]) & (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
-    if distinct:
-        n = min(len(a_base), len(b_base))
-        hits[:, np.arange(n), np.arange(n)] = False
-    return hits
-
-
-def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
-    return bool((step == step[0]).all() and (count == count[0]).all() and (length == length[0]).all())
-
-
-def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray:
-    """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
-    them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
-    if np.ndim(sb) == 0 and sb != 0:        # one step for all of b (a uniform family): one branch
-        first, last = ((x - lb) // sb + 1, -(-(x + la) // sb) - 1) if sb > 0 else \
-            ((x + la) // sb + 1, -(-(x - lb) // sb) - 1)
-    else:
-        up, down = sb > 0, sb < 0
-        safe = np.where(sb != 0, sb, 1)
-        always = (x - lb < 0) & (0 < x + la)
-        first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
-        last = np.where(up, -(-(x + la) // safe) - 1,
-                        np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count - 1, 0)))
-    lo = np.maximum(first, np.maximum(r + lag[0], 0))
-    hi = np.minimum(last, b_count - 1)
-    if lag[1] is not None:
-        hi = np.minimum(hi, r + lag[1])
-    return lo <= hi
-
-
-def _span(base, step, count, length) -> tuple[int, int] | None:
-    """Lowest to highest byte over the live runs of a family's columns (None: nothing is touched)."""
-    live = (count > 0) & (length > 0)
-    if not live.any():
-        return None
-    far = base + step * np.maximum(count - 1, 0)
-    return int(np.minimum(base, far)[live].min()), int((np.maximum(base, far) + length)[live].max())
-
-
-def iterations_identical(a, b) -> np.ndarray:
-    """same[r]: in iteration r every entry i of `a` touches exactly the bytes entry i of `b` does."""
-    if len(a) != len(b) or not a:
-        return np.zeros(0, dtype=bool)
-    return families_identical(family(a), family(b))
-
-
-def families_identical(a: Family, b: Family) -> np.ndarray:
-    """iterations_identical of two non-empty Families of as many entries."""
-    rounds = int(max(a.count.max(initial=0), b.count.max(initial=0)))
-    r = np.arange(rounds, dtype=np.int64)[:, None]
-    same = (a.base + r * a.step == b.base + r * b.step) & (a.length == b.length)
-    live = (r < a.count) | (r < b.count)
-    return np.all(same | ~live, axis=1)
+__all__ = ["Runs", "Spots", "Grid", "overlaps", "copy_runs", "landed", "mark", "iteration_hits",
+           "iterations_identical"]

@@ -11,7 +11,8 @@ from typing import Callable, Optional
 import numpy as np
 
 from .context import Context
-from .footprint import Runs, families_identical, family_hits, overlaps
+from .footprint import Runs, overlaps
+from .iterations import families_identical, some_hits
 from .spec import Rule
 
 Kind = Callable[[Rule, Context], Optional[str]]
@@ -130,16 +131,19 @@ def _bounds(rule: Rule, ctx: Context) -> str | None:
 @kind("capacity")
 def _capacity(rule: Rule, ctx: Context) -> str | None:
     """A tensor lies inside its buffer; `reserve` bytes at the top of the buffer are left out."""
-    product = ctx.product
+    product, caps = ctx.product, {}                        # per scope, looked up once (a list's entries share one)
     for label, tensor in ctx.labelled[rule.fields["operand"]]:
-        if tensor.scope == "GM":                           # every product has one, unbounded
+        scope = tensor.scope
+        if scope == "GM":                                  # every product has one, unbounded
             continue
-        if not product.has_scope(tensor.scope):
-            return f"{ctx.call.product} has no {tensor.scope}"
-        cap = product.capacity(tensor.scope)
+        if scope not in caps:
+            if not product.has_scope(scope):
+                return f"{ctx.call.product} has no {scope}"
+            cap = product.capacity(scope)
+            caps[scope] = None if cap is None else cap - rule.fields.get("reserve", 0)
+        cap = caps[scope]
         if cap is None:
             continue
-        cap -= rule.fields.get("reserve", 0)
         end = tensor.addr + ctx.nbytes(tensor)
         if end > cap:
             return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
@@ -269,8 +273,8 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     fa, fb = ctx.families(a), ctx.families(b)
     for scope in set(fa) & set(fb):
         (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
-        hits = family_hits(family_a, family_b, (lo, hi), distinct=a == b)
-        if not hits.any():
+        hits = some_hits(family_a, family_b, (lo, hi), distinct=a == b)
+        if hits is None:
             continue
         if identical and len(fa) == len(fb) == 1 and len(pa) == len(pb):     # all entries in this scope
             same = families_identical(family_a, family_b)

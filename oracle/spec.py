@@ -7,8 +7,9 @@ no range, unit or path itself.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import jsonschema
 import yaml

@@ -14,7 +14,7 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs, Spots
 from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, put, put_distinct,
-                      read_plain, repeat_sides, shifted, slots_of)
+                      read_plain, repeat_sides, shifted, slots_of, stable_order)
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple:
@@ -58,7 +58,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         return _byte_choices(dst.scope, starts, values, width)
     if collided is None:
         return []
-    order = np.argsort(starts[collided], kind="stable")
+    order = stable_order(starts[collided])
     return [(dst.scope, starts[collided][order], values[collided][order])]
 
 

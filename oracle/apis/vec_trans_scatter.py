@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..call import Call
 from ..footprint import Runs
@@ -65,9 +66,13 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
              + r * args["src_rep_stride"] * units["src_rep_stride"])                  # (repeat, n)
     writes = (np.array([t.addr for t in dst], dtype=np.int64) + dst_off
               + r * args["dst_rep_stride"] * units["dst_rep_stride"])
+    parts = _parts(image[src[0].scope], reads, part)                                  # (repeat, n, part)
+    elements = parts.view(np.dtype((np.void, width)))          # (repeat, n, m): elements move whole, not by byte
+    moved = np.ascontiguousarray(elements.transpose(0, 2, 1)).reshape(repeat, n, m).view(np.uint8)
+    if len(dst) == n and writes.size and _whole_parts(image[dst[0].scope], writes, part):    # else as bytes
+        _write_parts(image[dst[0].scope], writes.reshape(-1), moved.reshape(-1, part))
+        return
     byte = np.arange(part, dtype=np.int64)
-    parts = image[src[0].scope][reads[..., None] + byte]                             # (repeat, n, part)
-    moved = parts.reshape(repeat, n, m, width).transpose(0, 2, 1, 3).reshape(repeat, n, part)
     where = (writes[..., None] + byte).reshape(-1)
     values = moved.reshape(-1)
     step = args["dst_rep_stride"] * units["dst_rep_stride"]
@@ -77,3 +82,35 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         last = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
         where, values = where[last], values[last]
     image[dst[0].scope][where] = values
+
+
+def _windows(buffer: np.ndarray, part: int, writeable: bool = False) -> np.ndarray:
+    """Row k: the `part` bytes of `buffer` from byte k (a view), so that parts move as rows, not bytes
+    (sliding_window_view's result, made without its argument checks: a third of apply's cost)."""
+    step = buffer.strides[0]
+    return as_strided(buffer, shape=(buffer.shape[0] - part + 1, part), strides=(step, step), writeable=writeable)
+
+
+def _parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> np.ndarray:
+    """The `part` bytes from each start: starts.shape + (part,), a new array."""
+    if starts.size and int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
+        return _windows(buffer, part)[starts]
+    return buffer[starts[..., None] + np.arange(part, dtype=np.int64)]     # numpy's own indexing errors
+
+
+def _whole_parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> bool:
+    """Do the parts written lie inside the buffer, any two of them the same bytes or none (their
+    starts a multiple of `part` apart)? Then a part, not a byte, is what a later write replaces."""
+    return (int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]
+            and not ((starts - starts.flat[0]) % part).any())
+
+
+def _write_parts(buffer: np.ndarray, starts: np.ndarray, values: np.ndarray) -> None:
+    """values[k] to the part at starts[k], in order: where several parts name one place the last one
+    stays (numpy does not promise an order for repeated indices: each place's last writer is picked)."""
+    part = values.shape[1]
+    slots = (starts - starts.min()) // part
+    last = np.full(int(slots.max()) + 1, -1, dtype=np.int64)
+    np.maximum.at(last, slots, np.arange(starts.size, dtype=np.int64))
+    kept = last[last >= 0]
+    _windows(buffer, part, writeable=True)[starts[kept]] = values[kept]

@@ -1,0 +1,122 @@
+"""The oracle's fast paths against plain references: each shortcut taken for speed (a part moved as a row,
+a radix sort, an early answer) must give what the slow, obvious computation gives, byte for byte.
+
+Every reference here is worked element by element or pair by pair, from the sentence it encodes, not by
+the oracle's own vectorised math; the random calls include the awkward ones (overlapping and duplicate
+entries, negative strides, parts that straddle one another).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from oracle import Call, Tensor
+from oracle.apis import vec_trans_scatter
+from oracle.apis.offsets import stable_order
+from oracle.footprint import Grid, Runs
+from oracle.iterations import family, family_hits, some_hits
+
+# -- vec_trans_scatter.apply: parts moved as rows, the last write kept per part ----------------------
+
+def _vts_reference(call: Call, image: np.ndarray, units: dict) -> np.ndarray:
+    """Repeat r reads a part at every src entry (+ r strides), transposes the 16 x m elements and writes
+    part k to dst entry k (+ r strides); every read before any write, a later write replacing an earlier."""
+    args, width = call.args, units["element"]
+    part, src_off, dst_off = vec_trans_scatter.part_offsets(call, units)
+    m, first = part // width, units.get(vec_trans_scatter.FIRST_REPEAT, 0)
+    src, dst = args["src_list"], args["dst_list"]
+    before, out, writes = image.copy(), image.copy(), []
+    for r in range(first, first + args["repeat_times"]):
+        rows = [before[t.addr + src_off + r * args["src_rep_stride"] * units["src_rep_stride"]:][:part]
+                for t in src]
+        elements = [[row[e * width:(e + 1) * width] for e in range(m)] for row in rows]    # 16 x m
+        flat = [elements[k][e] for e in range(m) for k in range(len(src))]               # the transpose, row by row
+        for k, t in enumerate(dst):
+            at = t.addr + dst_off + r * args["dst_rep_stride"] * units["dst_rep_stride"]
+            writes.append((at, np.concatenate(flat[k * m:(k + 1) * m])))
+    for at, values in writes:
+        out[at:at + part] = values
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vec_trans_scatter_apply_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    size = 1 << 13
+    for _ in range(150):
+        width = int(rng.choice([1, 2, 4]))
+        dtype = {1: "int8", 2: "float16", 4: "int32"}[width]
+        gran = int(rng.choice([32, 16]))
+        repeat = int(rng.integers(1, 5))
+        strides = [int(rng.integers(0, 4)) for _ in range(2)]
+        reach = repeat * 32 * max(strides) + 32
+        entry = lambda: Tensor("UB", int(rng.integers(0, (size - reach) // gran)) * gran, dtype, 16)   # noqa: E731
+        dst = [entry() for _ in range(16)]
+        if rng.random() < 0.3:
+            dst[int(rng.integers(16))] = dst[0]                 # two entries naming one block
+        call = Call("vec_trans_scatter", "ascend910b", {
+            "dst_list": dst, "src_list": [entry() for _ in range(16)], "repeat_times": repeat,
+            "dst_rep_stride": strides[0], "src_rep_stride": strides[1],
+            "dst_high_half": bool(rng.integers(2)), "src_high_half": bool(rng.integers(2))})
+        units = {"block": 32, "element": width, "dst_rep_stride": 32, "src_rep_stride": 32}
+        if rng.random() < 0.2:
+            units[vec_trans_scatter.FIRST_REPEAT] = 1
+        memory = rng.integers(0, 256, size + reach, dtype=np.uint8)
+        image = {"UB": memory.copy()}
+        vec_trans_scatter.apply(call, image, units)
+        assert np.array_equal(image["UB"], _vts_reference(call, memory, units)), call.args
+
+
+# -- offsets.stable_order: numpy's stable argsort, by two 16-bit passes for many keys ---------------
+
+def test_stable_order_is_a_stable_argsort():
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(0, 12000))
+        spread = int(rng.choice([4, 1000, 70000, 1 << 20, 1 << 33]))
+        keys = rng.integers(-spread, spread, n).astype(np.int64)
+        assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable")), (n, spread)
+
+
+# -- iterations.some_hits: an operand compared with itself (one Family object) ----------------------
+
+def _brute_same_iteration(entries) -> np.ndarray:
+    rounds = max(r.count for _, r in entries)
+    out = np.zeros((rounds, len(entries), len(entries)), dtype=bool)
+    for r in range(rounds):
+        for i, (pa, ra) in enumerate(entries):
+            for j, (pb, rb) in enumerate(entries):
+                if i != j and r < ra.count and r < rb.count:
+                    s1, s2 = pa + ra.first + r * ra.step, pb + rb.first + r * rb.step
+                    out[r, i, j] = s1 < s2 + rb.length and s2 < s1 + ra.length
+    return out
+
+
+def test_an_operand_against_itself_matches_brute_force():
+    rng = np.random.default_rng(5)
+    for _ in range(1500):
+        shared = Runs(0, int(rng.integers(-40, 60)), int(rng.integers(0, 5)), int(rng.integers(0, 40)))
+        entries = [(int(rng.integers(0, 300)), shared) for _ in range(int(rng.integers(1, 8)))]
+        if shared.count == 0:
+            continue
+        one = family(entries)
+        hits = some_hits(one, one, (0, 0), distinct=True)         # the same object on both sides
+        brute = _brute_same_iteration(entries)
+        assert (hits is None) == (not brute.any()), entries
+        assert np.array_equal(family_hits(one, one, (0, 0), distinct=True), brute), entries
+
+
+# -- Grid.self_overlaps: groups that lie apart answer at once -----------------------------------------
+
+def test_grid_self_overlaps_matches_brute_force():
+    rng = np.random.default_rng(9)
+    for _ in range(4000):
+        grid = Grid(int(rng.integers(0, 8)), int(rng.integers(0, 120)), int(rng.integers(0, 5)),
+                    int(rng.integers(0, 40)), int(rng.integers(0, 5)), int(rng.integers(0, 40)))
+        if grid.empty:
+            assert not grid.self_overlaps()
+            continue
+        touched = (grid.starts()[:, None] + np.arange(grid.length)).reshape(-1)
+        assert grid.self_overlaps() == (np.unique(touched).size != touched.size), grid
+        assert (grid.begin, grid.end, grid.nbytes) == (int(touched.min()), int(touched.max()) + 1,
+                                                       grid.count * grid.length), grid
