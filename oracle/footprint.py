@@ -12,7 +12,6 @@ from typing import NamedTuple
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .iterations import iteration_hits, iterations_identical  # their old home: still importable here
 
 
 class Runs(NamedTuple):
@@ -316,5 +315,4 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
         runs.view(mask, base)[...] = value
 
 
-__all__ = ["Runs", "Spots", "Grid", "overlaps", "copy_runs", "landed", "mark", "iteration_hits",
-           "iterations_identical"]
+__all__ = ["Runs", "Spots", "Grid", "overlaps", "copy_runs", "landed", "mark"]

@@ -11,7 +11,8 @@ from oracle import Call, CallFormatError, Tensor
 from oracle import check as oracle_check
 from oracle.spec import default_rulebook
 from readings import check, expected     # under the readings the default index math models (issue 18)
-from oracle.footprint import Runs, iteration_hits, iterations_identical
+from oracle.footprint import Runs
+from oracle.iterations import iteration_hits, iterations_identical
 
 SUPPORTED = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b"]
 UB_BYTES = {"ascend310": 262144, "ascend910": 262144, "ascend310p-aicore": 262144, "ascend310p-vectorcore": 262144,
