@@ -63,10 +63,8 @@ class Attempts:
     an attempt or has blocks after it, so a block is drawn only where every attempt reads one: what is
     drawn from Hypothesis does not depend on what is kept here, which is forgotten past LIMIT."""
 
-    # Cases kept, each weighing 1 and 1 more per VALUES values it writes (Scatter's offsets: a Python int
-    # is ~36 bytes, and a case of offsets filling the UB writes ~50,000): ~10 MB at most.
+    # Cases kept, each weighing 1 and 1 more per KB it writes (Scatter's offsets can fill the UB): a few MB.
     LIMIT = 4096
-    VALUES = 64
 
     def __init__(self) -> None:
         self.root: dict[Any, Any] = {}
@@ -89,7 +87,7 @@ class Attempts:
         return case
 
     def _keep(self, blocks: list[bytes], case: Case | None) -> None:
-        weight = 1 + (sum(len(w.values) for w in case.memory.writes) // self.VALUES if case is not None else 0)
+        weight = 1 + (sum(w.data.nbytes for w in case.memory.writes) >> 10 if case is not None else 0)
         if self.kept + weight > self.LIMIT:
             self.root, self.kept = {}, 0
         node = self.root
