@@ -117,9 +117,11 @@ def _rooms(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[st
     if aligns is not frame.aligns:
         return _rooms_of(env, draft, params, aligns)
     key = (frame, "rooms", draft.spare, _key(params))
-    if key not in _REMEMBERED:
-        _remember(key, _rooms_of(env, draft, params, aligns))
-    return _REMEMBERED[key]
+    rooms = _REMEMBERED.get(key)
+    if rooms is None:
+        rooms = _rooms_of(env, draft, params, aligns)
+        _remember(key, rooms)
+    return rooms
 
 
 def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
@@ -127,19 +129,23 @@ def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping
     then each scope's capacity in the order of the operands. Each operand is rounded to its scope's
     alignment (plus one spare unit when an align rule is to be broken: room to misalign it); the entries
     of a list operand sit one entry's run apart at least."""
-    acc = accesses(env, draft, params)
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
-    for runs in acc.values():
-        for r in set(runs) if isinstance(runs, list) else (runs,):
-            if r is not None and r.nbytes > moved:
-                moved = r.nbytes
     used: dict[str, int] = {}
-    for op, runs in acc.items():
+    for op, runs in accesses(env, draft, params).items():
+        if isinstance(runs, list):
+            moved = max(moved, max((r.nbytes for r in set(runs)), default=0))
+        else:
+            moved = max(moved, runs.nbytes)
         scope = draft.scopes[op]
         align = aligns[scope]
-        end = _end(runs) + (draft.count(op) - 1) * entry_unit(runs, align)     # entries an entry's run apart
+        end = _end(runs)
+        count = draft.counts.get(op, 1)
+        if count != 1:                  # entries an entry's run apart
+            end += (count - 1) * entry_unit(runs, align)
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
-    return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
+    capacities = frame_of(env, draft).capacities
+    return (MOVED_BYTES - moved, *((capacities[s] if s in capacities else scope_capacity(env, draft, s)) - n
+                                   for s, n in used.items()))
 
 
 def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
