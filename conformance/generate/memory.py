@@ -41,12 +41,24 @@ _MASK64 = (1 << 64) - 1
 
 @dataclass(frozen=True)
 class Write:
-    """Values a call reads as data (Scatter's offsets), laid over the random bytes of an image."""
+    """Values a call reads as data (Scatter's offsets), laid over the random bytes of an image.
+
+    One made from an array (Write.of: the generator) keeps the array and makes `values` Python ints only
+    when they are first asked for (to_dict: a reproducer; comparing, printing): a call's tens of
+    thousands of offsets cost more to convert than to draw, and a passing call never needs them."""
 
     scope: str
     addr: int
     dtype: str
     values: tuple[int, ...]
+
+    def __getattr__(self, name: str) -> Any:
+        """Only for an attribute the instance lacks: `values` of a write made by Write.of."""
+        array = self.__dict__.get("_array")
+        if name != "values" or array is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        values = self.__dict__["values"] = tuple(array.tolist())        # once, as cached_property does
+        return values
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "values": list(self.values)}
@@ -59,9 +71,12 @@ class Write:
 
     @classmethod
     def of(cls, scope: str, addr: int, dtype: str, values: np.ndarray) -> "Write":
-        """A write of an integer array, its bytes made from the array where its dtype holds every value
-        (the same bytes as from the values as Python ints)."""
-        write = cls(scope, addr, dtype, tuple(values.tolist()))
+        """A write of an integer array (kept, read only; `values` made from it when asked for), its bytes
+        made from the array where its dtype holds every value (the same bytes as from the values as
+        Python ints)."""
+        write = cls(scope, addr, dtype, ())
+        del write.__dict__["values"]
+        write.__dict__["_array"] = _read_only(values.copy())
         kind = np.dtype(dtype).newbyteorder("<")
         limits = np.iinfo(kind) if kind.kind in "iu" else None
         if limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:

@@ -110,70 +110,79 @@ def _remember(key: tuple, value: Any) -> None:
     _REMEMBERED[key] = value
 
 
-def _room(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
-    """Bytes to spare in the fullest scope (negative: the operands do not fit), remembered where
-    `aligns` are the frame's own."""
+def _rooms(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
+    """Bytes to spare under each limit of the call (see _rooms_of), remembered where `aligns` are the
+    frame's own."""
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
-        return _room_of(env, draft, params, aligns)
-    key = (frame, "room", draft.spare, _key(params))
-    if key not in _REMEMBERED:
-        _remember(key, _room_of(env, draft, params, aligns))
-    return _REMEMBERED[key]
+        return _rooms_of(env, draft, params, aligns)
+    key = (frame, "rooms", draft.spare, _key(params))
+    rooms = _REMEMBERED.get(key)
+    if rooms is None:
+        rooms = _rooms_of(env, draft, params, aligns)
+        _remember(key, rooms)
+    return rooms
 
 
-def _room_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> int:
-    """Each operand is rounded to its scope's alignment (plus one spare unit when an align rule is to be
-    broken: room to misalign it); the entries of a list operand sit one entry's run apart at least."""
-    acc = accesses(env, draft, params)
+def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
+    """Bytes to spare (negative: over) under each limit: first the bytes one run may move (MOVED_BYTES),
+    then each scope's capacity in the order of the operands. Each operand is rounded to its scope's
+    alignment (plus one spare unit when an align rule is to be broken: room to misalign it); the entries
+    of a list operand sit one entry's run apart at least."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
-    for runs in acc.values():
-        for r in set(runs) if isinstance(runs, list) else (runs,):
-            if r is not None and r.nbytes > moved:
-                moved = r.nbytes
-    if moved > MOVED_BYTES:             # overlapping rows can move far more than their footprint holds
-        return MOVED_BYTES - moved
     used: dict[str, int] = {}
-    for op, runs in acc.items():
+    for op, runs in accesses(env, draft, params).items():
+        if isinstance(runs, list):
+            moved = max(moved, max((r.nbytes for r in set(runs)), default=0))
+        else:
+            moved = max(moved, runs.nbytes)
         scope = draft.scopes[op]
         align = aligns[scope]
-        end = _end(runs) + (draft.count(op) - 1) * entry_unit(runs, align)     # entries an entry's run apart
+        end = _end(runs)
+        count = draft.counts.get(op, 1)
+        if count != 1:                  # entries an entry's run apart
+            end += (count - 1) * entry_unit(runs, align)
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
-    return min(scope_capacity(env, draft, s) - n for s, n in used.items())
+    capacities = frame_of(env, draft).capacities
+    return (MOVED_BYTES - moved, *((capacities[s] if s in capacities else scope_capacity(env, draft, s)) - n
+                                   for s, n in used.items()))
 
 
 def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
-    return _room(env, draft, params, aligns) >= 0
+    """Does every operand fit its scope, and no run move more than MOVED_BYTES (overlapping rows can
+    move far more than their footprint holds)?"""
+    return min(_rooms(env, draft, params, aligns)) >= 0
 
 
 def _largest_fit(env: Env, draft: Draft, params: dict[str, int], name: str, lo: int, hi: int,
                  aligns: Mapping[str, int]) -> int | None:
     """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
 
-    Footprints grow about linearly in each parameter, so one secant step usually lands on the answer
-    (checked with its neighbour); bisection finishes the rare case where it does not."""
-    def room(v: int) -> int:
-        return _room(env, draft, {**params, name: v}, aligns)
-    room_hi = room(hi)
-    if room_hi >= 0:
+    The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
+    room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
+    rounding to an alignment can leave it short: a gallop up and a bisection finish."""
+    def fits_at(v: int) -> bool:
+        return min(_rooms(env, draft, {**params, name: v}, aligns)) >= 0
+    rooms_hi = _rooms(env, draft, {**params, name: hi}, aligns)
+    if min(rooms_hi) >= 0:
         return hi
-    room_lo = room(lo) if lo != hi else room_hi
-    if room_lo < 0:
+    rooms_lo = _rooms(env, draft, {**params, name: lo}, aligns) if lo != hi else rooms_hi
+    if min(rooms_lo) < 0:
         return None
-    guess = lo + room_lo * (hi - lo) // (room_lo - room_hi)
-    guess = min(max(guess, lo), hi - 1)
-    if room(guess) >= 0:
-        if room(guess + 1) < 0:
+    # where each limit that hi breaks runs out (a >= 0 > b: in [lo, hi - 1]); the first of them binds
+    guess = min(lo + a * (hi - lo) // (a - b) for a, b in zip(rooms_lo, rooms_hi) if b < 0)
+    if fits_at(guess):
+        if not fits_at(guess + 1):
             return guess
         lo, step = guess + 1, 1         # rounding made it fit further: gallop up, then bisect
-        while lo + step < hi and room(lo + step) >= 0:
+        while lo + step < hi and fits_at(lo + step):
             lo, step = lo + step, step * 2
         hi = min(hi, lo + step)
     else:
         hi = guess
-    while hi - lo > 1:          # room(lo) >= 0 > room(hi)
+    while hi - lo > 1:          # fits_at(lo), not fits_at(hi)
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if room(mid) >= 0 else (lo, mid)
+        lo, hi = (mid, hi) if fits_at(mid) else (lo, mid)
     return lo
 
 

@@ -73,11 +73,15 @@ def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list
         shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
         return a, b, lambda offs: [o + shift for o in offs[:n]]
     if target is None:
-        probe = draft.template.replace(**nest(draft.params))
+        probe = None            # the call as drawn, made once a rule needs it
         for rule in env.spec.rules_of("iteration_overlap"):
             a, b = rule["operands"]
-            if (rule.get("allow") == "identical" and a != b and a in ops and b in ops
-                    and draft.count(a) == draft.count(b) and env.rulebook.matches(rule.when, probe, env.spec)
+            if not (rule.get("allow") == "identical" and a != b and a in ops and b in ops
+                    and draft.count(a) == draft.count(b)):
+                continue
+            if probe is None:
+                probe = draft.template.replace(**nest(draft.params))
+            if (env.rulebook.matches(rule.when, probe, env.spec)
                     and pick.choice((False, False, True), f"{b}.in-place")):
                 draft.tags.append(f"{b}=in-place")
                 return a, b, list

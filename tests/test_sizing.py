@@ -1,0 +1,87 @@
+"""The generator's sizing shortcuts give what the plain definitions give.
+
+_largest_fit guesses where each limit runs out (a secant step per limit) and finishes by galloping and
+bisecting: whatever the guess, its answer is the largest value whose call fits, which a walk over every
+value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
+it equals, prints, pickles and round-trips as the write made from those ints.
+"""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from conformance.generate import parameters
+from conformance.generate.environment import Retry, environment
+from conformance.generate.memory import MemoryRecipe, Write
+from conformance.generate.parameters import Draft, fits, starting_point
+from conformance.generate.picks import Picks
+
+
+class _Lowest(Picks):
+    """Every choice its first option, every integer its lowest: the simplest call of a frame."""
+
+    def integer(self, lo: int, hi: int, label: str = "") -> int:
+        return lo
+
+    def choice(self, values, label: str = ""):
+        return list(values)[0]
+
+    def boolean(self, label: str = "") -> bool:
+        return False
+
+    def how(self, label: str = "") -> str:
+        return "min"
+
+
+FRAMES = [("data_move", "ascend910b", "float16", "GM->UB"), ("data_copy_nz2nd", "ascend910b", "float32", "UB->GM"),
+          ("scatter", "ascend310b", "int8", None), ("asc_gather", "ascend910b", "float16", None),
+          ("vec_trans_scatter", "ascend910b", "float16", None)]
+
+
+def _start(api: str, product: str, dtype: str, path: str | None):
+    env = environment(api, product)
+    form = env.spec.forms_or_default()[0]
+    draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path or (env.paths() or [None])[0]))
+    draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    try:
+        return env, draft, starting_point(_Lowest(), env, draft, None)
+    except Retry:
+        pytest.skip(f"no call starts for {api} {dtype}")
+
+
+@pytest.mark.parametrize("api, product, dtype, path", FRAMES)
+def test_largest_fit_is_the_largest_value_that_fits(api, product, dtype, path):
+    env, draft, start = _start(api, product, dtype, path)
+    for name in start.names:
+        ends = start.ends[name]
+        if ends is None:
+            continue
+        lo, hi = ends
+        top = parameters._largest_fit(env, draft, start.params, name, lo, hi, start.aligns)
+        if top is None:
+            assert not fits(env, draft, {**start.params, name: lo}, start.aligns)
+            continue
+        assert fits(env, draft, {**start.params, name: top}, start.aligns), name
+        assert top == hi or not fits(env, draft, {**start.params, name: top + 1}, start.aligns), name
+        # every value up to the top fits (the room only shrinks), checked on a walk near the top
+        for v in range(max(lo, top - 64), top + 1):
+            assert fits(env, draft, {**start.params, name: v}, start.aligns), (name, v)
+
+
+def test_a_write_of_an_array_is_the_write_of_its_values():
+    values = np.array([7, 0, 4096, 2**32 - 1], dtype=np.int64)
+    made = Write.of("UB", 64, "uint32", values)
+    plain = Write("UB", 64, "uint32", (7, 0, 4096, 2**32 - 1))
+    assert made == plain and hash(made) == hash(plain) and repr(made) == repr(plain)
+    assert made.data.tobytes() == plain.data.tobytes()
+    assert type(made.values[0]) is int
+    values[0] = 1                                   # the write keeps its own copy
+    assert made.values[0] == 7
+    again = pickle.loads(pickle.dumps(Write.of("UB", 64, "uint32", np.array([1, 2], dtype=np.int64))))
+    assert again == Write("UB", 64, "uint32", (1, 2))
+    recipe = MemoryRecipe(3, {"UB": 1024}, (Write.of("UB", 64, "uint32", np.array([5, 6], dtype=np.int64)),))
+    assert MemoryRecipe.from_dict(recipe.to_dict()) == recipe
+    with pytest.raises(AttributeError):
+        made.no_such_field
