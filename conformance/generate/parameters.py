@@ -42,11 +42,15 @@ def frame_of(env: Env, draft: Draft) -> Frame:
     return draft.frame
 
 
-def accesses(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
+def accesses(env: Env, draft: Draft, params: Mapping[str, int], plain: bool = False) -> dict[str, Any]:
+    """The operands' footprints with `params`, each as far as any reading of an ambiguity reaches (`plain`:
+    as the oracle's check sees them, offset-addressed ones None)."""
     frame = frame_of(env, draft)
     math_ = frame.math
     call = frame.template.replace(**(nest(params) if env.nested else params))
     acc = math_.accesses(call, frame.units)
+    if plain:
+        return acc
     if None in acc.values():            # offset-addressed: size it as if offsets were 0, w, 2w...
         acc.update(math_.nominal(call, frame.units))
     for units in frame.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
@@ -366,6 +370,18 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
         if env.spec.params[n].get("type") == "bool":
             params[n] = bool(params[n])
     draft.params = params
+
+
+def overlaps_itself(env: Env, draft: Draft, target: Rule | None) -> bool:
+    """Do the drawn parameters alone break a self_overlap rule other than `target` (an operand that writes
+    a byte twice wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue)? Such a call is
+    given up before it is placed, rather than after the whole call is drawn and checked."""
+    rules = [r for r in env.spec.rules_of("self_overlap")
+             if not r.when and (target is None or r.id != target.id)]
+    if not rules:
+        return False
+    acc = accesses(env, draft, draft.params, plain=True)
+    return any(getattr(acc.get(r["operand"]), "self_overlaps", lambda: False)() for r in rules)
 
 
 def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:

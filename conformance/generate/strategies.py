@@ -28,7 +28,7 @@ from conformance.generate.draws import seal
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
 from conformance.generate.memory import MemoryRecipe, image_sizes
-from conformance.generate.parameters import Draft, draw_params
+from conformance.generate.parameters import Draft, draw_params, overlaps_itself
 from conformance.generate.picks import Draw, Picks, Searched, next_block
 from conformance.generate.placement import place
 from conformance.generate.values import draw_values
@@ -211,11 +211,15 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     spec = env.spec
     kind = target.kind if target is not None else None
     when = (target.when or {}) if target is not None else {}
-    if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them
-        form = pick.choice([f for f in forms if f in when["forms"]] if "forms" in when else forms, "form")
+    fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
+    if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them,
+        choices = [f for f in forms if f in when["forms"]] if "forms" in when else list(forms)
+        if "dtypes" in when and (kind != "dtype" or fixed):     # ... and of some dtypes, by a form of one
+            choices = [f for f in choices if any(d in when["dtypes"] for d in env.legal_dtypes(f))]
+        require(choices)
+        form = pick.choice(choices, "form")
     require("forms" not in when or form in when["forms"])
     tags = []
-    fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
     if kind == "dtype" and not fixed:
         dtype = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
         tags.append(f"dtype={dtype}")
@@ -244,6 +248,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
         draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
     draw_params(pick, env, draft, target)
+    require(not overlaps_itself(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
     writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
