@@ -214,8 +214,8 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
     if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them,
         choices = [f for f in forms if f in when["forms"]] if "forms" in when else list(forms)
-        if "dtypes" in when and (kind != "dtype" or fixed):     # ... and of some dtypes, by a form of one
-            choices = [f for f in choices if any(d in when["dtypes"] for d in env.legal_dtypes(f))]
+        if dtype is None and (kind != "dtype" or fixed):        # ... that has a legal dtype (of the rule's)
+            choices = [f for f in choices if any(d in when.get("dtypes", (d,)) for d in env.legal_dtypes(f))]
         require(choices)
         form = pick.choice(choices, "form")
     require("forms" not in when or form in when["forms"])
