@@ -538,6 +538,7 @@ def core_figures(product: str) -> None:
     each warms its own caches: the CPU one more worker costs is that). Sixteen share more than two do:
     the model is a lower bound on the wall time only as far as that holds."""
     import os
+
     from conformance.generate.profiles import profile
     from conformance.supervise.plan import plan
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -13,7 +13,6 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 
-
 class Runs(NamedTuple):
     """`count` runs of `length` bytes, run k starting at `first + k * step` bytes from the operand's addr."""
 
