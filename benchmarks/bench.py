@@ -478,7 +478,9 @@ def per_core(product: str) -> None:
     from conformance.generate.memory import keep_freed_images
     from conformance.generate.profiles import profile
     from conformance.judge.runner import run_cells
+    from conformance.supervise.worker import settle_collector
     keep_freed_images()
+    settle_collector()                      # as a worker does once it has loaded, before its first cell
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
         chosen = cells([where], [api])

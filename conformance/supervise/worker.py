@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import os
 import signal
 import sys
@@ -60,6 +61,7 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
         conn.send(("load_error", str(exc)))
         _close_backend()
         return
+    settle_collector()
     conn.send(("ready", described))
     from conformance.judge.failuredb import open_database
     db = open_database(db_spec) if db_spec is not None else None
@@ -76,6 +78,16 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
                                          lambda recorded: declare(tested, backend_spec, readings, recorded=recorded))))
     finally:
         _close_backend()
+
+
+def settle_collector() -> None:
+    """What the worker holds once loaded (the kit, its specs, the backend) is kept for good, and young
+    objects are collected every 10,000 allocations rather than Python's 700: a call allocates thousands,
+    and each collection walked everything loaded (~10% of a worker's time, benchmarks/bench.py (i)).
+    Garbage in cycles is still collected, a little later."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
 
 
 def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, declared: Declared,
