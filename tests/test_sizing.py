@@ -11,12 +11,15 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.generate import parameters
 from conformance.generate.environment import Retry, environment
 from conformance.generate.memory import MemoryRecipe, Write
 from conformance.generate.parameters import Draft, fits, starting_point
 from conformance.generate.picks import Picks
+from oracle.apis import offsets
 
 
 class _Lowest(Picks):
@@ -85,3 +88,46 @@ def test_a_write_of_an_array_is_the_write_of_its_values():
     assert MemoryRecipe.from_dict(recipe.to_dict()) == recipe
     with pytest.raises(AttributeError):
         made.no_such_field
+
+
+@given(repeat=st.integers(-1, 300), per=st.sampled_from([8, 16, 64, 128, 256]), width=st.sampled_from([1, 2, 4]),
+       stride=st.integers(-512, 4096), follow=st.booleans(),
+       mask=st.none() | st.integers(-2, 300) | st.tuples(st.integers(0, 2**64 - 1), st.integers(0, 2**64 - 1)))
+@settings(max_examples=300, deadline=None)
+def test_repeat_extents_are_the_arrays_ends(repeat: int, per: int, width: int, stride: int, follow: bool,
+                                            mask) -> None:
+    """A repeat form's extents in closed form (what sizing reads) are the ends and bytes moved of the
+    arrays repeat_sides builds: element count, strided operand, offsets tensor."""
+    key = (repeat, per, stride, width, mask, stride // width if follow else None)
+    index, strided, entries = offsets.repeat_sides(key)
+    n, strided_extent, entries_extent = offsets.repeat_extents(key)
+    assert n == index.size
+    assert (strided_extent.end, strided_extent.nbytes) == (strided.end, strided.nbytes)
+    assert (entries_extent.end, entries_extent.nbytes) == (entries.end, entries.nbytes)
+
+
+@pytest.mark.parametrize("api, product", [("scatter", "ascend310b"), ("asc_gather", "ascend910b")])
+def test_extents_size_as_accesses_do(api: str, product: str) -> None:
+    """The generator's sizing (parameters.extents, closed form) reads of every operand of the drawn calls of
+    every cell, ambiguity cells and their readings included, the end and bytes moved that accesses gives."""
+    from conformance.generate.ambiguity import region
+    from conformance.generate.cells import ambiguity_ids, cells
+    seen, variant = 0, 0
+    for cell in cells([product], [api], ambiguities=ambiguity_ids([api])):
+        env = region(api, product, cell.rule).env if cell.kind == "ambiguity" else environment(api, product)
+        variant += bool(env.variants)
+        for case in cell.draw(6, 3):
+            call = case.call
+            draft = Draft(call.form, {op: call.tensor(op).dtype for op in env.spec.operands},
+                          {op: call.tensor(op).scope for op in env.spec.operands})
+            params = {n: call.args[n] for n in env.spec.params if n in call.args}
+            try:
+                plain = parameters.accesses(env, draft, params)
+            except Retry:
+                continue
+            closed = parameters.extents(env, draft, params)
+            assert list(closed) == list(plain)
+            assert {op: (r.end, r.nbytes) for op, r in closed.items()} == \
+                {op: (r.end, r.nbytes) for op, r in plain.items()}, (cell.id, call)
+            seen += 1
+    assert seen > 50 and variant           # ambiguity cells whose readings move bytes otherwise among them

@@ -61,6 +61,21 @@ def accesses(env: Env, draft: Draft, params: Mapping[str, int], plain: bool = Fa
     return acc
 
 
+def extents(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
+    """accesses' ends and bytes moved, all that sizing reads: in closed form where the index math gives
+    them (`extents`: Scatter's and asc_gather's repeat forms would build their element arrays)."""
+    frame = frame_of(env, draft)
+    closed = getattr(frame.math, "extents", None)
+    if closed is None:
+        return accesses(env, draft, params)
+    call = frame.template.replace(**(nest(params) if env.nested else params))
+    acc = closed(call, frame.units)
+    for units in frame.variant_units:   # as accesses: each operand as far as any reading reaches
+        other = closed(call, units)
+        acc = {op: other[op] if other[op].end > runs.end else runs for op, runs in acc.items()}
+    return acc
+
+
 def _end(runs: Any) -> int:
     return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
 
@@ -135,7 +150,7 @@ def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping
     of a list operand sit one entry's run apart at least."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
-    for op, runs in accesses(env, draft, params).items():
+    for op, runs in extents(env, draft, params).items():
         if isinstance(runs, list):
             moved = max(moved, max((r.nbytes for r in set(runs)), default=0))
         else:
@@ -370,18 +385,6 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
         if env.spec.params[n].get("type") == "bool":
             params[n] = bool(params[n])
     draft.params = params
-
-
-def overlaps_itself(env: Env, draft: Draft, target: Rule | None) -> bool:
-    """Do the drawn parameters alone break a self_overlap rule other than `target` (an operand that writes
-    a byte twice wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue)? Such a call is
-    given up before it is placed, rather than after the whole call is drawn and checked."""
-    rules = [r for r in env.spec.rules_of("self_overlap")
-             if not r.when and (target is None or r.id != target.id)]
-    if not rules:
-        return False
-    acc = accesses(env, draft, draft.params, plain=True)
-    return any(getattr(acc.get(r["operand"]), "self_overlaps", lambda: False)() for r in rules)
 
 
 def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:

@@ -28,7 +28,7 @@ from conformance.generate.draws import seal
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
 from conformance.generate.memory import MemoryRecipe, image_sizes
-from conformance.generate.parameters import Draft, draw_params, overlaps_itself
+from conformance.generate.parameters import Draft, accesses, draw_params
 from conformance.generate.picks import Draw, Picks, Searched, next_block
 from conformance.generate.placement import place
 from conformance.generate.values import draw_values
@@ -248,7 +248,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
         draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
     draw_params(pick, env, draft, target)
-    require(not overlaps_itself(env, draft, target))
+    require(not _overlaps_itself(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
     writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
@@ -258,6 +258,18 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
+
+
+def _overlaps_itself(env: Env, draft: Draft, target: Rule | None) -> bool:
+    """Do the drawn parameters alone break a self_overlap rule other than `target` (an operand that writes
+    a byte twice wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue)? Such a call is
+    given up before it is placed, rather than after the whole call is drawn and checked."""
+    rules = [r for r in env.spec.rules_of("self_overlap")
+             if not r.when and (target is None or r.id != target.id)]
+    if not rules:
+        return False
+    acc = accesses(env, draft, draft.params, plain=True)
+    return any(getattr(acc.get(r["operand"]), "self_overlaps", lambda: False)() for r in rules)
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,

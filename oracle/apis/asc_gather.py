@@ -10,8 +10,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_side, repeat_sides, shifted,
-                      slots_of, take, take_slots, write_plain)
+from .offsets import (OFFSET, advance, follow_stride, inside, moved, offset_entries, plain_side, repeat_extents,
+                      repeat_sides, shifted, slots_of, take, take_slots, write_plain)
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple:
@@ -58,6 +58,18 @@ def nominal(call: Call, units: Mapping[str, int]) -> dict:
     width = units["element"]
     n = call.args["count"] if call.form in ("count", "count_sync") else repeat_sides(repeats(call, units))[0].size
     return {"src": Runs(0, width, n, width)}
+
+
+def extents(call: Call, units: Mapping[str, int]) -> dict:
+    """Each operand's end and bytes moved as accesses (src as nominal) give them, in closed form (see
+    scatter.extents)."""
+    width = units["element"]
+    if call.form in ("count", "count_sync"):
+        n = call.args["count"]
+        dst, offs = Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
+    else:
+        n, dst, offs = repeat_extents(repeats(call, units))
+    return {"dst": dst, "src": Runs(0, width, n, width), "src_offset": offs}
 
 
 VARIANTS = {"default": dict, "offsets_follow_stride": follow_stride}

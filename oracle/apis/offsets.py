@@ -9,7 +9,8 @@ bit e % 64 of word e // 64 (mask_bits), or the first `mask` elements (mask_conti
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+import functools
+from typing import Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -99,6 +100,35 @@ def repeat_sides(key: tuple) -> tuple:
         sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
         _SIDES.keep(key, sides, index.size)
     return sides
+
+
+class Extent(NamedTuple):
+    """How far a footprint reaches and the bytes it moves, without its arrays (Runs and Spots read the
+    same): what a generator sizes operands by."""
+
+    end: int
+    nbytes: int
+
+
+@functools.lru_cache(maxsize=4096)
+def _chosen(mask: int | tuple | None, per: int) -> tuple[int, int]:
+    """(elements a repeat moves, the position of the last one) under `mask` (as repeat_elements reads it)."""
+    e = np.arange(per) if mask is None else np.flatnonzero(picked(mask, per))
+    return int(e.size), int(e[-1]) if e.size else -1
+
+
+def repeat_extents(key: tuple) -> tuple[int, Extent, Extent]:
+    """repeat_sides(key) in closed form: (elements moved, extent of the strided operand, extent of the
+    offsets tensor). An element's place is r * stride + e * width (entry r * advance + e), so the furthest
+    is the last element's in the first or the last repeat, whichever lies further."""
+    repeat, per, stride, width, mask, adv = key
+    k, last = _chosen(mask, per)
+    n = max(repeat, 0) * k
+    if n == 0:
+        return 0, Extent(0, 0), Extent(0, 0)
+    far = max(0, (repeat - 1) * stride) + last * width
+    entries = max(0, (repeat - 1) * (per if adv is None else adv)) + last
+    return n, Extent(far + width, n * width), Extent((entries + 1) * OFFSET.itemsize, n * OFFSET.itemsize)
 
 
 def footprint(at: np.ndarray, width: int) -> Runs | Spots:
