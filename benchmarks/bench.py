@@ -27,8 +27,10 @@
       B the reference in process and served as an exec program (A runs while B's request is out):
       verified-and-compared calls per second against the plain run's                no target
   (i) calls per core (issue 20): verified calls per second of one worker, in process (run_cells, the
-      reference, the `ci` cells of each API), as a ratio to main's on the same machine (main measured on
-      the 2-core sandbox)          target: 1500 data_move, 750 the others where main does 302/160/100/176/215
+      reference, the `ci` cells of each API, the collector settled as a worker settles it), best of 3, as a
+      ratio to main's on the same machine (main measured on the 2-core sandbox; its figure also without the
+      calls it judged twice, since the kit judges each call once)
+                                   target: 1500 data_move, 750 the others where main does 302/160/100/176/215
   (j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 (and -n <cores>): wall time,
       its start and end outside the cells, and a model of -n 16 from those where 16 cores are not at hand
                                                                                   target: 12x at -n 16
@@ -460,9 +462,11 @@ def differential_figures(product: str) -> None:
 
 
 # issue 20's table (main at 1bbb4a6, one 16-core machine) and the same commit measured on this 2-core sandbox
-# on 2026-11-23 (a faster core: 1.4-2.1x): the targets are ratios to main on the same machine.
+# (a faster core: 1.4-2.1x): the targets are ratios to main on the same machine. The sandbox's figures move
+# by 15% from one hour to the next: main's are the best of three runs taken on 2026-11-24 interleaved with
+# the kit's (run it so, and compare best with best).
 MAIN_PER_CORE = {"data_move": 302, "vec_trans_scatter": 160, "scatter": 100, "asc_gather": 176, "data_copy_nz2nd": 215}
-MAIN_SANDBOX = {"data_move": 582, "vec_trans_scatter": 294, "scatter": 208, "asc_gather": 358, "data_copy_nz2nd": 316}
+MAIN_SANDBOX = {"data_move": 636, "vec_trans_scatter": 339, "scatter": 225, "asc_gather": 378, "data_copy_nz2nd": 354}
 # ... of which main judged the same call again (Hypothesis's mutator re-runs examples): the searched calls
 # of its ci run that repeated one before in the cell (counted on 1bbb4a6). The kit now judges a call once
 # per search, so its figure counts different calls: main's is compared with the same share taken off.
@@ -485,13 +489,14 @@ def per_core(product: str) -> None:
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
         chosen = cells([where], [api])
         run_cells(chosen[:2], OracleBackend(), profile("ci"), 1)          # warm: imports, strategies, caches
-        start = time.perf_counter()
-        results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
-        wall = time.perf_counter() - start
-        rate = sum(sum(r.counts.values()) for r in results) / wall
+        rate = 0.0
+        for _ in range(3):                  # the best of three (the sandbox's figures wander)
+            start = time.perf_counter()
+            results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
+            rate = max(rate, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
         factor = PER_CORE_TARGET.get(api, 750) / MAIN_PER_CORE[api]
         different = MAIN_SANDBOX[api] * (1 - MAIN_REPEATS[api])
-        print(f"(i) {api} on {where}, one worker in process, ci: {rate:.0f} verified calls/s, each a different "
+        print(f"(i) {api} on {where}, one worker in process, ci, best of 3: {rate:.0f} verified calls/s, each a different "
               f"call; main on the 2-core sandbox {MAIN_SANDBOX[api]} ({different:.0f} different): "
               f"{rate / MAIN_SANDBOX[api]:.2f}x ({rate / different:.2f}x different calls) (target {factor:.2f}x = "
               f"{PER_CORE_TARGET.get(api, 750)}/s where main does {MAIN_PER_CORE[api]}/s)")
