@@ -105,14 +105,13 @@ class MemoryRecipe:
         given, supplies the arrays to fill (an out-of-process backend's shared memory), so that the
         images are made where the backend reads them instead of being copied there."""
         out = (into or _fresh)(self.sizes)
-        pool = _pool()
         for i, scope in enumerate(SCOPES):
             if scope not in self.sizes:
                 continue
             size = self.sizes[scope]
-            if size <= POOL_BYTES // 2:
-                offset = _mix(self.seed, i) % (POOL_BYTES - size + 1)
-                np.copyto(out[scope], pool[offset:offset + size])
+            window = self._window(i, size)
+            if window is not None:
+                np.copyto(out[scope], window)
             else:
                 rng = np.random.Generator(np.random.SFC64([self.seed, i]))
                 np.copyto(out[scope], rng.integers(0, 256, size, dtype=np.uint8))
@@ -126,6 +125,20 @@ class MemoryRecipe:
 
     def resized(self, sizes: Mapping[str, int]) -> "MemoryRecipe":
         return MemoryRecipe(self.seed, dict(sizes), self.writes)
+
+    def _window(self, stream: int, size: int) -> np.ndarray | None:
+        """The window of the random pool a scope's image copies (None: an image too large for it)."""
+        if size > POOL_BYTES // 2:
+            return None
+        offset = _mix(self.seed, stream) % (POOL_BYTES - size + 1)
+        return _pool()[offset:offset + size]
+
+    def pristine(self, scope: str) -> np.ndarray | None:
+        """What build() puts in `scope`, read-only and not copied, where that is a window of the pool with
+        nothing written over it (None otherwise): what a scope a call does not write must still hold."""
+        if scope not in self.sizes or any(w.scope == scope for w in self.writes):
+            return None
+        return self._window(SCOPES.index(scope), self.sizes[scope])
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seed": self.seed, "sizes": dict(self.sizes)}

@@ -88,10 +88,12 @@ def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | 
         want, violations = None, exc.violations
     if want is not None:
         # expected() copies only the scopes the call writes; the others are views of `memory`, which the
-        # backend is about to write into: keep their bytes, or a stray write there would go unseen
+        # backend is about to write into: keep their bytes (the pool's window they were copied from, where
+        # they are one), or a stray write there would go unseen
         for scope, image in want.memory.items():
             if np.shares_memory(image, memory[scope]):
-                want.memory[scope] = image.copy()
+                kept = recipe.pristine(scope)
+                want.memory[scope] = kept if kept is not None else image.copy()
     return Prepared(call, memory, want, violations, verdict_class(violations))
 
 
