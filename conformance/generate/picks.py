@@ -47,18 +47,13 @@ class Searched(Picks):
     False), and bytes past the end read as zeros. Why bytes: a call makes 20-30 choices, and one
     Hypothesis draw per choice was most of a call's cost."""
 
-    def __init__(self, draw: Draw, drawn: Sequence[bytes] = ()):
+    def __init__(self, draw: Draw):
         self.draw = draw
         self.block, self.at = b"", 0
-        self.blocks: list[bytes] = []       # the blocks read, in order
-        self._drawn = iter(drawn)           # blocks drawn already (strategies.Attempts), read first
 
     def _number(self, width: int) -> int:
         if self.at + width > len(self.block):
-            block = next(self._drawn, None)
-            block = next_block(self.draw) if block is None else block
-            self.blocks.append(block)
-            self.block = self.block[self.at:] + block
+            self.block = self.block[self.at:] + next_block(self.draw)
             self.at = 0
         self.at += width
         return int.from_bytes(self.block[self.at - width:self.at], "big")

@@ -29,7 +29,7 @@ from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retr
                                               scopes_can_break)
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.parameters import Draft, accesses, draw_params
-from conformance.generate.picks import Draw, Picks, Searched, next_block
+from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
 from conformance.generate.values import draw_values
 
@@ -52,56 +52,12 @@ def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, st
     return env.operand_scopes(path), [f"path={path}"] if target is not None and target.kind == "path" else []
 
 
-class Attempts:
-    """The cases made so far from Hypothesis's blocks, found again by the blocks they read.
-
-    Hypothesis's mutator runs an example again with one of its blocks copied over another (to repeat a
-    value: engine.generate_mutations_from), so every call of that example but one or two is one drawn
-    before; and its shrinker replays examples. The same blocks make the same case (draws.py): walking down the blocks
-    seen before gives the case back, its blocks still drawn from Hypothesis one by one as before, and a
-    block not seen there hands the ones drawn to `make` as the first it reads. A node is either the end of
-    an attempt or has blocks after it, so a block is drawn only where every attempt reads one: what is
-    drawn from Hypothesis does not depend on what is kept here, which is forgotten past LIMIT."""
-
-    # Cases kept, each weighing 1 and 1 more per KB it writes (Scatter's offsets can fill the UB): a few MB.
-    LIMIT = 4096
-
-    def __init__(self) -> None:
-        self.root: dict[Any, Any] = {}
-        self.kept = 0
-
-    def attempt(self, draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
-        """The case `make` builds from Hypothesis's choices, or None where they give none (Retry)."""
-        node, blocks = self.root, []
-        while node:
-            if _END in node:
-                return node[_END]
-            blocks.append(next_block(draw))
-            node = node.get(blocks[-1], {})
-        pick = Searched(draw, blocks)
-        try:
-            case = make(pick, *args)
-        except Retry:
-            case = None
-        self._keep(pick.blocks, case)
-        return case
-
-    def _keep(self, blocks: list[bytes], case: Case | None) -> None:
-        weight = 1 + (sum(w.data.nbytes for w in case.memory.writes) >> 10 if case is not None else 0)
-        if self.kept + weight > self.LIMIT:
-            self.root, self.kept = {}, 0
-        node = self.root
-        for block in blocks:
-            node = node.setdefault(block, {})
-        node[_END] = case
-        self.kept += weight
-
-
-_END = None                 # the key of a node's case (blocks are bytes)
-
-
-def _attempt(draw: Draw, attempts: Attempts, make: Callable[..., Case], *args: Any) -> Case | None:
-    return attempts.attempt(draw, make, *args)
+def _attempt(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
+    """The case `make` builds from Hypothesis's choices, or None where they give none (Retry)."""
+    try:
+        return make(Searched(draw), *args)
+    except Retry:
+        return None
 
 
 _case_or_none = st.composite(_attempt)
@@ -117,47 +73,27 @@ SEARCH_BATCH = 16
 BATCH_TRIES = 8         # draws a batch may spend per call it holds (a draw that gives none is drawn again)
 SEARCH_ROUNDS = 4       # Hypothesis runs a search of N calls may take to find them all (see search_rounds)
 
-# The Attempts of the strategies made last, by what they make: a search of a cell runs in rounds, each
-# with a strategy of its own (Cell.strategy), and they draw the same calls (each round's first one).
-_ATTEMPTS: dict[Any, Attempts] = {}
-_ATTEMPTS_KEPT = 4
-
-
-def _attempts_for(make: Callable[..., Case], args: tuple[Any, ...]) -> Attempts:
-    key = (make, *args)
-    try:
-        known = _ATTEMPTS.get(key)
-    except TypeError:               # an unhashable argument: attempts of this strategy's own
-        return Attempts()
-    if known is None:
-        if len(_ATTEMPTS) >= _ATTEMPTS_KEPT:
-            del _ATTEMPTS[next(iter(_ATTEMPTS))]
-        known = _ATTEMPTS[key] = Attempts()
-    return known
-
-
 def searched_cases(make: Callable[..., Case], *args: Any, batch: bool = False) -> st.SearchStrategy[Any]:
     """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
     drawn again (a filter). With `batch`: lists of up to SEARCH_BATCH cases, one example each."""
-    attempts = _attempts_for(make, args)
     if not batch:
-        return _case_or_none(attempts, make, *args).filter(_usable)
-    return _batch(attempts, make, *args).filter(bool)
+        return _case_or_none(make, *args).filter(_usable)
+    return _batch(make, *args).filter(bool)
 
 
 @st.composite
-def _batch(draw: Draw, attempts: Attempts, make: Callable[..., Case], *args: Any) -> list[Case]:
+def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
     """Up to SEARCH_BATCH cases, a draw that gives none drawn again (at most BATCH_TRIES per case, and
     none more when the first SEARCH_BATCH gave nothing: an example of a cell too hard to draw in is
     given up, as a filter gives one up). A call the same as the one before ends the batch: Hypothesis's
     first example (every byte zero) and the ones its shrinker empties repeat one call to the end. A case
-    the same as one before it in the batch (the mutator's copy, see Attempts) is left out."""
+    the same as an earlier one in the batch (Case.key) is left out."""
     out: list[Case] = []
     keys = set()
     for tries in range(SEARCH_BATCH * BATCH_TRIES):
         if len(out) == SEARCH_BATCH or (tries == SEARCH_BATCH and not out):
             break
-        case = attempts.attempt(draw, make, *args)
+        case = _attempt(draw, make, *args)
         if case is None:
             continue
         if out and case.call == out[-1].call:
