@@ -42,8 +42,8 @@ class Case:
     @functools.cached_property
     def key(self) -> tuple[str, tuple[Any, ...]]:
         """What makes the case the one it is: its call and the values written before it runs (its images'
-        random bytes follow from the call). A search judges a key once (runner.run_cell, Cell.draw):
-        Hypothesis's mutator runs examples again with most of their calls unchanged."""
+        random bytes follow from the call). A search judges a key once (runner.run_cell, Cell.draw): each
+        round's first call is the simplest one, and other bytes can make the same call."""
         return self.call.to_json(), self._writes()
 
     def with_text(self, text: str) -> "Case":

@@ -48,17 +48,15 @@ def accesses(env: Env, draft: Draft, params: Mapping[str, int], plain: bool = Fa
     frame = frame_of(env, draft)
     math_ = frame.math
     call = frame.template.replace(**(nest(params) if env.nested else params))
-    acc = math_.accesses(call, frame.units)
     if plain:
+        return math_.accesses(call, frame.units)
+
+    def sized(units: Mapping[str, int]) -> dict[str, Any]:
+        acc = math_.accesses(call, units)
+        if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
+            acc.update(math_.nominal(call, units))
         return acc
-    if None in acc.values():            # offset-addressed: size it as if offsets were 0, w, 2w...
-        acc.update(math_.nominal(call, frame.units))
-    for units in frame.variant_units:   # an ambiguity's call: each operand as far as any reading reaches
-        other = math_.accesses(call, units)
-        if any(runs is None for runs in other.values()):
-            other.update(math_.nominal(call, units))
-        acc = {op: other[op] if _end(other[op]) > _end(runs) else runs for op, runs in acc.items()}
-    return acc
+    return _furthest(sized, frame)
 
 
 def extents(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
@@ -69,10 +67,16 @@ def extents(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]
     if closed is None:
         return accesses(env, draft, params)
     call = frame.template.replace(**(nest(params) if env.nested else params))
-    acc = closed(call, frame.units)
-    for units in frame.variant_units:   # as accesses: each operand as far as any reading reaches
-        other = closed(call, units)
-        acc = {op: other[op] if other[op].end > runs.end else runs for op, runs in acc.items()}
+    return _furthest(lambda units: closed(call, units), frame)
+
+
+def _furthest(footprints: Any, frame: Frame) -> dict[str, Any]:
+    """`footprints(units)` by the frame's units, each operand's replaced by a reading's where that
+    reaches further (an ambiguity's call: the operands are sized for every reading)."""
+    acc = footprints(frame.units)
+    for units in frame.variant_units:
+        other = footprints(units)
+        acc = {op: other[op] if _end(other[op]) > _end(runs) else runs for op, runs in acc.items()}
     return acc
 
 
@@ -117,8 +121,9 @@ def _key(params: Mapping[str, Any]) -> tuple:
     return key
 
 
-# Results worked out already, by (frame, what, parameters): Hypothesis draws the same calls again while it
-# mutates and shrinks (60-95% of the rooms asked for). At most REMEMBERED_MAX (~20 MB), then forgotten.
+# Results worked out already, by (frame, what, parameters): the calls of a frame share the parameters drawn
+# first (the largest fit of the first one drawn is the same for all of them), and Hypothesis replays what
+# it shrinks (40-65% of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
 _REMEMBERED: dict[tuple, Any] = {}
 REMEMBERED_MAX = 1 << 15
 
