@@ -10,8 +10,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (OFFSET, advance, follow_stride, inside, moved, offset_entries, plain_side, repeat_extents,
-                      repeat_sides, shifted, slots_of, take, take_slots, write_plain)
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, shifted,
+                      slots_of, take, take_slots, write_plain)
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple:
@@ -55,20 +55,14 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict:
     """src's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
-    width = units["element"]
-    n = call.args["count"] if call.form in ("count", "count_sync") else repeat_sides(repeats(call, units))[0].size
-    return {"src": Runs(0, width, n, width)}
+    return {"src": extents(call, units)["src"]}
 
 
 def extents(call: Call, units: Mapping[str, int]) -> dict:
     """Each operand's end and bytes moved as accesses (src as nominal) give them, in closed form (see
     scatter.extents)."""
     width = units["element"]
-    if call.form in ("count", "count_sync"):
-        n = call.args["count"]
-        dst, offs = Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
-    else:
-        n, dst, offs = repeat_extents(repeats(call, units))
+    n, dst, offs = plain_extents(call, units, call.form in ("count", "count_sync"), repeats)
     return {"dst": dst, "src": Runs(0, width, n, width), "src_offset": offs}
 
 

@@ -88,6 +88,14 @@ def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> 
     return repeat_sides(repeats(call, units))
 
 
+def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
+    """plain_side with ends and bytes moved alone: (elements moved, the operand not addressed by the
+    offsets, the offsets tensor); a count form's as plain_side gives them, a repeat form's in closed form."""
+    if counted:
+        return plain_side(call, units, True, repeats)
+    return repeat_extents(repeats(call, units))
+
+
 def repeat_sides(key: tuple) -> tuple:
     """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
     it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""

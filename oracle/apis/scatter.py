@@ -13,8 +13,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (OFFSET, advance, follow_stride, inside, moved, offset_entries, plain_side, put, put_distinct,
-                      read_plain, repeat_extents, repeat_sides, shifted, slots_of, stable_order)
+from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, put,
+                      put_distinct, read_plain, shifted, slots_of, stable_order)
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple:
@@ -78,20 +78,14 @@ def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict:
     """dstLocal's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
-    width = units["element"]
-    n = call.args["count"] if call.form == "count" else repeat_sides(repeats(call, units))[0].size
-    return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width)}
+    return {"dstLocal": extents(call, units)["dstLocal"]}
 
 
 def extents(call: Call, units: Mapping[str, int]) -> dict:
     """Each operand's end and bytes moved as accesses (dstLocal as nominal) give them, in closed form: a
     generator sizes operands hundreds of times a case, and a repeat form's arrays cost ~50 us each."""
     width = units["element"]
-    if call.form == "count":
-        n = call.args["count"]
-        src, offs = Runs(0, width, n, width), Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
-    else:
-        n, src, offs = repeat_extents(repeats(call, units))
+    n, src, offs = plain_extents(call, units, call.form == "count", repeats)
     return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width), "srcLocal": src, "dstOffsetLocal": offs}
 
 
