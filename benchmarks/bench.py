@@ -496,8 +496,8 @@ def per_core(product: str) -> None:
             rate = max(rate, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
         factor = PER_CORE_TARGET.get(api, 750) / MAIN_PER_CORE[api]
         different = MAIN_SANDBOX[api] * (1 - MAIN_REPEATS[api])
-        print(f"(i) {api} on {where}, one worker in process, ci, best of 3: {rate:.0f} verified calls/s, each a different "
-              f"call; main on the 2-core sandbox {MAIN_SANDBOX[api]} ({different:.0f} different): "
+        print(f"(i) {api} on {where}, one worker in process, ci, best of 3: {rate:.0f} verified calls/s, "
+              f"each a different call; main on the 2-core sandbox {MAIN_SANDBOX[api]} ({different:.0f} different): "
               f"{rate / MAIN_SANDBOX[api]:.2f}x ({rate / different:.2f}x different calls) (target {factor:.2f}x = "
               f"{PER_CORE_TARGET.get(api, 750)}/s where main does {MAIN_PER_CORE[api]}/s)")
 
