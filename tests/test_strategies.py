@@ -288,7 +288,7 @@ def test_collector_sees_what_the_runner_judges() -> None:
         assert result.tags == dict(collections.Counter(t for c in cases for t in c.tags))
 
 
-def test_a_search_judges_each_source_once() -> None:
+def test_a_search_judges_each_call_once() -> None:
     """The same call comes up again in a search (each round's first example is the simplest call, a novel
     example may start with an earlier one's choices, other bytes can make the same call): the runner
     judges a call once (Case.key), and the calls it runs are all different. main judged a fifth of a
