@@ -506,3 +506,23 @@ def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
     finally:
         shm.close()
     assert [json.loads(line)["op"] for line in replies.getvalue().splitlines()] == ["rejected"] * len(requests)
+
+
+def test_a_write_into_a_scope_the_call_does_not_write_is_caught(cases):
+    """A scope the call only reads (its source) is compared with the pool window its image was copied
+    from (MemoryRecipe.pristine), not with a copy: a backend that moves the data right and then changes
+    one byte there, at the last byte or the first, fails, and that scope is named."""
+    struck, spared = cases
+    call = next(c for c in struck + spared if c.call.tensor("src").scope != c.call.tensor("dst").scope)
+    source = call.call.tensor("src").scope
+    assert call.memory.pristine(source) is not None
+
+    for at in (0, -1):
+        class Reader(OracleBackend):
+            def run(self, c, memory):
+                super().run(c, memory)
+                memory[source][at] ^= 0xFF
+
+        outcome = judge(call.call, call.memory, Reader())
+        assert outcome.verdict is Verdict.FAIL and source in outcome.message, outcome.message
+    assert judge(call.call, call.memory, OracleBackend()).verdict is Verdict.PASS
