@@ -167,9 +167,7 @@ def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping
         if count != 1:                  # entries an entry's run apart
             end += (count - 1) * entry_unit(runs, align)
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
-    capacities = frame_of(env, draft).capacities
-    return (MOVED_BYTES - moved, *((capacities[s] if s in capacities else scope_capacity(env, draft, s)) - n
-                                   for s, n in used.items()))
+    return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
 
 
 def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
