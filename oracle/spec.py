@@ -1,4 +1,5 @@
-"""Loading the rulebook: the YAML specs, validated against `specs/schema.yaml` before anything reads them.
+"""Loading the rulebook: the YAML specs, validated against `specs/schema.yaml` before anything reads them
+(unless they are byte for byte the specs the kit's own tests validated: `specs/VALIDATED` holds their digest).
 
 Specs are data (DESIGN.md). This module only parses and validates them into the rulebook's data classes
 (oracle/rulebook.py, re-exported here: `from oracle.spec import Rulebook, Rule` keeps working); it encodes
@@ -7,11 +8,11 @@ no range, unit or path itself.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from .rulebook import (INFERRED_ASPECTS, LEGALITIES, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
@@ -31,13 +32,31 @@ DEFAULT_SPEC_DIR = next((p for p in (_HERE / "specs", _HERE.parent / "specs") if
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _read_yaml(path: Path) -> tuple[Any, str]:
+# The digest of the kit's own specs as its tests validated them (tests/test_spec_loading.py). While the
+# shipped folder holds those bytes, they are not validated again as every run starts: jsonschema over every
+# file takes 0.1 s, a quarter of the time before the first cell runs. A changed byte, or any other folder
+# (whatever file it holds), is validated as before.
+VALIDATED_FILE = "VALIDATED"
+
+
+def specs_digest(files: Mapping[str, str]) -> str:
+    """One digest of a spec folder's files (name -> text)."""
+    h = hashlib.blake2b(digest_size=16)
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
+    return h.hexdigest()
+
+
+def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _parse_yaml(text: str, path: Path) -> Any:
     try:
-        return yaml.load(text, Loader=_LOADER), text
+        return yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
@@ -51,7 +70,13 @@ def _where(path: Iterable[Any]) -> str:
     return out or "(top level)"
 
 
-def _validate(data: Any, schema: Mapping[str, Any], path: Path) -> None:
+def _validate(data: Any, schema: Mapping[str, Any] | None, path: Path) -> None:
+    """Raise SpecError naming the file and field where `data` breaks `schema` (None: specs recorded as
+    validated, see VALIDATED_FILE)."""
+    if schema is None:
+        return
+    # imported only where something is validated: 30 ms of every start otherwise
+    import jsonschema
     validator = jsonschema.Draft202012Validator(schema)
     # Deepest first: a wrong value inside a rule (kind: ranges) also leaves the rule's other fields
     # "unevaluated" one level up; the deeper error names the cause, the others follow it.
@@ -68,12 +93,14 @@ def _short(message: str, limit: int = 300) -> str:
     return message if len(message) <= limit else f"{message[:limit // 2]} ... {message[-limit // 2:]}"
 
 
-def _sub_schema(schema: Mapping[str, Any], name: str) -> dict[str, Any]:
+def _sub_schema(schema: Mapping[str, Any] | None, name: str) -> dict[str, Any] | None:
+    if schema is None:
+        return None
     return {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{name}"}
 
 
-def _products(data: Any, path: Path, schema: Mapping[str, Any]) -> dict[str, Product]:
-    if isinstance(data, Mapping) and isinstance(data.get("products"), Mapping):
+def _products(data: Any, path: Path, schema: Mapping[str, Any] | None) -> dict[str, Product]:
+    if schema is not None and isinstance(data, Mapping) and isinstance(data.get("products"), Mapping):
         missing = [p for p in schema["$defs"]["product"]["enum"] if p not in data["products"]]
         if missing:
             raise SpecError(f"{path.name}: products: missing product {', '.join(map(repr, missing))}")
@@ -86,7 +113,7 @@ def _products(data: Any, path: Path, schema: Mapping[str, Any]) -> dict[str, Pro
     return out
 
 
-def _api(data: Any, path: Path, schema: Mapping[str, Any], dtypes: Mapping[str, int]) -> ApiSpec:
+def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mapping[str, int]) -> ApiSpec:
     _validate(data, schema, path)
     api, page = data["api"], data["page"]
 
@@ -184,32 +211,51 @@ def _check_when(when: Mapping[str, Any] | None, where: str, params: Mapping[str,
             fail(f"{where}.params.{name}", f"{name!r} is not a parameter")
 
 
-def load_rulebook(directory: str | Path | None = None) -> Rulebook:
-    """Read and validate every spec in `directory` (default: the specs shipped with the kit)."""
+def load_rulebook(directory: str | Path | None = None, validate: bool | None = None) -> Rulebook:
+    """Read and validate every spec in `directory` (default: the specs shipped with the kit). `validate`:
+    None validates unless these are the kit's own specs as recorded validated (VALIDATED_FILE); True always."""
     directory = Path(directory) if directory is not None else DEFAULT_SPEC_DIR
     if not (directory / "schema.yaml").is_file():
         raise SpecError(f"{directory}: no schema.yaml here; not a spec folder")
-    files: dict[str, str] = {}
+    fixed = ("schema.yaml", "dtypes.yaml", "products.yaml")
+    names = [*fixed, *(p.name for p in sorted(directory.glob("*.yaml")) if p.name not in fixed)]
+    files = {name: _read_text(directory / name) for name in names}
+    if validate is None:
+        validate = directory != DEFAULT_SPEC_DIR or _recorded(directory) != specs_digest(files)
 
     def read(name: str) -> Any:
-        data, files[name] = _read_yaml(directory / name)
-        return data
+        return _parse_yaml(files[name], directory / name)
 
     schema = read("schema.yaml")
+    checked = schema if validate else None
     dtype_data = read("dtypes.yaml")
-    _validate(dtype_data, _sub_schema(schema, "dtypes_file"), directory / "dtypes.yaml")
+    _validate(dtype_data, _sub_schema(checked, "dtypes_file"), directory / "dtypes.yaml")
     dtypes = {name: d["bytes"] for name, d in dtype_data["dtypes"].items()}
     aliases = {alias: name for name, d in dtype_data["dtypes"].items() for alias in d.get("aliases", [])}
-    products = _products(read("products.yaml"), directory / "products.yaml", schema)
+    products = _products(read("products.yaml"), directory / "products.yaml", checked)
     apis = {}
-    for path in sorted(directory.glob("*.yaml")):
-        if path.name in ("schema.yaml", "dtypes.yaml", "products.yaml"):
-            continue
-        spec = _api(read(path.name), path, schema, dtypes)
+    for name in names[len(fixed):]:
+        spec = _api(read(name), directory / name, checked, dtypes)
         if spec.api in apis:
-            raise SpecError(f"{path.name}: api {spec.api!r} is already defined in {apis[spec.api].file}")
+            raise SpecError(f"{name}: api {spec.api!r} is already defined in {apis[spec.api].file}")
         apis[spec.api] = spec
     return Rulebook(products, dtypes, aliases, apis, directory, files)
+
+
+def _recorded(directory: Path) -> str | None:
+    try:
+        return (directory / VALIDATED_FILE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def record_validated() -> str:
+    """Validate the kit's own specs and record their digest as validated (after editing a spec:
+    `python -c "from oracle.spec import record_validated; record_validated()"`)."""
+    rulebook = load_rulebook(DEFAULT_SPEC_DIR, validate=True)
+    digest = specs_digest(rulebook.files)
+    (DEFAULT_SPEC_DIR / VALIDATED_FILE).write_text(digest + "\n", encoding="ascii")
+    return digest
 
 
 @functools.lru_cache(maxsize=None)
@@ -217,7 +263,9 @@ def default_rulebook() -> Rulebook:
     return load_rulebook()
 
 
-__all__ = ["DEFAULT_SPEC_DIR", "load_rulebook", "default_rulebook",
+__all__ = ["DEFAULT_SPEC_DIR", "VALIDATED_FILE", "load_rulebook", "default_rulebook", "record_validated",
+           "specs_digest",
            # the rulebook's data classes, defined in oracle/rulebook.py
            "INFERRED_ASPECTS", "LEGALITIES", "Ambiguity", "ApiSpec", "Inferred", "Product", "Reading", "Rule",
            "Rulebook", "Source", "SpecError"]
+

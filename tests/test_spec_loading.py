@@ -11,7 +11,7 @@ import yaml
 
 import oracle
 from oracle import SpecError, load_rulebook
-from oracle.spec import DEFAULT_SPEC_DIR
+from oracle.spec import DEFAULT_SPEC_DIR, VALIDATED_FILE, specs_digest
 
 PRODUCTS = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b",
             "ascend910_93"]
@@ -302,6 +302,43 @@ def refused(folder: Path, *fragments: str) -> str:
         assert fragment in message, f"{fragment!r} not in {message!r}"
     assert len(message) < 800, "a spec error should be readable, not a dump of the file"
     return message
+
+
+def test_the_shipped_specs_are_recorded_as_validated():
+    """A run loads the kit's specs without jsonschema because this test validated them: specs/VALIDATED
+    holds the digest of the files as they are."""
+    book = load_rulebook(validate=True)
+    assert (DEFAULT_SPEC_DIR / VALIDATED_FILE).read_text().strip() == specs_digest(book.files), (
+        "the specs changed since they were recorded validated: "
+        'python -c "from oracle.spec import record_validated; record_validated()"')
+
+
+def test_recorded_specs_load_as_validated_ones(monkeypatch):
+    """The same rulebook, and (the record's reason) no schema walked to get it."""
+    validated = load_rulebook(validate=True)
+    real = oracle.spec._validate
+    monkeypatch.setattr(oracle.spec, "_validate", lambda data, schema, path: (
+        pytest.fail(f"{path.name} validated again") if schema is not None else real(data, schema, path)))
+    assert load_rulebook() == validated
+
+
+def test_the_record_is_no_pass_for_a_changed_byte(specs_copy, monkeypatch):
+    """The kit's folder with its record, one byte changed: validated, and refused."""
+    monkeypatch.setattr(oracle.spec, "DEFAULT_SPEC_DIR", specs_copy)
+    path = specs_copy / "data_move.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("severity: reject", "severity: rejekt", 1),
+                    encoding="utf-8")
+    refused(specs_copy, "data_move.yaml", "severity", "'rejekt'")
+
+
+def test_the_record_passes_only_the_kits_folder(specs_copy):
+    """Another folder is validated whatever record it holds: one forged for a broken spec included."""
+    path = specs_copy / "data_move.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("severity: reject", "severity: rejekt", 1),
+                    encoding="utf-8")
+    files = {p.name: p.read_text(encoding="utf-8") for p in specs_copy.glob("*.yaml")}
+    (specs_copy / VALIDATED_FILE).write_text(specs_digest(files) + "\n")
+    refused(specs_copy, "data_move.yaml", "severity", "'rejekt'")
 
 
 def test_copy_loads_unchanged(specs_copy):

@@ -13,9 +13,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Sequence
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from oracle import Call, CallFormatError
 from oracle.spec import Rulebook, default_rulebook
@@ -27,6 +25,9 @@ from conformance.judge.verdicts import NONCONFORMING, Verdict
 from conformance.report.readings import ambiguity_entries, merged_readings, tally
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
+
+if TYPE_CHECKING:          # imported where a results.json is read: 30 ms a run's start does without
+    import jsonschema
 
 VERDICT_ORDER = [v.value for v in Verdict]
 CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"
@@ -145,6 +146,8 @@ SCHEMA = Path(__file__).resolve().parent / "schemas" / "results.schema.json"
 def _validator() -> jsonschema.protocols.Validator:
     """The schema of what reports read, with the products and apis of the specs, the verdicts of the
     kit and the bytemap's size filled in (the schema file holds no copy of them)."""
+    import jsonschema
+
     from conformance.judge.bytemap import MAP_CELLS
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     rulebook = default_rulebook()
@@ -270,7 +273,8 @@ def load_results(path: str | Path) -> dict[str, Any]:
         raise ResultsError(f"{name}: not a results.json (invalid JSON: nested too deep)") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ResultsError(f"{name}: not a results.json (no 'cells' list at the top)")
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    from jsonschema.exceptions import best_match
+    error = best_match(_validator().iter_errors(data))
     if error is not None:
         raise ResultsError(f"{name}: {_schema_error(error)}")
     rulebook = default_rulebook()
