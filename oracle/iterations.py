@@ -94,9 +94,13 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
         # distances are often few (entries one block apart)
         d = a_base[:, None] - b_base[None, :]
         distances, which = np.unique(d, return_inverse=True)
-        r = np.arange(rounds, dtype=np.int64)[None, :]
-        per_distance = _meets(distances[:, None] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
-                              int(b_step[0]), int(b_count[0]), lag)            # (distance, run of a)
+        if lag[0] == lag[1]:
+            per_distance = _meets_at_lag(distances, rounds, int(a_step[0]), int(a_len[0]), int(b_len[0]),
+                                         int(b_step[0]), int(b_count[0]), lag[0])
+        else:
+            r = np.arange(rounds, dtype=np.int64)[None, :]
+            per_distance = _meets(distances[:, None] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
+                                  int(b_step[0]), int(b_count[0]), lag)        # (distance, run of a)
         per_distance &= bool(a_len[0] > 0 and b_len[0] > 0)
         if not per_distance.any():
             return None
@@ -144,6 +148,25 @@ def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray
     if lag[1] is not None:
         hi = np.minimum(hi, r + lag[1])
     return lo <= hi
+
+
+def _meets_at_lag(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
+                  lag: int) -> np.ndarray:
+    """_meets of two uniform families at one lag, per (distance, run of a), without a division per run:
+    run r of a (distance + r * sa past b's base) meets run r + lag of b <=> p < r * (sb - sa) < q, with
+    p = distance - lb - lag * sb and q = distance + la - lag * sb: an interval of r for each distance."""
+    c, p, q = sb - sa, distance - lb - lag * sb, distance + la - lag * sb
+    if c > 0:
+        first, last = p // c + 1, -(-q // c) - 1
+    elif c < 0:
+        first, last = q // c + 1, -(-p // c) - 1
+    else:                                   # the same step: every run meets or none does
+        always = (p < 0) & (0 < q)
+        first, last = np.where(always, 0, rounds), np.full(distance.shape, rounds - 1)
+    first = np.maximum(first, max(-lag, 0))                     # b's run r + lag exists
+    last = np.minimum(last, min(rounds, b_count - lag) - 1)
+    r = np.arange(rounds, dtype=np.int64)
+    return (first[:, None] <= r) & (r <= last[:, None])
 
 
 def _span(base, step, count, length) -> tuple[int, int] | None:

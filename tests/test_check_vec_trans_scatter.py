@@ -261,6 +261,19 @@ def test_iteration_hits_match_brute_force():
         assert np.array_equal(iteration_hits(a, b, (lo, hi), distinct), _brute(a, b, lo, hi, distinct)), (a, b, lo, hi)
 
 
+def test_iteration_hits_at_the_edges_of_a_meeting():
+    """Runs that touch end to start share no byte; one byte further they share one: for every lag, step
+    and distance around those edges (the per-distance interval of one lag, iterations.py, turns on them)."""
+    for step_a in (0, 32, 64):
+        for step_b in (0, 32, 64):
+            for gap in (-33, -32, -31, -1, 0, 1, 31, 32, 33):
+                a = [(k * 256, Runs(0, step_a, 4, 32)) for k in range(3)]
+                b = [(k * 256 + 32 + gap, Runs(0, step_b, 4, 32)) for k in range(3)]
+                for lo, hi in ((0, 0), (1, 1), (-1, -1), (2, 2), (0, 1), (1, None)):
+                    assert np.array_equal(iteration_hits(a, b, (lo, hi)), _brute(a, b, lo, hi, False)), \
+                        (step_a, step_b, gap, lo, hi)
+
+
 def test_iterations_identical():
     a = [(0, Runs(0, 64, 3, 32)), (32, Runs(0, 64, 3, 32))]
     assert iterations_identical(a, a).tolist() == [True, True, True]
