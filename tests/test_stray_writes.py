@@ -4,11 +4,13 @@ expected() copies only the scopes a call writes (the others are views of its inp
 still see a byte changed in the source scope of a GM->UB move or in UB of a UB->GM move."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from conformance.generate.memory import MemoryRecipe
-from conformance.judge.verdicts import Verdict, judge
 from oracle import Call, Tensor
+
+from conformance.generate.memory import MemoryRecipe
+from conformance.judge.verdicts import Verdict, judge, same_bytes
 
 
 def move(src: str, dst: str) -> Call:
@@ -42,3 +44,30 @@ def test_a_stray_write_is_seen_in_every_scope(src, dst, scope, addr):
     outcome = judge(move(src, dst), recipe, MovesThenScribbles(scope, addr))
     assert outcome.verdict == Verdict.FAIL, outcome
     assert outcome.diff[scope]["wrong_bytes"] == 1
+
+
+class Lying(np.ndarray):
+    """An ndarray that says every comparison holds."""
+
+    def __eq__(self, other):
+        return np.ones(self.shape, dtype=bool)
+
+
+def test_same_bytes_sees_one_byte_anywhere():
+    """Images are compared as 8-byte words where they can be: a byte changed at either end or inside a
+    word, in an image of whole words or not, contiguous or not, in an ndarray that lies about ==."""
+    rng = np.random.default_rng(3)
+    for size in (8, 64, 4096, 4099):
+        base = rng.integers(0, 256, size + 8, dtype=np.uint8)
+        for start in (0, 3):                    # a pool window need not start on a word
+            a = base[start:start + size]
+            assert same_bytes(a, a.copy())
+            for at in {0, 1, 7, size // 2, size - 1}:
+                b = a.copy()
+                b[at] ^= 1
+                assert not same_bytes(a, b) and not same_bytes(b, a), (size, start, at)
+                assert not same_bytes(b.view(Lying), a), "a subclass's == must not decide"
+    strided = np.zeros(64, dtype=np.uint8)[::2]
+    other = strided.copy()
+    other[5] = 1
+    assert same_bytes(strided, strided.copy()) and not same_bytes(strided, other)

@@ -17,6 +17,7 @@ from oracle.call import SCOPES, CallFormatError
 from oracle.spec import Product
 
 POOL_BYTES = 16 << 20
+WINDOW_ALIGN = 64      # a window starts on a cache line: copied and compared as whole words
 
 
 @functools.lru_cache(maxsize=1)
@@ -130,7 +131,7 @@ class MemoryRecipe:
         """The window of the random pool a scope's image copies (None: an image too large for it)."""
         if size > POOL_BYTES // 2:
             return None
-        offset = _mix(self.seed, stream) % (POOL_BYTES - size + 1)
+        offset = _mix(self.seed, stream) % (POOL_BYTES - size + 1) // WINDOW_ALIGN * WINDOW_ALIGN
         return _pool()[offset:offset + size]
 
     def pristine(self, scope: str) -> np.ndarray | None:
