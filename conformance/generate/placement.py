@@ -12,8 +12,10 @@ from oracle.call import nest
 from oracle.spec import Rule
 
 from conformance.generate.environment import GM_SPREAD, Env, require, round_up
-from conformance.generate.parameters import Draft, accesses, entry_unit, frame_of, operand_ends, scope_capacity
+from conformance.generate.parameters import (Draft, accesses, entry_unit, frame_of, operand_end, operand_ends,
+                                             scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
+from conformance.generate.values import offset_limit
 
 
 @dataclass
@@ -22,6 +24,7 @@ class _Slot:
 
     members: list[tuple[str, int, int]]
     size: int
+    kept: int = 0               # bytes of its size past its tensors' own: an operand's landing room
 
 
 def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tuple[list[int], str]:
@@ -51,8 +54,10 @@ def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list
         a, b = target["operands"]
         if pick.boolean("overlap.swap"):
             a, b = b, a
-        end = max((r.end for r in acc[a]), default=0) if isinstance(acc[a], list) else acc[a].end
-        delta = pick.integer(0, max(end - 1, 0) // align, "overlap.delta") * align
+        (begin_a, end_a), (begin_b, end_b) = _span(env, a, acc[a], align), _span(env, b, acc[b], align)
+        low, high = -((end_b - begin_a - 1) // align), (end_a - begin_b - 1) // align
+        require(low <= high)        # b's bytes meet a's: b sits in (begin_a - end_b, end_a - begin_b) from a
+        delta = pick.integer(low, high, "overlap.delta") * align
         return a, b, lambda offs: [o + delta for o in offs]
     if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
         a, b = target["operands"]
@@ -88,6 +93,33 @@ def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list
     return None
 
 
+def _floors(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], ops: list[str]) -> dict[str, int]:
+    """For a reach target whose offsets an offset_range rule also bounds: the lowest address its operand
+    may have in its scope. The offset that sends an element past the scope's top must stay in the range:
+    the operand's base at most `max` (less an element) under the top. Placed there or higher (last in
+    its scope), the call breaks the reach rule alone."""
+    if target is None or target.kind != "reach" or target["operand"] not in ops:
+        return {}
+    op = target["operand"]
+    limit = offset_limit(env, draft.template.replace(**nest(draft.params)), env.spec.operands[op]["addressed_by"])
+    if limit is None:
+        return {}
+    width = frame_of(env, draft).units["element"]
+    return {op: env.capacity(draft.scopes[op]) - limit + width - acc[op].begin}
+
+
+def _span(env: Env, op: str, runs: Any, align: int) -> tuple[int, int]:
+    """The bytes an operand's footprint spans from its address (a list operand: from its entries' own
+    addresses, the widest). An offset-addressed operand touches what its offsets say (values.py aims one
+    at the other operand's bytes, anywhere above its base): at least one alignment unit from its base,
+    so that the other operand can sit anywhere on the alignment grid that reaches above that base."""
+    if isinstance(runs, list):
+        return min((r.begin for r in runs), default=0), max((r.end for r in runs), default=0)
+    if env.spec.operands[op].get("addressed_by"):
+        return runs.begin, max(runs.end, runs.begin + align)
+    return runs.begin, runs.end
+
+
 def _collide(pick: Picks, offsets: list[int]) -> list[int]:
     """Two entries of one list operand at the same place."""
     require(len(offsets) >= 2)
@@ -101,6 +133,7 @@ def _collide(pick: Picks, offsets: list[int]) -> list[int]:
 def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, Any]:
     acc = accesses(env, draft, draft.params)
     ends = operand_ends(acc)
+    rooms = {op: operand_end(draft, op, acc[op]) for op in acc}     # ends, and landing rooms kept free
     frame = frame_of(env, draft)
     aligns = frame.op_aligns
     kind = target.kind if target is not None else None
@@ -130,7 +163,8 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             for slot in out.values():
                 low = min(o for _, _, o in slot.members)
                 slot.members = [(op, i, o - low) for op, i, o in slot.members]
-                slot.size = round_up(max(o + ends[op] for op, _, o in slot.members), align)
+                slot.size = round_up(max(o + rooms[op] for op, _, o in slot.members), align)
+                slot.kept = slot.size - round_up(max(o + ends[op] for op, _, o in slot.members), align)
             return out
 
         def room(placed: Mapping[str, _Slot]) -> int:
@@ -158,9 +192,17 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 slot.size += slack[key]
         require(cap - sum(s.size for s in placed.values()) >= 0)
         order = rotated(pick, sorted(placed), f"{scope}.order")
+        floors = {lead[op]: (op, low) for op, low in _floors(env, draft, target, acc, ops).items()}
+        order = [k for k in order if k not in floors] + [k for k in order if k in floors]
         cursor = 0
         for i, key in enumerate(order):
-            gap, _ = pick_between(pick, 0, max(room(placed), 0) // align, f"{scope}.gap")
+            least = 0
+            if key in floors:           # the least gap that puts the operand at its floor or above
+                op, low = floors[key]
+                at = min(o for m, _, o in placed[key].members if m == op)
+                least = max(0, -(-(low - cursor - at) // align))
+                require(least <= max(room(placed), 0) // align)
+            gap, _ = pick_between(pick, least, max(room(placed), 0) // align, f"{scope}.gap")
             placed[key].size += gap * align
             cursor += gap * align
             slot = placed[key]
@@ -172,7 +214,7 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 reach = max(o + ends[op] for m, _, o in slot.members if m == op)
                 limit[op] = cursor + reach + slack[key]
             cursor += slot.size - gap * align
-            if cursor == cap and i == len(order) - 1 and scope != "GM":
+            if cursor - slot.kept == cap and i == len(order) - 1 and scope != "GM":
                 draft.tags.append(f"{scope}=top")
     numel = {op: [-(-(limit[op] - a) // itemsize[op]) for a in addrs[op]] for op in env.spec.operands}
     if kind in ("align", "bounds", "capacity"):

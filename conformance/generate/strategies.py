@@ -28,7 +28,7 @@ from conformance.generate.draws import seal
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
 from conformance.generate.memory import MemoryRecipe, image_sizes
-from conformance.generate.parameters import Draft, accesses, draw_params
+from conformance.generate.parameters import Draft, accesses, draw_params, landing_room
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
 from conformance.generate.values import draw_values
@@ -179,6 +179,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     scopes, scope_tags = _scopes_for(pick, env, form, dtypes, target)
     draft = Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind == "align")
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
+    draft.landing = landing_room(env, draft, target)
     if kind == "list_length":                              # one entry short, one too many, or far off
         n = draft.counts[target["operand"]]
         draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
