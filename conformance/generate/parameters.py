@@ -10,7 +10,9 @@ from oracle.call import nest
 from oracle.spec import Rule
 
 from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
+from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
+from conformance.generate.steering import one_repeat, overriding, reaches_below
 
 
 @dataclass
@@ -228,48 +230,6 @@ def _largest_fit(env: Env, draft: Draft, params: dict[str, int], name: str, lo: 
     return lo
 
 
-def _draw_words(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, list[int]]:
-    """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
-    the last element only, or any; for a target rule, every word 0 or one word past its range."""
-    out = {}
-    for name, rules in frame_of(env, draft).word_rules.items():
-        require(rules)
-        rule = rules[0]
-        bounds = [tuple(w) for w in rule["words"]]
-        if target is not None and target.id == rule.id:
-            past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
-            how = pick.choice(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past),
-                              f"{name}.shape")
-            words = [0] * len(bounds)
-            if how == "past":
-                k = pick.choice(past, f"{name}.word")
-                words[k] = pick_between(pick, bounds[k][1] + 1, 2**64 - 1, f"{name}.past")[0]
-                words[0] = words[0] or (1 if k else words[0])
-                draft.tags.append(f"{name}[{k}]=above-max")
-            else:
-                draft.tags.append(f"{name}=zero")
-            out[name] = words
-            continue
-        live = [k for k, (_, hi) in enumerate(bounds) if hi > 0]
-        shape = pick.choice(("single", "all", "first", "last", "any"), f"{name}.shape")
-        words = [lo for lo, _ in bounds]
-        if shape == "all":
-            words = [hi for _, hi in bounds]
-        elif shape == "first":
-            words[live[0]] = 1
-        elif shape == "last":
-            words[live[-1]] = 1 << (bounds[live[-1]][1].bit_length() - 1)
-        elif shape == "single":
-            k = pick.choice(live, f"{name}.word")
-            words[k] = 1 << pick.integer(0, bounds[k][1].bit_length() - 1, f"{name}.bit")
-        else:
-            words = [pick.integer(lo, hi, f"{name}.value") for lo, hi in bounds]
-        require(any(words) and all(lo <= w <= hi for w, (lo, hi) in zip(words, bounds)))
-        draft.tags.append(f"{name}={shape}")
-        out[name] = words
-    return out
-
-
 @dataclass
 class Start:
     """Where the drawing of a call's parameters starts: each at the bottom of its domain."""
@@ -303,7 +263,7 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     frame = frame_of(env, draft)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
-    params: dict[str, Any] = _draw_words(pick, env, draft, target)
+    params: dict[str, Any] = draw_words(pick, frame_of(env, draft).word_rules, draft.tags, target)
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]
@@ -408,8 +368,11 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
         require(not _moves_nothing(env, draft, params))
     if forced is not None:
-        _one_repeat(env, draft, params, forced, domains)
+        one_repeat(draft.frame.names, params, forced, domains,
+                   lambda p: reaches_below(env, accesses(env, draft, p)))
     _stay_out(env, draft, params, forced, domains, aligns=aligns)
+    if target is not None:
+        _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, target))
     for n in names:     # tags from the final values: each says one thing (see _edge_of)
         if n != forced and ends[n] is not None:
             where = _edge_of(params[n], ends[n], fit_top.get(n))
@@ -419,29 +382,6 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
         if env.spec.params[n].get("type") == "bool":
             params[n] = bool(params[n])
     draft.params = params
-
-
-def _one_repeat(env: Env, draft: Draft, params: dict[str, int], forced: str,
-                domains: Mapping[str, list[tuple[int, int]]]) -> None:
-    """A stride forced below its range (-1) walks an operand back from its address, a bounds rule's
-    break too, from the second repeat on: the first count that stops it at 1 (one repeat) is set so."""
-    if not _reaches_below(env, draft, params):
-        return
-    for n in draft.frame.names:
-        if n != forced and params[n] > 1 and any(a <= 1 <= b for a, b in domains[n]):
-            if not _reaches_below(env, draft, {**params, n: 1}):
-                params[n] = 1
-                return
-
-
-def _reaches_below(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
-    """Does an operand that a bounds rule holds touch bytes below its address (a stride forced below its
-    range, -1, walking back a block a repeat)? Wherever it is placed, its bounds rule breaks too."""
-    held = {r["operand"] for r in env.spec.rules_of("bounds")}
-    for op, runs in accesses(env, draft, params).items():
-        if op in held and any(getattr(r, "begin", 0) < 0 for r in (runs if isinstance(runs, list) else [runs])):
-            return True
-    return False
 
 
 def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:
@@ -476,14 +416,15 @@ def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
 
 def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
               domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None,
-              aligns: Mapping[str, int] | None = None) -> None:
+              aligns: Mapping[str, int] | None = None, regions: list | None = None) -> None:
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
     stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
     of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain. With
     `aligns`, the first move after which the call still fits its scopes is taken where there is one (a
-    stride moved up to a whole repeat can make 240 repeats overflow UB, where one repeat would not)."""
+    stride moved up to a whole repeat can make 240 repeats overflow UB, where one repeat would not).
+    `regions`: those instead of the joint regions (see steering.overriding)."""
     call = None                 # the call with `params`, made again only once they change
-    for region, names in env.joint_regions:
+    for region, names in regions if regions is not None else env.joint_regions:
         if forced in names:
             continue
         if call is None:

@@ -163,6 +163,8 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         legal = env.legal_dtypes(form)
         if "dtypes" in when:                # likewise for a rule (or a region) of some dtypes
             legal = [d for d in legal if d in when["dtypes"]]
+        if kind == "capacity":
+            legal = [d for d in legal if not _reserves_top(env, target, form, d)]
         require(legal)
         dtype = pick.choice(legal, "dtype")
     dtypes = env.operand_dtypes(dtype)
@@ -195,6 +197,21 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
+
+
+def _reserves_top(env: Env, target: Rule, form: str | None, dtype: str) -> bool:
+    """Does an ambiguity reserve the top of the scope for every call of this dtype (vec_trans_scatter's
+    11 KB for 32-bit types)? A tensor past the top of the scope reaches into the reserve too: such a call
+    would fall into the ambiguity, never break the capacity rule alone."""
+    for amb in env.spec.ambiguities:
+        if not any(t.kind == "capacity" and t.get("reserve") and t["operand"] == target["operand"] for t in amb.checks):
+            continue
+        for region in amb.regions:
+            if (set(region) <= {"dtypes", "products", "forms"} and dtype in region.get("dtypes", (dtype,))
+                    and env.product.id in region.get("products", (env.product.id,))
+                    and form in region.get("forms", (form,))):
+                return True
+    return False
 
 
 def _overlaps_itself(env: Env, draft: Draft, target: Rule | None) -> bool:

@@ -62,8 +62,8 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([cap - width - base] + [limit] * (limit is not None))
-            offsets[j] = _below(top - (top - shift) % width, _others(call, ctx, x_name), base, width)
-            require(offsets[j] >= shift)
+            offsets[j] = top - (top - shift) % width
+            require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name)))     # the edge, alone
         kind = target.kind if target is not None else None
         if kind == "offset_range" and target["operand"] == v_name:
             past = target["max"] + 1
@@ -131,14 +131,11 @@ def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
     return (min(above) - low) // width if above else 2**62
 
 
-def _below(offset: int, spans: list[tuple[int, int]], base: int, width: int) -> int:
-    """`offset`, or the highest offset under it (by whole elements) whose element lies on none of `spans`:
-    the top of the range is an edge to reach, not a reason to write over another operand."""
-    for begin, end in sorted(spans, key=lambda s: -s[1]):
-        at = base + offset
-        if at < end and begin < at + width:
-            offset -= -(-(at + width - begin) // width) * width
-    return offset
+def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:
+    """Does the element at byte `at` lie on none of `spans`? The top of the range is an edge to reach
+    alone: where it would land on another operand the draw is given up here, before memory is built
+    (moved down, it would not be the top)."""
+    return all(at + width <= begin or end <= at for begin, end in spans)
 
 
 def _onto(rng: np.random.Generator, starts: np.ndarray, length: int, grid: tuple[int, int, int], width: int) -> int:
