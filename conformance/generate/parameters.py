@@ -325,7 +325,8 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     moving = target is not None and target.kind in FOOTPRINT_KINDS     # a call that moves nothing breaks none
     fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
     if forced is not None:
-        outside = [v for v in (target["min"] - 1, target["max"] + 1)
+        step = draft.frame.steps.get(forced, 1)     # past each end, on the multiples its multiple rules ask for
+        outside = [v for v in ((target["min"] - 1) // step * step, -(-(target["max"] + 1) // step) * step)
                    if fits(env, draft, {**params, forced: v}, aligns)]
         require(outside)
         params[forced] = pick.choice(outside, f"{forced}.outside")
@@ -368,7 +369,7 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
         require(not _moves_nothing(env, draft, params))
     if forced is not None:
-        one_repeat(draft.frame.names, params, forced, domains,
+        one_repeat([n for n in draft.frame.names if draft.frame.steps[n] == 1], params, forced, domains,
                    lambda p: reaches_below(env, accesses(env, draft, p)))
     _stay_out(env, draft, params, forced, domains, aligns=aligns)
     if target is not None:

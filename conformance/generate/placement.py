@@ -64,6 +64,8 @@ def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list
         low, high = -((end_b - begin_a - 1) // align), (end_a - begin_b - 1) // align
         require(low <= high)        # b's bytes meet a's: b sits in (begin_a - end_b, end_a - begin_b) from a
         low = max(low, 0) if high >= 0 else low     # from b at a's address up, where that meets (it shrinks so)
+        if target.get("allow") == "identical" and low == 0 < high:
+            low = 1                 # b at a's address is a's very tensor (one slot, one size): allowed
         delta = pick.integer(low, high, "overlap.delta") * align
         return a, b, lambda offs: [o + delta for o in offs], []
     if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
@@ -195,12 +197,12 @@ def _floors(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any],
 def _span(env: Env, op: str, runs: Any, align: int) -> tuple[int, int]:
     """The bytes an operand's footprint spans from its address (a list operand: from its entries' own
     addresses, the widest). An offset-addressed operand touches what its offsets say (values.py aims one
-    at the other operand's bytes, anywhere above its base): at least one alignment unit from its base,
-    so that the other operand can sit anywhere on the alignment grid that reaches above that base."""
+    at the other operand's bytes, anywhere above its base): at least two alignment units from its base,
+    so that the other operand can sit on the alignment grid above that base, at its address or not."""
     if isinstance(runs, list):
         return min((r.begin for r in runs), default=0), max((r.end for r in runs), default=0)
     if env.spec.operands[op].get("addressed_by"):
-        return runs.begin, max(runs.end, runs.begin + align)
+        return runs.begin, max(runs.end, runs.begin + 2 * align)
     return runs.begin, runs.end
 
 

@@ -63,7 +63,8 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([cap - width - base] + [limit] * (limit is not None))
             offsets[j] = top - (top - shift) % width
-            require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name)))     # the edge, alone
+            aimed = target["operands"] if target is not None and target.kind == "overlap" else ()
+            require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name, aimed)))     # the edge, alone
         kind = target.kind if target is not None else None
         if kind == "offset_range" and target["operand"] == v_name:
             past = target["max"] + 1
@@ -102,16 +103,16 @@ def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
     return min(limits) if limits else None
 
 
-def _others(call: Call, ctx: Context, x_name: str) -> list[tuple[int, int]]:
+def _others(call: Call, ctx: Context, x_name: str, aimed: tuple = ()) -> list[tuple[int, int]]:
     """The bytes [begin, end) that the operands an overlap rule keeps x apart from touch in x's scope
-    (their spans)."""
+    (their spans), but those `aimed` at (an overlap target's)."""
     x_tensor = call.tensor(x_name)
     scope = x_tensor.scope
     apart = {op for r in ctx.spec.rules_of("overlap") if x_name in r["operands"] for op in r["operands"]
              if not (r.get("allow") == "identical" and _identical(ctx, call.tensor(op), x_tensor))}
     out = []
     for op, runs in ctx.accesses.items():
-        if op == x_name or op not in apart or runs is None or isinstance(runs, list) or runs.empty:
+        if op == x_name or op not in apart or op in aimed or runs is None or isinstance(runs, list) or runs.empty:
             continue
         tensor = call.tensor(op)
         if tensor.scope == scope:
