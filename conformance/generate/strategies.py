@@ -188,6 +188,8 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
     draw_params(pick, env, draft, target)
     require(not _overlaps_itself(env, draft, target))
+    if kind == "self_overlap":          # its parameters alone decide it: given up here, not once drawn and checked
+        require(_self_overlapping(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
     writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
@@ -197,6 +199,13 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
+
+
+def _self_overlapping(env: Env, draft: Draft, target: Rule) -> bool:
+    """Does the operand of a self_overlap target write a byte twice with the drawn parameters? (Only they
+    decide it: wherever the operand is placed, its rows overlap or they do not.)"""
+    runs = accesses(env, draft, draft.params, plain=True).get(target["operand"])
+    return bool(getattr(runs, "self_overlaps", lambda: False)())
 
 
 def _reserves_top(env: Env, target: Rule, form: str | None, dtype: str) -> bool:
