@@ -152,6 +152,8 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         choices = [f for f in forms if f in when["forms"]] if "forms" in when else list(forms)
         if dtype is None and (kind != "dtype" or fixed):        # ... that has a legal dtype (of the rule's)
             choices = [f for f in choices if any(d in when.get("dtypes", (d,)) for d in env.legal_dtypes(f))]
+        elif kind == "dtype":               # ... and is not an ambiguity's as a whole
+            choices = [f for f in choices if not _form_ambiguous(env, f)]
         require(choices)
         form = pick.choice(choices, "form")
     require("forms" not in when or form in when["forms"])
@@ -199,6 +201,14 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
+
+
+def _form_ambiguous(env: Env, form: str | None) -> bool:
+    """Is every call of `form` in an ambiguity's region (a region of forms alone, with no check: asc_gather's
+    repeat form on this product)? A call drawn there to break a rule falls into the ambiguity too."""
+    return any(not amb.checks and set(region) <= {"forms", "products"} and form in region.get("forms", ())
+               and env.product.id in region.get("products", (env.product.id,))
+               for amb in env.spec.ambiguities for region in amb.regions)
 
 
 def _self_overlapping(env: Env, draft: Draft, target: Rule) -> bool:
