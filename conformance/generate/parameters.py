@@ -10,7 +10,9 @@ from oracle.call import nest
 from oracle.spec import Rule
 
 from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
+from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
+from conformance.generate.steering import one_repeat, overriding, reaches_below
 
 
 @dataclass
@@ -25,6 +27,7 @@ class Draft:
     counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
     frame: Frame | None = None               # what its form, dtypes, scopes and counts fix (frame_of)
+    landing: dict[str, int] = field(default_factory=dict)   # bytes from its base an operand keeps (landing_room)
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
@@ -40,6 +43,25 @@ def frame_of(env: Env, draft: Draft) -> Frame:
     if draft.frame is None:
         draft.frame = env.frame(draft.form, draft.dtypes, draft.scopes, draft.counts)
     return draft.frame
+
+
+def landing_room(env: Env, draft: Draft, target: Rule | None) -> dict[str, int]:
+    """For an offset_range target: the bytes from its base that the operand its offsets address keeps to
+    itself, up to the end of the element the offset one past the range sends there (values.py: at most
+    one element width more to reach the element grid). Sized and placed so, that element lands inside
+    the scope and on no other operand, and the call breaks the range rule alone."""
+    if target is None or target.kind != "offset_range":
+        return {}
+    addressed = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == target["operand"])
+    return {addressed: target["max"] + 2 * frame_of(env, draft).units["element"]}
+
+
+def operand_end(draft: Draft, op: str, runs: Any) -> int:
+    """How far from its address an operand reaches: its footprint's end, or the end of its landing room."""
+    end = _end(runs)
+    if op in draft.landing:
+        end = max(end, runs.begin + draft.landing[op])
+    return end
 
 
 def accesses(env: Env, draft: Draft, params: Mapping[str, int], plain: bool = False) -> dict[str, Any]:
@@ -140,7 +162,7 @@ def _rooms(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[st
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _rooms_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, _key(params))
+    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), _key(params))
     rooms = _REMEMBERED.get(key)
     if rooms is None:
         rooms = _rooms_of(env, draft, params, aligns)
@@ -162,7 +184,7 @@ def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping
             moved = max(moved, runs.nbytes)
         scope = draft.scopes[op]
         align = aligns[scope]
-        end = _end(runs)
+        end = operand_end(draft, op, runs)
         count = draft.counts.get(op, 1)
         if count != 1:                  # entries an entry's run apart
             end += (count - 1) * entry_unit(runs, align)
@@ -208,48 +230,6 @@ def _largest_fit(env: Env, draft: Draft, params: dict[str, int], name: str, lo: 
     return lo
 
 
-def _draw_words(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, list[int]]:
-    """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
-    the last element only, or any; for a target rule, every word 0 or one word past its range."""
-    out = {}
-    for name, rules in frame_of(env, draft).word_rules.items():
-        require(rules)
-        rule = rules[0]
-        bounds = [tuple(w) for w in rule["words"]]
-        if target is not None and target.id == rule.id:
-            past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
-            how = pick.choice(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past),
-                              f"{name}.shape")
-            words = [0] * len(bounds)
-            if how == "past":
-                k = pick.choice(past, f"{name}.word")
-                words[k] = pick_between(pick, bounds[k][1] + 1, 2**64 - 1, f"{name}.past")[0]
-                words[0] = words[0] or (1 if k else words[0])
-                draft.tags.append(f"{name}[{k}]=above-max")
-            else:
-                draft.tags.append(f"{name}=zero")
-            out[name] = words
-            continue
-        live = [k for k, (_, hi) in enumerate(bounds) if hi > 0]
-        shape = pick.choice(("single", "all", "first", "last", "any"), f"{name}.shape")
-        words = [lo for lo, _ in bounds]
-        if shape == "all":
-            words = [hi for _, hi in bounds]
-        elif shape == "first":
-            words[live[0]] = 1
-        elif shape == "last":
-            words[live[-1]] = 1 << (bounds[live[-1]][1].bit_length() - 1)
-        elif shape == "single":
-            k = pick.choice(live, f"{name}.word")
-            words[k] = 1 << pick.integer(0, bounds[k][1].bit_length() - 1, f"{name}.bit")
-        else:
-            words = [pick.integer(lo, hi, f"{name}.value") for lo, hi in bounds]
-        require(any(words) and all(lo <= w <= hi for w, (lo, hi) in zip(words, bounds)))
-        draft.tags.append(f"{name}={shape}")
-        out[name] = words
-    return out
-
-
 @dataclass
 class Start:
     """Where the drawing of a call's parameters starts: each at the bottom of its domain."""
@@ -283,7 +263,7 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     frame = frame_of(env, draft)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
-    params: dict[str, Any] = _draw_words(pick, env, draft, target)
+    params: dict[str, Any] = draw_words(pick, frame_of(env, draft).word_rules, draft.tags, target)
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]
@@ -330,15 +310,23 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
     return out
 
 
+# Kinds of rule only the bytes a call touches can break: a call that moves nothing (a count at 0) breaks
+# none of them, so a count that empties every footprint is not drawn at 0 for such a target.
+FOOTPRINT_KINDS = frozenset({"bounds", "overlap", "reach", "offset_range", "offset_align", "iteration_overlap",
+                             "self_overlap"})
+
+
 def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> None:
     start = starting_point(pick, env, draft, target)
     names, domains, ends, aligns = start.names, start.domains, start.ends, start.aligns
     params, empties = start.params, start.empties
     forced = target["param"] if target is not None and target.kind == "range" else None
     pushed_down = False
+    moving = target is not None and target.kind in FOOTPRINT_KINDS     # a call that moves nothing breaks none
     fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
     if forced is not None:
-        outside = [v for v in (target["min"] - 1, target["max"] + 1)
+        step = draft.frame.steps.get(forced, 1)     # past each end, on the multiples its multiple rules ask for
+        outside = [v for v in ((target["min"] - 1) // step * step, -(-(target["max"] + 1) // step) * step)
                    if fits(env, draft, {**params, forced: v}, aligns)]
         require(outside)
         params[forced] = pick.choice(outside, f"{forced}.outside")
@@ -363,6 +351,8 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
                 fit_top.pop(n)
             continue
         lo, hi = pick.choice(domains[n], f"{n}.interval")
+        if moving and n in empties and hi >= 1:
+            lo = max(lo, 1)
         how = "min" if lo == hi else pick.how(n)
         if how == "min":                # the search for the largest fit is needed only above the minimum
             require(fits(env, draft, {**params, n: lo}, aligns))
@@ -378,7 +368,12 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
         pushed_down |= how != "min" and top == lo == 0
     if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
         require(not _moves_nothing(env, draft, params))
-    _stay_out(env, draft, params, forced, domains)
+    if forced is not None:
+        one_repeat([n for n in draft.frame.names if draft.frame.steps[n] == 1], params, forced, domains,
+                   lambda p: reaches_below(env, accesses(env, draft, p)))
+    _stay_out(env, draft, params, forced, domains, aligns=aligns)
+    if target is not None:
+        _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, target))
     for n in names:     # tags from the final values: each says one thing (see _edge_of)
         if n != forced and ends[n] is not None:
             where = _edge_of(params[n], ends[n], fit_top.get(n))
@@ -421,23 +416,31 @@ def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
 
 
 def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
-              domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None) -> None:
+              domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None,
+              aligns: Mapping[str, int] | None = None, regions: list | None = None) -> None:
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
     stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
-    of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain."""
+    of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain. With
+    `aligns`, the first move after which the call still fits its scopes is taken where there is one (a
+    stride moved up to a whole repeat can make 240 repeats overflow UB, where one repeat would not).
+    `regions`: those instead of the joint regions (see steering.overriding)."""
     call = None                 # the call with `params`, made again only once they change
-    for region, names in env.joint_regions:
+    for region, names in regions if regions is not None else env.joint_regions:
         if forced in names:
             continue
         if call is None:
             call = draft.template.replace(**nest(params))
         if not env.rulebook.matches(region, call, env.spec):
             continue
-        for name in reversed(names):
-            if name == keep:
-                continue
-            lo, hi = region["params"][name]
-            outside = [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domains.get(name, ()))]
-            if outside:
-                params[name], call = outside[0], None
-                break
+        moves = [(name, v) for name in reversed(names) if name != keep
+                 for v in _outside(region["params"][name], domains.get(name, ()))]
+        if aligns is not None:
+            moves = [m for m in moves if fits(env, draft, {**params, m[0]: m[1]}, aligns)] + moves
+        if moves:
+            params[moves[0][0]], call = moves[0][1], None
+
+
+def _outside(interval: tuple[int, int], domain: Any) -> list[int]:
+    """The values just below and just above `interval` that are in `domain`."""
+    lo, hi = interval
+    return [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domain)]

@@ -9,11 +9,14 @@ import numpy as np
 
 from oracle import Tensor
 from oracle.call import nest
+from oracle.iterations import families_identical, family, some_hits
 from oracle.spec import Rule
 
 from conformance.generate.environment import GM_SPREAD, Env, require, round_up
-from conformance.generate.parameters import Draft, accesses, entry_unit, frame_of, operand_ends, scope_capacity
+from conformance.generate.parameters import (Draft, accesses, entry_unit, frame_of, operand_end, operand_ends,
+                                             scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
+from conformance.generate.values import offset_limit
 
 
 @dataclass
@@ -22,6 +25,7 @@ class _Slot:
 
     members: list[tuple[str, int, int]]
     size: int
+    kept: int = 0               # bytes of its size past its tensors' own: an operand's landing room
 
 
 def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tuple[list[int], str]:
@@ -42,36 +46,50 @@ def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tu
     return [int(k) * align for k in rng.choice(width, n, replace=False)], style
 
 
+Follow = Callable[[list[int]], list[int]]
+
+
 def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list[str], acc: Mapping[str, Any],
-             align: int) -> tuple[str, str, Callable[[list[int]], list[int]]] | None:
+             align: int) -> tuple[str, str, Follow, list[Follow | None]] | None:
     """Two operands that share one slot, and how the second's offsets follow from the first's: the
-    overlap a rule's target asks for, or (legal calls) the in-place use a rule allows."""
+    overlap a rule's target asks for, or (legal calls) the in-place use a rule allows. Last: other ways
+    to follow, tried in order where the drawn one breaks an iteration rule it should not (_settle; None:
+    not paired after all)."""
     kind = target.kind if target is not None else None
     if kind == "overlap" and all(op in ops for op in target["operands"]):
         a, b = target["operands"]
         if pick.boolean("overlap.swap"):
             a, b = b, a
-        end = max((r.end for r in acc[a]), default=0) if isinstance(acc[a], list) else acc[a].end
-        delta = pick.integer(0, max(end - 1, 0) // align, "overlap.delta") * align
-        return a, b, lambda offs: [o + delta for o in offs]
+        (begin_a, end_a), (begin_b, end_b) = _span(env, a, acc[a], align), _span(env, b, acc[b], align)
+        low, high = -((end_b - begin_a - 1) // align), (end_a - begin_b - 1) // align
+        require(low <= high)        # b's bytes meet a's: b sits in (begin_a - end_b, end_a - begin_b) from a
+        low = max(low, 0) if high >= 0 else low     # from b at a's address up, where that meets (it shrinks so)
+        if target.get("allow") == "identical" and low == 0 < high:
+            low = 1                 # b at a's address is a's very tensor (one slot, one size): allowed
+        delta = pick.integer(low, high, "overlap.delta") * align
+        return a, b, lambda offs: [o + delta for o in offs], []
     if kind == "iteration_overlap" and all(op in ops for op in target["operands"]):
         a, b = target["operands"]
         if a == b:
             return None                                    # one operand with itself: see _collide
         n = min(draft.count(a), draft.count(b))
         lo, _ = target.get("lag", [0, 0])
+        first_a, first_b = acc[a][0], acc[b][0]
+        rounds = min(first_a.count, first_b.count)
         if target.get("allow") == "identical" and lo == 0:
             require(n >= 2)
             k = pick.integer(1, n - 1, "overlap.shift")
-            if pick.boolean("overlap.reorder"):            # the same blocks, in another order
-                return a, b, lambda offs: [offs[(i + k) % n] for i in range(n)]
-            return a, b, lambda offs: [o + k * align for o in offs[:n]]     # partly the same blocks
-        first_a, first_b = acc[a][0], acc[b][0]
-        rounds = min(first_a.count, first_b.count)
+            reorder = pick.boolean("overlap.reorder")
+            last = max(rounds - 1, 0) * (first_a.step - first_b.step)     # meeting in the last iteration
+            ways = [(reorder, k, 0), (reorder, k, last)] + [(m, j, d) for m in (reorder, not reorder)
+                                                           for j in sorted({1, n - 1, n // 2}) for d in (0, last)]
+            ways = list(dict.fromkeys(ways))
+            return a, b, _same_blocks(n, *ways[0]), [_same_blocks(n, *w) for w in ways[1:]]
         require(rounds - 1 - lo >= 0)
         r = pick.integer(0, rounds - 1 - lo, "overlap.round")
-        shift = r * first_a.step - (r + lo) * first_b.step    # b's iteration r + lo meets a's iteration r
-        return a, b, lambda offs: [o + shift for o in offs[:n]]
+        rs = list(dict.fromkeys((r, 0, rounds - 1 - lo, (rounds - 1 - lo) // 2)))
+        follows = [_lagged(n, q * first_a.step - (q + lo) * first_b.step) for q in rs]
+        return a, b, follows[0], follows[1:]
     if target is None:
         probe = None            # the call as drawn, made once a rule needs it
         for rule in env.spec.rules_of("iteration_overlap"):
@@ -84,8 +102,108 @@ def _pairing(pick: Picks, env: Env, draft: Draft, target: Rule | None, ops: list
             if (env.rulebook.matches(rule.when, probe, env.spec)
                     and pick.choice((False, False, True), f"{b}.in-place")):
                 draft.tags.append(f"{b}=in-place")
-                return a, b, list
+                return a, b, list, [None]
     return None
+
+
+def _same_blocks(n: int, reorder: bool, k: int, shift: int) -> Follow:
+    """b on a's blocks: the same blocks in another order (entry i on a's entry i + k), or partly the same
+    (b's lowest entry on a's k-th lowest, the rest as a's lie); `shift` bytes on (a and b meet in the
+    iteration where a's stride has gone that much further than b's)."""
+    if reorder:
+        return lambda offs: [offs[(i + k) % n] + shift for i in range(n)]
+
+    def partly(offs: list[int]) -> list[int]:
+        ordered = sorted(offs[:n])
+        return [o + ordered[k] - ordered[0] + shift for o in offs[:n]]
+    return partly
+
+
+def _lagged(n: int, shift: int) -> Follow:
+    """b `shift` bytes from a, entry for entry: b's iteration r + lag meets a's iteration r."""
+    return lambda offs: [o + shift for o in offs[:n]]
+
+
+def _settle(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], offsets: Mapping[str, list[int]],
+            pair: tuple[str, str, Follow, list[Follow | None]], fits: Callable[[Follow | None], bool]
+            ) -> Follow | None:
+    """The first way for b to follow a (the drawn one, then the others) after which the iteration rules
+    on a and b that hold for the call fire as asked: the target's, and no other (a stride that walks one
+    list onto the other's later iteration), and the scope still holds the slots (`fits`). None: b kept
+    apart (a legal call's in-place use given up). Where none does, the drawn one (the oracle's check has
+    the last word)."""
+    a, b, first, others = pair
+    rules = _iteration_rules(env, draft, a, b)
+    if not rules:
+        return first
+    for follow in [first, *others]:
+        if not fits(follow):
+            continue
+        if follow is None:
+            return None
+        laid = {a: offsets[a], b: follow(offsets[a])}
+        fams = {op: family(list(zip(laid[op], acc[op]))) for op in (a, b)}
+        if all(_fires(fams[x], fams[y], lag, identical) == (target is not None and rule_id == target.id)
+               for rule_id, x, y, lag, identical in rules):
+            return follow
+    return first
+
+
+def _iteration_rules(env: Env, draft: Draft, a: str, b: str) -> list[tuple[str, str, str, tuple, bool]]:
+    """(id, operands, lag, identical allowed) of the iteration_overlap rules between a and b that hold for
+    the call, and of the checks of the ambiguities whose region it is in (less the rules they override)."""
+    probe = draft.template.replace(**nest(draft.params))
+    out, overridden = [], set()
+    for amb in env.spec.ambiguities:
+        if any(env.rulebook.matches(region, probe, env.spec) for region in amb.regions):
+            overridden.update(amb.overrides)
+            out += [(amb.id, *_shape(t)) for t in amb.checks if t.kind == "iteration_overlap"]
+    out += [(r.id, *_shape(r)) for r in env.spec.rules_of("iteration_overlap")
+            if r.id not in overridden and env.rulebook.matches(r.when, probe, env.spec)]
+    return [rule for rule in out if {rule[1], rule[2]} == {a, b} and rule[1] != rule[2]]
+
+
+def _shape(rule: Rule) -> tuple[str, str, tuple, bool]:
+    lo, hi = rule.get("lag", [0, 0])
+    return rule["operands"][0], rule["operands"][1], (lo, hi), rule.get("allow") == "identical"
+
+
+def _fires(fa: Any, fb: Any, lag: tuple, identical: bool) -> bool:
+    """Does an iteration of fa meet one of fb with the lag (as the iteration_overlap kind reads it)?"""
+    hits = some_hits(fa, fb, lag)
+    if hits is None:
+        return False
+    if identical and len(fa.base) == len(fb.base):
+        same = families_identical(fa, fb)
+        hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
+    return bool(hits.any())
+
+
+def _floors(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], ops: list[str]) -> dict[str, int]:
+    """For a reach target whose offsets an offset_range rule also bounds: the lowest address its operand
+    may have in its scope. The offset that sends an element past the scope's top must stay in the range:
+    the operand's base at most `max` (less an element) under the top. Placed there or higher (last in
+    its scope), the call breaks the reach rule alone."""
+    if target is None or target.kind != "reach" or target["operand"] not in ops:
+        return {}
+    op = target["operand"]
+    limit = offset_limit(env, draft.template.replace(**nest(draft.params)), env.spec.operands[op]["addressed_by"])
+    if limit is None:
+        return {}
+    width = frame_of(env, draft).units["element"]
+    return {op: env.capacity(draft.scopes[op]) - limit + width - acc[op].begin}
+
+
+def _span(env: Env, op: str, runs: Any, align: int) -> tuple[int, int]:
+    """The bytes an operand's footprint spans from its address (a list operand: from its entries' own
+    addresses, the widest). An offset-addressed operand touches what its offsets say (values.py aims one
+    at the other operand's bytes, anywhere above its base): at least two alignment units from its base,
+    so that the other operand can sit on the alignment grid above that base, at its address or not."""
+    if isinstance(runs, list):
+        return min((r.begin for r in runs), default=0), max((r.end for r in runs), default=0)
+    if env.spec.operands[op].get("addressed_by"):
+        return runs.begin, max(runs.end, runs.begin + 2 * align)
+    return runs.begin, runs.end
 
 
 def _collide(pick: Picks, offsets: list[int]) -> list[int]:
@@ -101,6 +219,7 @@ def _collide(pick: Picks, offsets: list[int]) -> list[int]:
 def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, Any]:
     acc = accesses(env, draft, draft.params)
     ends = operand_ends(acc)
+    rooms = {op: operand_end(draft, op, acc[op]) for op in acc}     # ends, and landing rooms kept free
     frame = frame_of(env, draft)
     aligns = frame.op_aligns
     kind = target.kind if target is not None else None
@@ -124,13 +243,14 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 if lead[op] == op:
                     out[op] = _Slot([(op, i, o) for i, o in enumerate(offsets[op])], 0)
             if pair is not None:
-                a, b, follow = pair
+                a, b, follow, _ = pair
                 offsets[b] = follow(offsets[a])
                 out[a].members += [(b, i, o) for i, o in enumerate(offsets[b])]
             for slot in out.values():
                 low = min(o for _, _, o in slot.members)
                 slot.members = [(op, i, o - low) for op, i, o in slot.members]
-                slot.size = round_up(max(o + ends[op] for op, _, o in slot.members), align)
+                slot.size = round_up(max(o + rooms[op] for op, _, o in slot.members), align)
+                slot.kept = slot.size - round_up(max(o + ends[op] for op, _, o in slot.members), align)
             return out
 
         def room(placed: Mapping[str, _Slot]) -> int:
@@ -147,6 +267,26 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 if kind == "iteration_overlap" and target["operands"] == [op, op]:
                     offsets[op] = _collide(pick, offsets[op])
                     placed = slots()
+        if pair is not None and pair[3]:
+            def fits(follow: Follow | None, a: str = pair[0], b: str = pair[1]) -> bool:
+                """Does the scope still hold its slots with b following a so (None: b in a slot of its own)?"""
+                def size(members: list[tuple[str, int]]) -> int:
+                    low = min(o for _, o in members)
+                    return round_up(max(o - low + rooms[op] for op, o in members), align)
+                mine = [(a, o) for o in offsets[a]]
+                if follow is None:
+                    sizes = size(mine) + size([(b, i * unit[b]) for i in range(draft.count(b))])
+                else:
+                    sizes = size(mine + [(b, o) for o in follow(offsets[a])])
+                return sizes <= room(placed) + placed[a].size
+            settled = _settle(env, draft, target, acc, offsets, pair, fits)
+            if settled is None:                     # apart: b's own slot, its entries packed
+                lead[pair[1]], offsets[pair[1]] = pair[1], [i * unit[pair[1]] for i in range(draft.count(pair[1]))]
+                draft.tags.remove(f"{pair[1]}=in-place")
+                pair = None
+            else:
+                pair = (pair[0], pair[1], settled, [])
+            placed = slots()
         if kind == "align" and target["operand"] in ops:
             placed[lead[target["operand"]]].size += align
         require(room(placed) >= 0)
@@ -158,9 +298,17 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 slot.size += slack[key]
         require(cap - sum(s.size for s in placed.values()) >= 0)
         order = rotated(pick, sorted(placed), f"{scope}.order")
+        floors = {lead[op]: (op, low) for op, low in _floors(env, draft, target, acc, ops).items()}
+        order = [k for k in order if k not in floors] + [k for k in order if k in floors]
         cursor = 0
         for i, key in enumerate(order):
-            gap, _ = pick_between(pick, 0, max(room(placed), 0) // align, f"{scope}.gap")
+            least = 0
+            if key in floors:           # the least gap that puts the operand at its floor or above
+                op, low = floors[key]
+                at = min(o for m, _, o in placed[key].members if m == op)
+                least = max(0, -(-(low - cursor - at) // align))
+                require(least <= max(room(placed), 0) // align)
+            gap, _ = pick_between(pick, least, max(room(placed), 0) // align, f"{scope}.gap")
             placed[key].size += gap * align
             cursor += gap * align
             slot = placed[key]
@@ -172,7 +320,7 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
                 reach = max(o + ends[op] for m, _, o in slot.members if m == op)
                 limit[op] = cursor + reach + slack[key]
             cursor += slot.size - gap * align
-            if cursor == cap and i == len(order) - 1 and scope != "GM":
+            if cursor - slot.kept == cap and i == len(order) - 1 and scope != "GM":
                 draft.tags.append(f"{scope}=top")
     numel = {op: [-(-(limit[op] - a) // itemsize[op]) for a in addrs[op]] for op in env.spec.operands}
     if kind in ("align", "bounds", "capacity"):

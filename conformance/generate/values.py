@@ -2,6 +2,8 @@
 matter: offsets that stay in range, values at the ends of their dtype)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from oracle import Call
@@ -39,10 +41,14 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         if not index.size:
             continue
         base = x_tensor.addr + nominal[x_name].first          # offset 0 lands here
-        shift = (-base) % width                               # the element grid, from the base
+        shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
         cap = env.capacity(x_tensor.scope)
-        slots = (x_tensor.addr + x_tensor.numel * width - base - shift) // width
+        limit = offset_limit(env, call, v_name)
+        slots = (min(x_tensor.addr + x_tensor.numel * width, cap) - base - shift) // width    # inside UB
+        if limit is not None:                                 # a large tensor: its slots the range reaches
+            slots = min(slots, (limit - shift) // width + 1)
         require(slots >= 1)
+        slots = max(1, min(slots, _free_slots(_others(call, ctx, x_name), base + shift, width)))
         n = index.size
         rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
         style = pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"), v_name)
@@ -55,17 +61,20 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         offsets = shift + np.asarray(k, dtype=np.int64) * width
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
-            limits = [r["max"] for r in env.spec.rules_of("offset_range")
-                      if r["operand"] == v_name and env.rulebook.matches(r.when, call, env.spec)]
-            top = min(limits + [cap - width - base])
+            top = min([cap - width - base] + [limit] * (limit is not None))
             offsets[j] = top - (top - shift) % width
+            aimed = target["operands"] if target is not None and target.kind == "overlap" else ()
+            require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name, aimed)))     # the edge, alone
         kind = target.kind if target is not None else None
         if kind == "offset_range" and target["operand"] == v_name:
             past = target["max"] + 1
             offsets[j] = past + (shift - past) % width
             style = "past-range"
         elif kind == "reach" and target["operand"] == x_name:
-            offsets[j] = cap - base + shift + int(rng.integers(0, 4)) * width
+            past = cap - base                                 # the first byte past UB, on the grid
+            offsets[j] = past + (shift - past) % width + int(rng.integers(0, 4)) * width
+            if limit is not None:                             # ... and inside the range (placement.py)
+                offsets[j] = max(min(offsets[j], limit - (limit - shift) % width), past + (shift - past) % width)
             style = "past-UB"
         elif kind == "offset_align" and target["operand"] == x_name:
             require(width > 1)
@@ -75,8 +84,9 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
             other = next(op for op in target["operands"] if op != x_name)
             o_tensor, o_runs = call.tensor(other), ctx.accesses[other]
             require(o_runs is not None and not o_runs.empty and o_tensor.scope == x_tensor.scope)
-            hit = o_tensor.addr + int(rng.integers(o_runs.begin, o_runs.end)) - base
-            offsets[j] = hit - (hit - shift) % width
+            top = base + (limit if limit is not None else 2**32 - 1)          # a landing byte the range allows
+            offsets[j] = _onto(rng, o_tensor.addr + np.asarray(o_runs.starts()), o_runs.length, (base, shift, top),
+                               width)
             style = f"onto-{other}"
         require(offsets.min() >= 0 and offsets.max() < 2**32)
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
@@ -84,3 +94,60 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
+
+
+def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
+    """The largest offset of `v_name` the offset_range rules that hold for `call` allow (None: no limit)."""
+    limits = [r["max"] for r in env.spec.rules_of("offset_range")
+              if r["operand"] == v_name and env.rulebook.matches(r.when, call, env.spec)]
+    return min(limits) if limits else None
+
+
+def _others(call: Call, ctx: Context, x_name: str, aimed: tuple = ()) -> list[tuple[int, int]]:
+    """The bytes [begin, end) that the operands an overlap rule keeps x apart from touch in x's scope
+    (their spans), but those `aimed` at (an overlap target's)."""
+    x_tensor = call.tensor(x_name)
+    scope = x_tensor.scope
+    apart = {op for r in ctx.spec.rules_of("overlap") if x_name in r["operands"] for op in r["operands"]
+             if not (r.get("allow") == "identical" and _identical(ctx, call.tensor(op), x_tensor))}
+    out = []
+    for op, runs in ctx.accesses.items():
+        if op == x_name or op not in apart or op in aimed or runs is None or isinstance(runs, list) or runs.empty:
+            continue
+        tensor = call.tensor(op)
+        if tensor.scope == scope:
+            out.append((tensor.addr + runs.begin, tensor.addr + runs.end))
+    return out
+
+
+def _identical(ctx: Context, a: Any, b: Any) -> bool:
+    """One tensor given twice (scope, address, bytes): an overlap rule with `allow: identical` allows it."""
+    return a.scope == b.scope and a.addr == b.addr and ctx.nbytes(a) == ctx.nbytes(b)
+
+
+def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
+    """How many elements fit from byte `low` up to the first of `spans` above it (a tensor past the top of
+    UB, a capacity rule's call, runs over the operands placed above it)."""
+    above = [begin for begin, _ in spans if begin > low]
+    return (min(above) - low) // width if above else 2**62
+
+
+def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:
+    """Does the element at byte `at` lie on none of `spans`? The top of the range is an edge to reach
+    alone: where it would land on another operand the draw is given up here, before memory is built
+    (moved down, it would not be the top)."""
+    return all(at + width <= begin or end <= at for begin, end in spans)
+
+
+def _onto(rng: np.random.Generator, starts: np.ndarray, length: int, grid: tuple[int, int, int], width: int) -> int:
+    """An offset (on the element grid, from `base`) whose element covers a byte that runs of `length` bytes
+    at the absolute `starts` touch: a byte of a run the operand really touches (a sparse footprint has
+    gaps between its runs), at or above the grid's first slot (an offset is never negative) and at most
+    `top` (the byte the largest offset in range lands on). `grid`: (base, shift, top)."""
+    base, shift, top = grid
+    low = base + shift
+    ok = np.flatnonzero((starts + length > low) & (starts <= top))
+    require(ok.size)
+    at = int(starts[ok[int(rng.integers(0, ok.size))]])
+    hit = int(rng.integers(max(at, low), min(at + length, top + 1))) - base
+    return hit - (hit - shift) % width
