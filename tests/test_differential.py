@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import command
@@ -99,7 +100,11 @@ def test_one_call_judged_twice(others, monkeypatch):
     parted = judge_pair(overlapping_move(), recipe, o.LiveOverlap(), OracleBackend())
     assert parted.verdict.value == "UNDEFINED" and parted.agreement.verdict == DIVERGE and not parted.conforms
     assert parted.key == DIVERGE
-    assert parted.agreement.diff["UB"]["wrong_bytes"] == 32          # burst 0's bytes, read after being written
+    # burst 0's bytes, which the live order reads after burst 1 wrote them: they differ where the image's
+    # bytes 32..63 and 64..95 do (random bytes: a few of the 32 may happen to be equal)
+    image = recipe.build()["UB"]
+    differ = int(np.count_nonzero(image[32:64] != image[64:96]))
+    assert differ >= 28 and parted.agreement.diff["UB"]["wrong_bytes"] == differ
     # nburst one past its range: the reference refuses, the buggy one moves 4095 bursts
     refused = Call("data_move", "ascend910b", {**overlapping_move().args, "nburst": 4096,
                                                "src": Tensor("GM", 0, "int8", 4096 * 32),
