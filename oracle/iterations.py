@@ -117,6 +117,19 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
     return hits if hits.any() else None
 
 
+def iteration_meets(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False,
+                    identical: bool = False) -> np.ndarray | None:
+    """What an iteration_overlap rule finds (oracle/kinds.py): some_hits, less the iterations in which a
+    and b are entry for entry the same where `identical` (its `allow: identical`, over all their entries);
+    None where nothing is left. Generators steering a call by the rule ask it too."""
+    hits = some_hits(a, b, lag, distinct)
+    if hits is None or not identical:
+        return hits
+    same = families_identical(a, b)
+    hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
+    return hits if hits.any() else None
+
+
 def _entries_apart(a: Family) -> bool:
     """No two entries of a uniform family start closer than its run length (so no two share a byte in
     one iteration): the neighbours of the sorted starts tell."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from .context import Context
 from .footprint import Runs, overlaps
-from .iterations import families_identical, some_hits
+from .iterations import iteration_meets
 from .spec import Rule
 
 Kind = Callable[[Rule, Context], Optional[str]]
@@ -273,12 +273,10 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     fa, fb = ctx.families(a), ctx.families(b)
     for scope in set(fa) & set(fb):
         (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
-        hits = some_hits(family_a, family_b, (lo, hi), distinct=a == b)
+        whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
+        hits = iteration_meets(family_a, family_b, (lo, hi), distinct=a == b, identical=whole)
         if hits is None:
             continue
-        if identical and len(fa) == len(fb) == 1 and len(pa) == len(pb):     # all entries in this scope
-            same = families_identical(family_a, family_b)
-            hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
         first = int(hits.argmax())                     # the first hit in (r, i, j) order, if any
         if hits.flat[first]:
             r, i, j = (int(v) for v in np.unravel_index(first, hits.shape))

@@ -9,7 +9,7 @@ import numpy as np
 
 from oracle import Tensor
 from oracle.call import nest
-from oracle.iterations import families_identical, family, some_hits
+from oracle.iterations import family, iteration_meets
 from oracle.spec import Rule
 
 from conformance.generate.environment import GM_SPREAD, Env, require, round_up
@@ -169,14 +169,8 @@ def _shape(rule: Rule) -> tuple[str, str, tuple, bool]:
 
 
 def _fires(fa: Any, fb: Any, lag: tuple, identical: bool) -> bool:
-    """Does an iteration of fa meet one of fb with the lag (as the iteration_overlap kind reads it)?"""
-    hits = some_hits(fa, fb, lag)
-    if hits is None:
-        return False
-    if identical and len(fa.base) == len(fb.base):
-        same = families_identical(fa, fb)
-        hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
-    return bool(hits.any())
+    """Does an iteration of fa meet one of fb with the lag, as the iteration_overlap kind reads it?"""
+    return iteration_meets(fa, fb, lag, identical=identical and len(fa.base) == len(fb.base)) is not None
 
 
 def _floors(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], ops: list[str]) -> dict[str, int]:
