@@ -131,3 +131,14 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
                 {op: (r.end, r.nbytes) for op, r in plain.items()}, (cell.id, call)
             seen += 1
     assert seen > 50 and variant           # ambiguity cells whose readings move bytes otherwise among them
+
+
+def test_a_write_prints_its_first_values_only():
+    """A failing Scatter example holds tens of thousands of offsets: printed in full (repr, or Hypothesis's
+    pretty printer, which prints a dataclass field by field), one case was a page long."""
+    from hypothesis.vendor.pretty import pretty
+    made = Write.of("UB", 64, "uint32", np.arange(40000, dtype=np.int64) * 4)
+    plain = Write("UB", 64, "uint32", tuple(range(0, 160000, 4)))
+    for write in (made, plain):
+        for text in (repr(write), pretty(write)):
+            assert len(text) < 200 and "[0, 4, 8, 12" in text and "40000 in all" in text, text

@@ -17,6 +17,7 @@ from oracle.call import SCOPES, CallFormatError
 from oracle.spec import Product
 
 POOL_BYTES = 16 << 20
+REPR_VALUES = 8        # values a Write's repr shows
 WINDOW_ALIGN = 64      # a window starts on a cache line: copied and compared as whole words
 
 
@@ -63,6 +64,20 @@ class Write:
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "values": list(self.values)}
+
+    def __repr__(self) -> str:
+        """Its first values only: Scatter's tens of thousands of offsets made each printed case (Hypothesis
+        prints the failing example, a batch of them) hundreds of kilobytes long."""
+        array = self.__dict__.get("_array")
+        head = (array[:REPR_VALUES].tolist() if array is not None else list(self.values[:REPR_VALUES]))
+        n = array.size if array is not None else len(self.values)
+        more = f", ... {n} in all" if n > REPR_VALUES else ""
+        return f"Write(scope={self.scope!r}, addr={self.addr}, dtype={self.dtype!r}, values={head}{more})"
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The same for the pretty printers (IPython's protocol, which Hypothesis's follows): they print a
+        dataclass field by field otherwise."""
+        p.text(repr(self))
 
     @functools.cached_property
     def data(self) -> np.ndarray:
