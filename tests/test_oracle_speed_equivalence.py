@@ -12,7 +12,7 @@ import pytest
 
 from oracle import Call, Tensor
 from oracle.apis import vec_trans_scatter
-from oracle.apis.offsets import stable_order
+from oracle.apis.offsets import slots_of, stable_order
 from oracle.footprint import Grid, Runs
 from oracle.iterations import family, family_hits, some_hits
 
@@ -76,6 +76,28 @@ def test_stable_order_is_a_stable_argsort():
         spread = int(rng.choice([4, 1000, 70000, 1 << 20, 1 << 33]))
         keys = rng.integers(-spread, spread, n).astype(np.int64)
         assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable")), (n, spread)
+
+
+# -- offsets.slots_of: the usual case told by reductions over the uint32 offsets ----------------------
+
+def test_slots_of_answers_where_every_element_is_aligned_and_inside():
+    """(offsets + shift) // width wherever offsets and shift are multiples of width and every element lies
+    inside the image, None elsewhere; a shift below 0 included (computed in int64, not wrapped in uint32)."""
+    rng = np.random.default_rng(17)
+    answered = 0
+    for _ in range(20000):
+        width = int(rng.choice([1, 2, 4, 8]))
+        entries = (rng.integers(0, 64, int(rng.integers(1, 20))) * int(rng.choice([1, width]))).astype(np.uint32)
+        shift, size = int(rng.integers(-80, 80)), int(rng.integers(0, 400))
+        at = entries.astype(np.int64) + shift
+        usable = bool(at.min() >= 0 and at.max() + width <= size and not (entries % width).any()
+                      and shift % width == 0)
+        got = slots_of(entries, shift, width, size)
+        assert (got is not None) == usable, (entries, shift, width, size)
+        if got is not None:
+            assert got.dtype == np.intp and np.array_equal(got, at // width)
+            answered += shift < 0
+    assert answered > 100
 
 
 # -- iterations.some_hits: an operand compared with itself (one Family object) ----------------------

@@ -223,12 +223,14 @@ def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarr
     image of `size` bytes: the usual case, told by three reductions over the uint32 offsets; else None."""
     if not entries.size or width & (width - 1):
         return None
-    if int(entries.min()) + shift < 0 or int(entries.max()) + shift + width > size:
-        return None
+    if (shift < 0 and int(entries.min()) + shift < 0) or int(entries.max()) + shift + width > size:
+        return None                 # (uint32 offsets: none lies below the base unless the shift does)
     if (int(np.bitwise_or.reduce(entries)) | shift) & (width - 1):
         return None
-    # shift + the highest offset fits the image, so uint32 arithmetic cannot wrap here
-    slots = np.add(entries, shift, dtype=OFFSET) if shift else entries.copy()
+    if shift >= 0:      # shift + the highest offset fits the image, so uint32 arithmetic cannot wrap here
+        slots = np.add(entries, shift, dtype=OFFSET) if shift else entries.copy()
+    else:               # below the base (no caller's: a base below 0 is refused), in int64
+        slots = entries.astype(np.int64) + shift
     slots >>= width.bit_length() - 1
     return slots.astype(np.intp)
 
