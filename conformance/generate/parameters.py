@@ -263,7 +263,7 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     frame = frame_of(env, draft)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
-    params: dict[str, Any] = draw_words(pick, frame_of(env, draft).word_rules, draft.tags, target)
+    params: dict[str, Any] = draw_words(pick, frame.word_rules, draft.tags, target)
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]

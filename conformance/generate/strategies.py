@@ -31,6 +31,7 @@ from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.parameters import Draft, accesses, draw_params, landing_room
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
+from conformance.generate.steering import form_ambiguous, reserves_top
 from conformance.generate.values import draw_values
 
 seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (draws.py)
@@ -164,7 +165,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         if dtype is None and (kind != "dtype" or fixed):        # ... that has a legal dtype (of the rule's)
             choices = [f for f in choices if any(d in when.get("dtypes", (d,)) for d in env.legal_dtypes(f))]
         elif kind == "dtype":               # ... and is not an ambiguity's as a whole
-            choices = [f for f in choices if not _form_ambiguous(env, f)]
+            choices = [f for f in choices if not form_ambiguous(env, f)]
         require(choices)
         form = pick.choice(choices, "form")
     require("forms" not in when or form in when["forms"])
@@ -177,7 +178,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         if "dtypes" in when:                # likewise for a rule (or a region) of some dtypes
             legal = [d for d in legal if d in when["dtypes"]]
         if kind == "capacity":
-            legal = [d for d in legal if not _reserves_top(env, target, form, d)]
+            legal = [d for d in legal if not reserves_top(env, target, form, d)]
         require(legal)
         dtype = pick.choice(legal, "dtype")
     dtypes = env.operand_dtypes(dtype)
@@ -200,9 +201,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
         draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
         draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
     draw_params(pick, env, draft, target)
-    require(not _overlaps_itself(env, draft, target))
-    if kind == "self_overlap":          # its parameters alone decide it: given up here, not once drawn and checked
-        require(_self_overlapping(env, draft, target))
+    require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
     writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
@@ -214,46 +213,21 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     return call, memory, draft, ctx, text
 
 
-def _form_ambiguous(env: Env, form: str | None) -> bool:
-    """Is every call of `form` in an ambiguity's region (a region of forms alone, with no check: asc_gather's
-    repeat form on this product)? A call drawn there to break a rule falls into the ambiguity too."""
-    return any(not amb.checks and set(region) <= {"forms", "products"} and form in region.get("forms", ())
-               and env.product.id in region.get("products", (env.product.id,))
-               for amb in env.spec.ambiguities for region in amb.regions)
-
-
-def _self_overlapping(env: Env, draft: Draft, target: Rule) -> bool:
-    """Does the operand of a self_overlap target write a byte twice with the drawn parameters? (Only they
-    decide it: wherever the operand is placed, its rows overlap or they do not.)"""
-    runs = accesses(env, draft, draft.params, plain=True).get(target["operand"])
-    return bool(getattr(runs, "self_overlaps", lambda: False)())
-
-
-def _reserves_top(env: Env, target: Rule, form: str | None, dtype: str) -> bool:
-    """Does an ambiguity reserve the top of the scope for every call of this dtype (vec_trans_scatter's
-    11 KB for 32-bit types)? A tensor past the top of the scope reaches into the reserve too: such a call
-    would fall into the ambiguity, never break the capacity rule alone."""
-    for amb in env.spec.ambiguities:
-        if not any(t.kind == "capacity" and t.get("reserve") and t["operand"] == target["operand"] for t in amb.checks):
-            continue
-        for region in amb.regions:
-            if (set(region) <= {"dtypes", "products", "forms"} and dtype in region.get("dtypes", (dtype,))
-                    and env.product.id in region.get("products", (env.product.id,))
-                    and form in region.get("forms", (form,))):
-                return True
-    return False
-
-
-def _overlaps_itself(env: Env, draft: Draft, target: Rule | None) -> bool:
-    """Do the drawn parameters alone break a self_overlap rule other than `target` (an operand that writes
-    a byte twice wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue)? Such a call is
-    given up before it is placed, rather than after the whole call is drawn and checked."""
-    rules = [r for r in env.spec.rules_of("self_overlap")
-             if not r.when and (target is None or r.id != target.id)]
-    if not rules:
-        return False
+def _self_overlaps_as_asked(env: Env, draft: Draft, target: Rule | None) -> bool:
+    """The self_overlap rules the drawn parameters alone decide (an operand that writes a byte twice
+    wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue): a self_overlap target's
+    operand does, no other rule's does. A call that fails this is given up before it is placed, not once
+    drawn and checked."""
+    mine = target["operand"] if target is not None and target.kind == "self_overlap" else None
+    others = [r["operand"] for r in env.spec.rules_of("self_overlap")
+              if not r.when and (target is None or r.id != target.id)]
+    if mine is None and not others:
+        return True
     acc = accesses(env, draft, draft.params, plain=True)
-    return any(getattr(acc.get(r["operand"]), "self_overlaps", lambda: False)() for r in rules)
+
+    def overlaps(op: str) -> bool:
+        return bool(getattr(acc.get(op), "self_overlaps", lambda: False)())
+    return (mine is None or overlaps(mine)) and not any(overlaps(op) for op in others)
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
