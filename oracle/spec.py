@@ -40,8 +40,9 @@ VALIDATED_FILE = "VALIDATED"
 
 
 def specs_digest(files: Mapping[str, str]) -> str:
-    """One digest of a spec folder's files (name -> text)."""
-    h = hashlib.blake2b(digest_size=16)
+    """One digest of a spec folder's files (name -> text): sha256, hex (a results.json's spec_hash is its
+    first 16 characters)."""
+    h = hashlib.sha256()
     for name in sorted(files):
         h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
     return h.hexdigest()
@@ -268,4 +269,3 @@ __all__ = ["DEFAULT_SPEC_DIR", "VALIDATED_FILE", "load_rulebook", "default_ruleb
            # the rulebook's data classes, defined in oracle/rulebook.py
            "INFERRED_ASPECTS", "LEGALITIES", "Ambiguity", "ApiSpec", "Inferred", "Product", "Reading", "Rule",
            "Rulebook", "Source", "SpecError"]
-

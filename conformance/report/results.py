@@ -8,7 +8,6 @@ alone, never on the backend.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from collections import Counter
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from oracle import Call, CallFormatError
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import Rulebook, default_rulebook, specs_digest
 
 from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
@@ -41,10 +40,7 @@ class ResultsError(ValueError):
 
 
 def spec_hash(rulebook: Rulebook) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(rulebook.files):
-        digest.update(name.encode() + b"\0" + rulebook.files[name].encode() + b"\0")
-    return digest.hexdigest()[:16]
+    return specs_digest(rulebook.files)[:16]
 
 
 def failed(cell: dict[str, Any]) -> bool:
