@@ -69,7 +69,8 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
 
 
 def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray | None:
-    """family_hits, or None where no run of `a` meets one of `b` (the usual case: no array is made)."""
+    """family_hits, or None where no run of `a` meets one of `b` (the usual case: no array is made); an
+    array it gives holds a hit."""
     if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
         return None                                                         # apart: the usual case, at no cost
     if distinct and a is b and a.uniform and lag == (0, 0) and _entries_apart(a):

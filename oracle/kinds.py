@@ -277,12 +277,10 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         hits = iteration_meets(family_a, family_b, (lo, hi), distinct=a == b, identical=whole)
         if hits is None:
             continue
-        first = int(hits.argmax())                     # the first hit in (r, i, j) order, if any
-        if hits.flat[first]:
-            r, i, j = (int(v) for v in np.unravel_index(first, hits.shape))
-            what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
-                (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if identical else ""
-            return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
-                    f"in {scope}{extra}")
+        r, i, j = (int(v) for v in np.unravel_index(int(hits.argmax()), hits.shape))    # the first hit, (r, i, j)
+        what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
+            (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
+        extra = " (not entry for entry identical)" if identical else ""
+        return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
+                f"in {scope}{extra}")
     return None
