@@ -1,6 +1,6 @@
 """`python -m conformance ...` is the `ascend-conformance` command."""
 import sys
 
-from conformance.commands.cli import main
+from conformance.commands.cli import command
 
-sys.exit(main())
+sys.exit(command())

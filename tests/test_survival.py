@@ -241,3 +241,24 @@ def test_one_folder_one_run(zoo, tmp_path):
     third = cli(zoo, "run", "--backend", "oracle", "--product", "ascend910b", "--select",
                 "data_move/ascend910b/legal/float16", "--profile", "quick", "--report", str(folder))
     assert third.returncode == 0, third.stderr           # a killed run leaves no stuck lock
+
+
+def test_starting_workers_leaves_this_process_collector_as_it_was():
+    """The supervisor freezes its objects while it forks a worker (the worker's first collection then
+    skips them) and unfreezes them after: a process that starts workers keeps collecting its own
+    garbage, and what it had frozen itself stays frozen."""
+    import gc
+
+    from conformance.supervise.pool import Supervisor
+    for already in (False, True):
+        if already:
+            gc.freeze()
+        before = gc.get_freeze_count()
+        supervisor = Supervisor("oracle", 2)
+        try:
+            assert supervisor.start()["name"]
+            # none frozen before: none after; some: no more after (frozen objects may still be freed)
+            assert 0 < gc.get_freeze_count() <= before if already else gc.get_freeze_count() == 0
+        finally:
+            supervisor.close()
+            gc.unfreeze()
