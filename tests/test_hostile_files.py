@@ -16,7 +16,10 @@ import shlex
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from oracle import CallFormatError
 
 from conformance.commands.calls import load_call_file
 from conformance.commands.cli import main
@@ -441,3 +444,36 @@ def test_a_huge_message_is_kept_whole_in_results_json_only(tmp_path):
     for page in (written["junit"], written["html"][0]):
         assert f"({2 * SHOWN_CHARS + 10} more characters in results.json)" in page.read_text(encoding="utf-8")
         assert page.stat().st_size < 4 * SHOWN_CHARS
+
+
+@pytest.mark.parametrize("dtype, values, error", [
+    ("uint32", [1, True], "expected a list of integers"),           # a bool is no integer here
+    ("uint32", [1, 2.0], "expected a list of integers"),
+    ("uint32", [1, "2"], "expected a list of integers"),
+    ("uint32", "12", "expected a list of integers"),
+    ("uint8", [0, 256], "integers of 'uint8' expected"),
+    ("uint8", [-1], "integers of 'uint8' expected"),
+    ("int16", [-32769], "integers of 'int16' expected"),
+    ("uint64", [2**64], "integers of 'uint64' expected"),           # past int64: checked one by one
+    ("uint64", [-1, 2**63], "integers of 'uint64' expected"),
+    ("float32", [1], "integers of 'float32' expected"),
+    ("uint32", [1, 2, None], "expected a list of integers"),
+])
+def test_written_values_from_a_file_are_integers_of_their_dtype(dtype, values, error):
+    from conformance.generate.memory import MemoryRecipe
+    data = {"seed": 1, "sizes": {"UB": 64}, "writes": [{"scope": "UB", "addr": 0, "dtype": dtype, "values": values}]}
+    with pytest.raises(CallFormatError, match=re.escape(f"memory.writes[0].values: {error}")):
+        MemoryRecipe.from_dict(data)
+
+
+@pytest.mark.parametrize("dtype, values", [("uint64", [0, 2**64 - 1, 2**63]), ("int64", [-2**63, 2**63 - 1]),
+                                           ("uint32", [0, 2**32 - 1, 7]), ("int8", [-128, 127]), ("uint16", [])])
+def test_written_values_from_a_file_lay_their_little_endian_bytes(dtype, values):
+    from conformance.generate.memory import MemoryRecipe
+    data = {"seed": 1, "sizes": {"UB": 64}, "writes": [{"scope": "UB", "addr": 8, "dtype": dtype, "values": values}]}
+    recipe = MemoryRecipe.from_dict(data)
+    (write,) = recipe.writes
+    laid = b"".join(int(v).to_bytes(np.dtype(dtype).itemsize, "little", signed=dtype[0] == "i") for v in values)
+    assert write.values == tuple(values) and write.data.tobytes() == laid
+    assert recipe.build()["UB"][8:8 + len(laid)].tobytes() == laid
+    assert recipe.to_dict() == data
