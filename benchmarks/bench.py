@@ -568,6 +568,23 @@ def core_figures(product: str) -> None:
         print(f"    model -n {n}: {model:.2f}s = {one['wall'] / model:.2f}x -n 1 (cells {slower:.2f}x slower than "
               f"at -n 1, the longest {max(durations):.2f}s; target 12x at 16)"
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
+    bare = _bare_process()
+    bound = bare + sum(durations) / 16
+    print(f"    of the start, {bare:.2f}s is a Python process that imports the kit and exits (best of 5): with no "
+          f"other serial time, and the cells split evenly, 16 workers could give at most {one['wall'] / bound:.2f}x")
+
+
+def _bare_process() -> float:
+    """Seconds of the least a `run` costs before and after its cells: Python starting, importing what the
+    command imports, and exiting (best of five)."""
+    import subprocess
+    best = float("inf")
+    for _ in range(5):
+        began = time.monotonic()
+        subprocess.run([sys.executable, "-c", "import conformance.commands.cli"], check=True,
+                       cwd=Path(__file__).resolve().parent.parent)
+        best = min(best, time.monotonic() - began)
+    return best
 
 
 def main() -> None:

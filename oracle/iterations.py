@@ -71,14 +71,12 @@ def family_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: boo
 def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray | None:
     """family_hits, or None where no run of `a` meets one of `b` (the usual case: no array is made); an
     array it gives holds a hit."""
-    if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
-        return None                                                         # apart: the usual case, at no cost
-    if distinct and a is b and a.uniform and lag == (0, 0) and _entries_apart(a):
-        return None                                                         # an operand's entries, apart
+    if _apart(a, b, lag, distinct):
+        return None
     a_base, a_step, a_count, a_len = a.base, a.step, a.count, a.length
     b_base, b_step, b_count, b_len = b.base, b.step, b.count, b.length
     rounds = int(a_count.max(initial=0))
-    if lag == (0, 0) and len(set(a_step.tolist()) | set(b_step.tolist())) == 1:
+    if _one_step(a, b, lag):
         # one step for all: entry i meets entry j in the same iteration in every iteration or in none
         d = a_base[:, None] - b_base[None, :]
         pair = (d < b_len[None, :]) & (-d < a_len[:, None]) & (a_len > 0)[:, None] & (b_len > 0)[None, :]
@@ -91,21 +89,10 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
         hits = pair[None] & (r < a_count[None, :, None]) & (r < b_count[None, None, :])
         return hits if hits.any() else None
     if a.uniform and b.uniform:
-        # one step, count and length per side: pairs differ only by their distance; the distinct
-        # distances are often few (entries one block apart)
-        d = a_base[:, None] - b_base[None, :]
-        distances, which = np.unique(d, return_inverse=True)
-        if lag[0] == lag[1]:
-            per_distance = _meets_at_lag(distances, rounds, int(a_step[0]), int(a_len[0]), int(b_len[0]),
-                                         int(b_step[0]), int(b_count[0]), lag[0])
-        else:
-            r = np.arange(rounds, dtype=np.int64)[None, :]
-            per_distance = _meets(distances[:, None] + r * a_step[0], r, int(a_len[0]), int(b_len[0]),
-                                  int(b_step[0]), int(b_count[0]), lag)        # (distance, run of a)
-        per_distance &= bool(a_len[0] > 0 and b_len[0] > 0)
-        if not per_distance.any():
+        rows, which = _distance_rows(a, b, lag)
+        if not rows.any():
             return None
-        hits = per_distance[which.reshape(-1)].T.reshape(rounds, *d.shape)     # a row copy per pair
+        hits = rows[which.reshape(-1)].T.reshape(rounds, *which.shape)      # a row copy per pair
     else:
         r = np.arange(rounds, dtype=np.int64)[:, None, None]
         x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
@@ -118,17 +105,103 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
     return hits if hits.any() else None
 
 
-def iteration_meets(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False,
-                    identical: bool = False) -> np.ndarray | None:
-    """What an iteration_overlap rule finds (oracle/kinds.py): some_hits, less the iterations in which a
-    and b are entry for entry the same where `identical` (its `allow: identical`, over all their entries);
-    None where nothing is left. Generators steering a call by the rule ask it too."""
-    hits = some_hits(a, b, lag, distinct)
-    if hits is None or not identical:
-        return hits
-    same = families_identical(a, b)
-    hits = hits & ~same[:hits.shape[0], None, None] if same.size else hits
-    return hits if hits.any() else None
+def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False,
+                  identical: bool = False) -> tuple[int, int, int] | None:
+    """What an iteration_overlap rule finds (oracle/kinds.py): the first (iteration r, entry i of a, entry
+    j of b), in that order, at which some_hits holds a hit, less the iterations in which a and b are entry
+    for entry the same where `identical` (its `allow: identical`, over all their entries); None where
+    nothing is left. Generators steering a call by the rule ask it too.
+
+    Two uniform families are answered without the (iterations, entries, entries) array: at one lag, each
+    pair's iterations that meet are an interval (_lag_bounds); over a range of lags, the iterations are
+    searched from the first, in blocks of 8, 64, 512 (a meeting is most often in the first)."""
+    if _apart(a, b, lag, distinct):
+        return None
+    same = families_identical(a, b) if identical else np.zeros(0, dtype=bool)
+    if not (a.uniform and b.uniform) or _one_step(a, b, lag):
+        hits = some_hits(a, b, lag, distinct)
+        if hits is not None and same.size:
+            hits = hits & ~same[:hits.shape[0], None, None]
+        if hits is None or not hits.any():
+            return None
+        r, i, j = np.unravel_index(int(hits.argmax()), hits.shape)
+        return int(r), int(i), int(j)
+    rounds = int(a.count.max(initial=0))
+    sa, la, lb, sb, nb = (int(v[0]) for v in (a.step, a.length, b.length, b.step, b.count))
+    if la <= 0 or lb <= 0:
+        return None
+    d = a.base[:, None] - b.base[None, :]
+    diagonal = np.arange(min(d.shape)) if distinct else None
+    if lag[0] == lag[1]:
+        first, last = _lag_bounds(d, rounds, sa, la, lb, sb, nb, lag[0])
+        at = _open_from(same, rounds)[np.minimum(first, rounds)]       # the first not left out
+        at[at > last] = rounds                                          # rounds: the pair never meets
+    else:
+        distances, which = np.unique(d, return_inverse=True)
+        which = which.reshape(d.shape)
+        start, size, at = 0, 8, None
+        while start < rounds and at is None:
+            stop = min(rounds, start + size)
+            r = np.arange(start, stop, dtype=np.int64)[None, :]
+            rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)     # (distance, run of a)
+            if same.size:
+                rows &= ~same[start:stop]
+            if rows.any():
+                at = np.where(rows.any(axis=1), rows.argmax(axis=1) + start, rounds)[which]
+                if diagonal is not None:
+                    at[diagonal, diagonal] = rounds
+                if not (at < rounds).any():
+                    at = None
+            start, size = stop, size * 8
+        if at is None:
+            return None
+    if diagonal is not None:
+        at[diagonal, diagonal] = rounds
+    r = int(at.min(initial=rounds))
+    if r >= rounds:
+        return None
+    i, j = divmod(int((at == r).argmax()), at.shape[1])
+    return r, i, j
+
+
+def _open_from(same: np.ndarray, rounds: int) -> np.ndarray:
+    """out[r] for r in 0..rounds: the first iteration from r on that `same` does not leave out (rounds where
+    none is left)."""
+    r = np.arange(rounds + 1, dtype=np.int64)
+    if same.size:
+        r[:rounds][same[:rounds]] = rounds
+        r = np.minimum.accumulate(r[::-1])[::-1]
+    return r
+
+
+def _apart(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool) -> bool:
+    """No run of a can meet one of b, told at no cost: their spans apart (the usual case), or an operand's
+    entries apart, compared with themselves in one iteration."""
+    if a.span is None or b.span is None or a.span[0] >= b.span[1] or b.span[0] >= a.span[1]:
+        return True
+    return distinct and a is b and a.uniform and lag == (0, 0) and _entries_apart(a)
+
+
+def _one_step(a: Family, b: Family, lag: tuple[int, int | None]) -> bool:
+    """One step for every entry of both, compared in one iteration: a pair meets in all iterations or none."""
+    return lag == (0, 0) and len(set(a.step.tolist()) | set(b.step.tolist())) == 1
+
+
+def _distance_rows(a: Family, b: Family, lag: tuple[int, int | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Two uniform families (one step, count and length per side): pairs of entries differ only by their
+    distance, and the distinct distances are often few (entries one block apart). rows[k, r]: run r of an
+    entry of a meets a run of b within the lag at the k-th distance; which[i, j]: the distance of the pair."""
+    d = a.base[:, None] - b.base[None, :]
+    distances, which = np.unique(d, return_inverse=True)
+    rounds = int(a.count.max(initial=0))
+    sa, la, lb, sb, nb = (int(v[0]) for v in (a.step, a.length, b.length, b.step, b.count))
+    if lag[0] == lag[1]:
+        rows = _meets_at_lag(distances, rounds, sa, la, lb, sb, nb, lag[0])
+    else:
+        r = np.arange(rounds, dtype=np.int64)[None, :]
+        rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)       # (distance, run of a)
+    rows &= la > 0 and lb > 0
+    return rows, which.reshape(d.shape)
 
 
 def _entries_apart(a: Family) -> bool:
@@ -147,9 +220,14 @@ def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
 def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray:
     """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
     them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
-    if np.ndim(sb) == 0 and sb != 0:        # one step for all of b (a uniform family): one branch
-        first, last = ((x - lb) // sb + 1, -(-(x + la) // sb) - 1) if sb > 0 else \
-            ((x + la) // sb + 1, -(-(x - lb) // sb) - 1)
+    if np.ndim(sb) == 0:                    # one step for all of b (a uniform family): one branch
+        if sb > 0:
+            first, last = (x - lb) // sb + 1, -(-(x + la) // sb) - 1
+        elif sb < 0:
+            first, last = (x + la) // sb + 1, -(-(x - lb) // sb) - 1
+        else:                               # every run of b in one place: all of them meet or none
+            always = (x - lb < 0) & (0 < x + la)
+            first, last = np.where(always, 0, 1), np.where(always, b_count - 1, 0)
     else:
         up, down = sb > 0, sb < 0
         safe = np.where(sb != 0, sb, 1)
@@ -166,8 +244,16 @@ def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray
 
 def _meets_at_lag(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
                   lag: int) -> np.ndarray:
-    """_meets of two uniform families at one lag, per (distance, run of a), without a division per run:
-    run r of a (distance + r * sa past b's base) meets run r + lag of b <=> p < r * (sb - sa) < q, with
+    """_meets of two uniform families at one lag, per (distance, run of a), without a division per run."""
+    first, last = _lag_bounds(distance, rounds, sa, la, lb, sb, b_count, lag)
+    r = np.arange(rounds, dtype=np.int64)
+    return (first[..., None] <= r) & (r <= last[..., None])
+
+
+def _lag_bounds(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
+                lag: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per distance (any shape), the first and last run r of a (none where first > last) that meets run
+    r + lag of b: run r of a (distance + r * sa past b's base) meets it <=> p < r * (sb - sa) < q, with
     p = distance - lb - lag * sb and q = distance + la - lag * sb: an interval of r for each distance."""
     c, p, q = sb - sa, distance - lb - lag * sb, distance + la - lag * sb
     if c > 0:
@@ -179,8 +265,7 @@ def _meets_at_lag(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, 
         first, last = np.where(always, 0, rounds), np.full(distance.shape, rounds - 1)
     first = np.maximum(first, max(-lag, 0))                     # b's run r + lag exists
     last = np.minimum(last, min(rounds, b_count - lag) - 1)
-    r = np.arange(rounds, dtype=np.int64)
-    return (first[:, None] <= r) & (r <= last[:, None])
+    return first, last
 
 
 def _span(base, step, count, length) -> tuple[int, int] | None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .context import Context
 from .footprint import Runs, overlaps
-from .iterations import iteration_meets
+from .iterations import first_meeting
 from .spec import Rule
 
 Kind = Callable[[Rule, Context], Optional[str]]
@@ -274,10 +274,10 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     for scope in set(fa) & set(fb):
         (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
         whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
-        hits = iteration_meets(family_a, family_b, (lo, hi), distinct=a == b, identical=whole)
-        if hits is None:
+        first = first_meeting(family_a, family_b, (lo, hi), distinct=a == b, identical=whole)
+        if first is None:
             continue
-        r, i, j = (int(v) for v in np.unravel_index(int(hits.argmax()), hits.shape))    # the first hit, (r, i, j)
+        r, i, j = first
         what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
             (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
         extra = " (not entry for entry identical)" if identical else ""

@@ -12,7 +12,7 @@ from oracle import check as oracle_check
 from oracle.spec import default_rulebook
 from readings import check, expected     # under the readings the default index math models (issue 18)
 from oracle.footprint import Runs
-from oracle.iterations import iteration_hits, iterations_identical
+from oracle.iterations import family, first_meeting, iteration_hits, iterations_identical
 
 SUPPORTED = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b"]
 UB_BYTES = {"ascend310": 262144, "ascend910": 262144, "ascend310p-aicore": 262144, "ascend310p-vectorcore": 262144,
@@ -272,6 +272,64 @@ def test_iteration_hits_at_the_edges_of_a_meeting():
                 for lo, hi in ((0, 0), (1, 1), (-1, -1), (2, 2), (0, 1), (1, None)):
                     assert np.array_equal(iteration_hits(a, b, (lo, hi)), _brute(a, b, lo, hi, False)), \
                         (step_a, step_b, gap, lo, hi)
+
+
+def _brute_identical(a, b) -> list[bool]:
+    """same[r]: in iteration r, every entry i of a and of b that has a run r has it where the other has."""
+    rounds = max(r.count for _, r in a + b)
+    out = []
+    for r in range(rounds):
+        same = True
+        for (pa, ra), (pb, rb) in zip(a, b):
+            if r < ra.count or r < rb.count:
+                same &= pa + ra.first + r * ra.step == pb + rb.first + r * rb.step and ra.length == rb.length
+        out.append(same)
+    return out
+
+
+def test_first_meeting_is_the_first_hit_brute_force_finds():
+    """first_meeting (what the iteration_overlap rules and the generators ask) answers two uniform families
+    without the hits array: it must name the same first (iteration, entry of a, entry of b) as the brute
+    force, with and without the identical iterations left out, at one lag and over ranges of lags."""
+    rng = np.random.default_rng(11)
+
+    def some(n, shared):
+        count = int(rng.integers(0, 9) if rng.random() < 0.7 else rng.integers(9, 40))   # past the first block
+        runs = [Runs(int(rng.integers(0, 3)), int(rng.choice([0, 32, -32, int(rng.integers(-40, 60))])),
+                     count, int(rng.integers(1, 40))) for _ in range(n)]
+        return [(int(rng.integers(0, 200)), runs[0] if shared else runs[k]) for k in range(n)]
+    uniform = 0
+    for _ in range(3000):
+        n = int(rng.integers(1, 6))
+        shared = bool(rng.random() < 0.7)
+        a = some(n, shared)
+        distinct = bool(rng.random() < 0.2)
+        b = a if distinct else some(n if rng.random() < 0.7 else int(rng.integers(1, 6)), shared)
+        lo = int(rng.integers(-3, 4))
+        hi = None if rng.random() < 0.3 else lo + int(rng.integers(0, 3))
+        identical = len(a) == len(b) and bool(rng.random() < 0.5)
+        fa = family(a)
+        fb = fa if distinct else family(b)
+        if fa.span is None or fb.span is None:
+            continue
+        hits = _brute(a, b, lo, hi, distinct)
+        if identical:
+            same = _brute_identical(a, b)
+            hits &= ~np.array(same[:hits.shape[0]], dtype=bool)[:, None, None]
+        want = tuple(int(v) for v in np.unravel_index(int(hits.argmax()), hits.shape)) if hits.any() else None
+        assert first_meeting(fa, fb, (lo, hi), distinct, identical) == want, (a, b, lo, hi, distinct, identical)
+        uniform += fa.uniform and fb.uniform
+    assert uniform > 1000                       # the path without the hits array was asked
+    # identical in iteration 0 only, then one byte apart: the first meeting left is iteration 1
+    a, b = [(0, Runs(0, 32, 6, 32))], [(0, Runs(0, 33, 6, 32))]
+    assert first_meeting(family(a), family(b), (0, 0), identical=True) == (1, 0, 0)
+    assert first_meeting(family(a), family(b), (0, None), identical=True) == (1, 0, 0)
+    # a far below b, climbing to it: the first meeting is well past the first block of iterations searched
+    a, b = [(0, Runs(0, 32, 40, 32))], [(1000, Runs(0, 0, 40, 32))]
+    assert first_meeting(family(a), family(b), (0, None)) == (31, 0, 0) == first_meeting(family(a), family(b), (0, 0))
+    # only a's iteration 8 meets b (7 ends where b begins): the first iteration of the second block
+    a, b = [(0, Runs(0, 32, 40, 32))], [(256, Runs(0, 0, 40, 32))]
+    assert first_meeting(family(a), family(b), (0, None)) == (8, 0, 0) == first_meeting(family(a), family(b), (0, 0))
 
 
 def test_iterations_identical():

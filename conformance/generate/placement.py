@@ -9,7 +9,7 @@ import numpy as np
 
 from oracle import Tensor
 from oracle.call import nest
-from oracle.iterations import family, iteration_meets
+from oracle.iterations import family, first_meeting
 from oracle.spec import Rule
 
 from conformance.generate.environment import GM_SPREAD, Env, require, round_up
@@ -170,7 +170,7 @@ def _shape(rule: Rule) -> tuple[str, str, tuple, bool]:
 
 def _fires(fa: Any, fb: Any, lag: tuple, identical: bool) -> bool:
     """Does an iteration of fa meet one of fb with the lag, as the iteration_overlap kind reads it?"""
-    return iteration_meets(fa, fb, lag, identical=identical and len(fa.base) == len(fb.base)) is not None
+    return first_meeting(fa, fb, lag, identical=identical and len(fa.base) == len(fb.base)) is not None
 
 
 def _floors(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], ops: list[str]) -> dict[str, int]:
