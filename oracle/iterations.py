@@ -137,22 +137,7 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
         at = _open_from(same, rounds)[np.minimum(first, rounds)]       # the first not left out
         at[at > last] = rounds                                          # rounds: the pair never meets
     else:
-        distances, which = np.unique(d, return_inverse=True)
-        which = which.reshape(d.shape)
-        start, size, at = 0, 8, None
-        while start < rounds and at is None:
-            stop = min(rounds, start + size)
-            r = np.arange(start, stop, dtype=np.int64)[None, :]
-            rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)     # (distance, run of a)
-            if same.size:
-                rows &= ~same[start:stop]
-            if rows.any():
-                at = np.where(rows.any(axis=1), rows.argmax(axis=1) + start, rounds)[which]
-                if diagonal is not None:
-                    at[diagonal, diagonal] = rounds
-                if not (at < rounds).any():
-                    at = None
-            start, size = stop, size * 8
+        at = _first_in_blocks(d, rounds, (sa, la, lb, sb, nb), lag, same, diagonal)
         if at is None:
             return None
     if diagonal is not None:
@@ -162,6 +147,31 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
         return None
     i, j = divmod(int((at == r).argmax()), at.shape[1])
     return r, i, j
+
+
+def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int, int], lag: tuple[int, int | None],
+                     same: np.ndarray, diagonal: np.ndarray | None) -> np.ndarray | None:
+    """first_meeting over a range of lags: per pair of entries (distance d), the first run of a that meets
+    (rounds: none), looked for in blocks of 8, 64, 512 runs from the first, up to the first block in which
+    some pair but the diagonal's meets; None where none does. `runs`: (sa, la, lb, sb, nb)."""
+    sa, la, lb, sb, nb = runs
+    distances, which = np.unique(d, return_inverse=True)
+    which = which.reshape(d.shape)
+    start, size = 0, 8
+    while start < rounds:
+        stop = min(rounds, start + size)
+        r = np.arange(start, stop, dtype=np.int64)[None, :]
+        rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)     # (distance, run of a)
+        if same.size:
+            rows &= ~same[start:stop]
+        if rows.any():
+            at = np.where(rows.any(axis=1), rows.argmax(axis=1) + start, rounds)[which]
+            if diagonal is not None:
+                at[diagonal, diagonal] = rounds
+            if (at < rounds).any():
+                return at
+        start, size = stop, size * 8
+    return None
 
 
 def _open_from(same: np.ndarray, rounds: int) -> np.ndarray:
