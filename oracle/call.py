@@ -16,6 +16,7 @@ import yaml
 
 SCOPES = ("GM", "UB", "L1")
 _TENSOR_KEYS = ("scope", "addr", "dtype", "numel")
+_TENSOR_FIELDS = frozenset(_TENSOR_KEYS)
 _CALL_KEYS = ("api", "product", "form", "args")
 
 
@@ -39,8 +40,7 @@ class Tensor:
         """The generated __init__ of a frozen dataclass, less its cost: the generator makes hundreds of
         tensors per call, nearly all plainly valid (checked here at once; the rest by
         _check_tensor_fields, which words the error)."""
-        if not (type(addr) is int and type(numel) is int and addr >= 0 and numel >= 0
-                and type(dtype) is str and dtype and scope in SCOPES):
+        if not _plainly_valid(scope, addr, dtype, numel):
             _check_tensor_fields(scope, addr, dtype, numel, "tensor")
         self.__dict__.update(scope=scope, addr=addr, dtype=dtype, numel=numel)     # frozen: no setattr
 
@@ -49,6 +49,10 @@ class Tensor:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "tensor") -> "Tensor":
+        if type(data) is dict and data.keys() == _TENSOR_FIELDS:         # a file's usual tensor, at once
+            scope, addr, dtype, numel = data["scope"], data["addr"], data["dtype"], data["numel"]
+            if _plainly_valid(scope, addr, dtype, numel):
+                return cls(scope, addr, dtype, numel)
         if not isinstance(data, Mapping):
             raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(_TENSOR_KEYS)}, got {data!r}")
         unknown = sorted(set(data) - set(_TENSOR_KEYS))
@@ -59,6 +63,12 @@ class Tensor:
             raise CallFormatError(f"{where}: missing field {missing[0]!r}")
         _check_tensor_fields(data["scope"], data["addr"], data["dtype"], data["numel"], where)
         return cls(data["scope"], data["addr"], data["dtype"], data["numel"])
+
+
+def _plainly_valid(scope: Any, addr: Any, dtype: Any, numel: Any) -> bool:
+    """What _check_tensor_fields accepts, told at once (it words the error where this is False)."""
+    return (type(addr) is int and type(numel) is int and addr >= 0 and numel >= 0 and type(dtype) is str
+            and dtype != "" and scope in SCOPES)
 
 
 def _check_tensor_fields(scope: Any, addr: Any, dtype: Any, numel: Any, where: str) -> None:
@@ -78,6 +88,8 @@ def _is_int(value: Any) -> bool:
 def _looks_like_tensor(value: Any) -> bool:
     # Any tensor field makes a mapping a tensor, so that a typo in another one ("scop") is refused by
     # Tensor.from_dict with the field's name instead of passing silently as a plain mapping argument.
+    if type(value) is dict:
+        return not value.keys().isdisjoint(_TENSOR_FIELDS)
     return isinstance(value, Mapping) and any(k in value for k in _TENSOR_KEYS)
 
 
