@@ -13,6 +13,7 @@ import gzip
 import hashlib
 import json
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -157,17 +158,33 @@ def test_oracle_backend_conforms_on_frozen_cases():
 
 
 def test_malformed_file_names_file_and_line(tmp_path):
+    """A line is read as its cell is first asked for (a worker makes only its cells' cases); what it lacks
+    is then a FrozenDataError naming the file and the line. A line not written as case_line writes it is
+    read at once, for its cell."""
     good = gzip.decompress(FROZEN_PATH.read_bytes()).decode("ascii").splitlines()[0]
+    cell = json.loads(good)["cell"]
     bad = tmp_path / "bad.jsonl.gz"
     bad.write_bytes(gzip.compress(f"{good}\n{good[:-5]}\n".encode()))
+    frozen = load_frozen(bad)
+    assert list(frozen) == [cell] and frozen.count(cell) == 2 and frozen.count("no/such/cell") == 0
     with pytest.raises(FrozenDataError, match=r"bad\.jsonl\.gz, line 2"):
-        load_frozen(bad)
+        frozen[cell]
     data = json.loads(good)
     data["call"]["args"] = 7
     wrong = tmp_path / "wrong.jsonl.gz"
-    wrong.write_bytes(gzip.compress((json.dumps(data) + "\n").encode()))
-    with pytest.raises(FrozenDataError, match=r"wrong\.jsonl\.gz, line 1: .*call\.args"):
-        load_frozen(wrong)
+    wrong.write_bytes(gzip.compress((case_line(cell, load_frozen()[cell][0]) + "\n" + json.dumps(data)).encode()))
+    with pytest.raises(FrozenDataError, match=r"wrong\.jsonl\.gz, line 2: .*call\.args"):
+        load_frozen(wrong).get(cell)
+    reordered = tmp_path / "reordered.jsonl.gz"          # "cell" not first: parsed as the file is read
+    reordered.write_bytes(gzip.compress(json.dumps({**{k: v for k, v in data.items() if k != "cell"},
+                                                    "cell": cell}).encode()))
+    with pytest.raises(FrozenDataError, match=r"reordered\.jsonl\.gz, line 1: .*call\.args"):
+        load_frozen(reordered)
+    escaped = tmp_path / "escaped.jsonl.gz"              # a cell id the prefix cannot be read off
+    escaped.write_bytes(gzip.compress(good.replace(f'"cell":"{cell}"', f'"cell":"x\\"{cell}"', 1).encode()))
+    with pytest.raises(FrozenDataError, match=r"escaped\.jsonl\.gz, line 1: .*escapes"):
+        for cases in load_frozen(escaped).values():
+            pass
     plain = tmp_path / "plain.jsonl.gz"
     plain.write_text(good)
     with pytest.raises(FrozenDataError, match=r"plain\.jsonl\.gz"):
@@ -179,3 +196,29 @@ def test_malformed_file_names_file_and_line(tmp_path):
 def test_hash_names_the_file():
     digest = frozen_hash()
     assert len(digest) == 16 and digest == hashlib.sha256(FROZEN_PATH.read_bytes()).hexdigest()[:16]
+
+
+def test_a_malformed_frozen_line_is_its_cells_error_not_a_lost_worker(monkeypatch):
+    """A worker makes a cell's frozen cases as it runs the cell: a line it cannot read makes that cell an
+    error naming the file and line (the worker goes on), as a file refused at the start would have."""
+    from conformance.generate import frozen as frozen_module
+    from conformance.generate.profiles import profile
+    from conformance.supervise.pool import Supervisor
+    from conformance.supervise.tasks import Task
+    cell = next(c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal")
+    broken = frozen_module.FrozenCases(Path("frozen.jsonl.gz"), {cell.id: [(7, '{"cell":"' + cell.id + '", "call": [')]})
+    monkeypatch.setattr(frozen_module, "load_frozen", lambda: broken)     # the forked worker inherits it
+    supervisor = Supervisor("oracle", 1, db_spec="none")
+    supervisor.start()
+    try:
+        supervisor.submit(Task(cell, profile("quick"), 1, frozen=True))
+        supervisor.submit(Task(cell, profile("quick"), 1))
+        results = []
+        while supervisor.pending:
+            results += supervisor.poll()
+    finally:
+        supervisor.close()
+    assert supervisor.restarts == 0
+    bad, good = results
+    assert bad["status"] == "error" and "FrozenDataError" in bad["error"] and "frozen.jsonl.gz, line 7" in bad["error"]
+    assert good["status"] == "ran" and sum(good["counts"].values()) > 0

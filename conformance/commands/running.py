@@ -156,7 +156,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
     with session:
         # the frozen list holds the cases of every reading: the readings declared pick their cells from it
         chosen = cells(products, apis, ambiguities=_entered(session, args, apis))
-        cases = sum(len(frozen.get(c.id, ())) for c in chosen)
+        cases = sum(frozen.count(c.id) for c in chosen)
 
         def certified(results: dict[str, Any]) -> None:
             results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}

@@ -106,10 +106,10 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
         return {"verdict": outcome.verdict.value, "message": outcome.message,
                 **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
     cases = list(as_cases(task.kept)) if task.kept else []
-    if task.frozen:
-        from conformance.generate.frozen import load_frozen
-        cases = list(load_frozen().get(task.cell.id, ())) + cases
     try:
+        if task.frozen:             # a cell's frozen cases are made as it is first run (FrozenDataError: an error)
+            from conformance.generate.frozen import load_frozen
+            cases = list(load_frozen().get(task.cell.id, ())) + cases
         # the edge sweep is the same on every run: judged once per cell, in its first part
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
                           hang_after=timeout, rulebook=declared.rulebook,
