@@ -278,6 +278,9 @@ def oracle_cost(product: str) -> None:
           f"(target <= 3x; main {main}x: {main / ratio:.1f}x better)")
     print(f"    of which check() {check_s * 1e6:.1f} us (the rules, Python); the rest, image and masks, "
           f"{(full_s - check_s) * 1e6:.1f} us = {(full_s - check_s) / numpy_s:.1f}x numpy")
+    given_s = best_of(lambda: expected(call, memory, violations=[]), repeat=15)
+    print(f"    expected() given the check the generator made of the call (how a worker asks it): "
+          f"{given_s * 1e6:.1f} us = {given_s / numpy_s:.1f}x numpy")
 
 
 def end_to_end(product: str, api: str, profile: str, workers: str) -> float:
