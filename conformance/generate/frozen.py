@@ -263,12 +263,10 @@ class FrozenCases(Mapping):
         return made
 
     def _case(self, cell_id: str, number: int, line: str) -> Case:
-        try:
-            cell, case = _case(json.loads(line))
-            if cell != cell_id:
-                raise CallFormatError(f"cell: {cell!r} is written with escapes (read as {cell_id!r})")
-        except (json.JSONDecodeError, CallFormatError) as exc:
-            raise FrozenDataError(f"{self.path}, line {number}: malformed frozen case: {exc}") from None
+        cell, case = _read_line(self.path, number, line)
+        if cell != cell_id:
+            raise FrozenDataError(f"{self.path}, line {number}: malformed frozen case: cell: {cell!r} is written "
+                                  f"with escapes (read as {cell_id!r})")
         return case
 
     def __iter__(self) -> Iterator[str]:
@@ -295,12 +293,17 @@ def _load(path: Path) -> FrozenCases:
         if end > len(_CELL_FIRST):
             cell_id = line[len(_CELL_FIRST):end]
         else:                           # not as case_line writes it: the line parsed now, for its cell
-            try:
-                cell_id = _case(json.loads(line))[0]
-            except (json.JSONDecodeError, CallFormatError) as exc:
-                raise FrozenDataError(f"{path}, line {number}: malformed frozen case: {exc}") from None
+            cell_id = _read_line(path, number, line)[0]
         lines.setdefault(cell_id, []).append((number, line))
     return FrozenCases(path, lines)
+
+
+def _read_line(path: Path, number: int, line: str) -> tuple[str, Case]:
+    """(cell id, case) of line `number` of the file; FrozenDataError naming the file and line if it is off."""
+    try:
+        return _case(json.loads(line))
+    except (json.JSONDecodeError, CallFormatError) as exc:
+        raise FrozenDataError(f"{path}, line {number}: malformed frozen case: {exc}") from None
 
 
 def load_frozen(path: Path | str = FROZEN_PATH) -> FrozenCases:
