@@ -127,21 +127,21 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
         r, i, j = np.unravel_index(int(hits.argmax()), hits.shape)
         return int(r), int(i), int(j)
     rounds = int(a.count.max(initial=0))
-    sa, la, lb, sb, nb = (int(v[0]) for v in (a.step, a.length, b.length, b.step, b.count))
-    if la <= 0 or lb <= 0:
+    runs = _uniform_runs(a, b)
+    if runs[1] <= 0 or runs[2] <= 0:
         return None
     d = a.base[:, None] - b.base[None, :]
     diagonal = np.arange(min(d.shape)) if distinct else None
     if lag[0] == lag[1]:
-        first, last = _lag_bounds(d, rounds, sa, la, lb, sb, nb, lag[0])
+        first, last = _lag_bounds(d, rounds, *runs, lag[0])
         at = _open_from(same, rounds)[np.minimum(first, rounds)]       # the first not left out
         at[at > last] = rounds                                          # rounds: the pair never meets
+        if diagonal is not None:
+            at[diagonal, diagonal] = rounds
     else:
-        at = _first_in_blocks(d, rounds, (sa, la, lb, sb, nb), lag, same, diagonal)
+        at = _first_in_blocks(d, rounds, runs, lag, same, diagonal)
         if at is None:
             return None
-    if diagonal is not None:
-        at[diagonal, diagonal] = rounds
     r = int(at.min(initial=rounds))
     if r >= rounds:
         return None
@@ -153,7 +153,7 @@ def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int,
                      same: np.ndarray, diagonal: np.ndarray | None) -> np.ndarray | None:
     """first_meeting over a range of lags: per pair of entries (distance d), the first run of a that meets
     (rounds: none), looked for in blocks of 8, 64, 512 runs from the first, up to the first block in which
-    some pair but the diagonal's meets; None where none does. `runs`: (sa, la, lb, sb, nb)."""
+    some pair but the diagonal's meets; None where none does. `runs`: _uniform_runs."""
     sa, la, lb, sb, nb = runs
     distances, which = np.unique(d, return_inverse=True)
     which = which.reshape(d.shape)
@@ -172,6 +172,11 @@ def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int,
                 return at
         start, size = stop, size * 8
     return None
+
+
+def _uniform_runs(a: Family, b: Family) -> tuple[int, int, int, int, int]:
+    """(a's step, a's length, b's length, b's step, b's count) of two uniform families, as Python ints."""
+    return int(a.step[0]), int(a.length[0]), int(b.length[0]), int(b.step[0]), int(b.count[0])
 
 
 def _open_from(same: np.ndarray, rounds: int) -> np.ndarray:
@@ -204,7 +209,7 @@ def _distance_rows(a: Family, b: Family, lag: tuple[int, int | None]) -> tuple[n
     d = a.base[:, None] - b.base[None, :]
     distances, which = np.unique(d, return_inverse=True)
     rounds = int(a.count.max(initial=0))
-    sa, la, lb, sb, nb = (int(v[0]) for v in (a.step, a.length, b.length, b.step, b.count))
+    sa, la, lb, sb, nb = _uniform_runs(a, b)
     if lag[0] == lag[1]:
         rows = _meets_at_lag(distances, rounds, sa, la, lb, sb, nb, lag[0])
     else:
