@@ -62,19 +62,19 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([cap - width - base] + [limit] * (limit is not None))
-            offsets[j] = top - (top - shift) % width
+            offsets[j] = _grid_down(top, shift, width)
             aimed = target["operands"] if target is not None and target.kind == "overlap" else ()
             require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name, aimed)))     # the edge, alone
         kind = target.kind if target is not None else None
         if kind == "offset_range" and target["operand"] == v_name:
             past = target["max"] + 1
-            offsets[j] = past + (shift - past) % width
+            offsets[j] = _grid_up(past, shift, width)
             style = "past-range"
         elif kind == "reach" and target["operand"] == x_name:
-            past = cap - base                                 # the first byte past UB, on the grid
-            offsets[j] = past + (shift - past) % width + int(rng.integers(0, 4)) * width
+            past = _grid_up(cap - base, shift, width)         # the first element past UB
+            offsets[j] = past + int(rng.integers(0, 4)) * width
             if limit is not None:                             # ... and inside the range (placement.py)
-                offsets[j] = max(min(offsets[j], limit - (limit - shift) % width), past + (shift - past) % width)
+                offsets[j] = max(min(offsets[j], _grid_down(limit, shift, width)), past)
             style = "past-UB"
         elif kind == "offset_align" and target["operand"] == x_name:
             require(width > 1)
@@ -150,4 +150,14 @@ def _onto(rng: np.random.Generator, starts: np.ndarray, length: int, grid: tuple
     require(ok.size)
     at = int(starts[ok[int(rng.integers(0, ok.size))]])
     hit = int(rng.integers(max(at, low), min(at + length, top + 1))) - base
-    return hit - (hit - shift) % width
+    return _grid_down(hit, shift, width)
+
+
+def _grid_up(offset: int, shift: int, width: int) -> int:
+    """The lowest offset at or above `offset` on the element grid (shift + a multiple of width)."""
+    return offset + (shift - offset) % width
+
+
+def _grid_down(offset: int, shift: int, width: int) -> int:
+    """The highest offset at or below `offset` on the element grid."""
+    return offset - (offset - shift) % width
