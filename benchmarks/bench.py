@@ -77,6 +77,19 @@ def best_of(fn, repeat: int = 7, number: int = 20) -> float:
     return min(times)
 
 
+def best_of_each(fns: dict, repeat: int = 60, number: int = 200) -> dict:
+    """best_of for several functions measured in turn, round after round: a ratio between them is taken
+    under the same state of the machine (clock, caches), not minutes apart."""
+    best = {name: float("inf") for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - start) / number)
+    return best
+
+
 def generated_mix(product: str, api: str, per_cell: int):
     out = []
     for cell in cells([product], [api]):
@@ -269,16 +282,15 @@ def oracle_cost(product: str) -> None:
     def numpy_fn():
         image = memory["UB"].copy()
         image[half:2 * half] = image[:half]
-    numpy_s = best_of(numpy_fn, repeat=15)
-    full_s = best_of(lambda: expected(call, memory), repeat=15)
-    check_s = best_of(lambda: check(call, memory), repeat=15)
+    best = best_of_each({"numpy": numpy_fn, "expected": lambda: expected(call, memory),
+                         "check": lambda: check(call, memory), "given": lambda: expected(call, memory, violations=[])})
+    numpy_s, full_s, check_s, given_s = best["numpy"], best["expected"], best["check"], best["given"]
     ratio, main = full_s / numpy_s, MAIN_ORACLE["data_move expected"]
     print(f"(g) data_move largest UB->UB on {product} ({half} bytes; images GM 1 MiB, UB {ub}, L1 {l1}): numpy "
           f"copying UB and moving {numpy_s * 1e6:.1f} us; expected() {full_s * 1e6:.1f} us = {ratio:.1f}x numpy "
           f"(target <= 3x; main {main}x: {main / ratio:.1f}x better)")
     print(f"    of which check() {check_s * 1e6:.1f} us (the rules, Python); the rest, image and masks, "
           f"{(full_s - check_s) * 1e6:.1f} us = {(full_s - check_s) / numpy_s:.1f}x numpy")
-    given_s = best_of(lambda: expected(call, memory, violations=[]), repeat=15)
     print(f"    expected() given the check the generator made of the call (how a worker asks it): "
           f"{given_s * 1e6:.1f} us = {given_s / numpy_s:.1f}x numpy")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -14,6 +15,7 @@ from .apis import index_math
 from .call import Call, CallFormatError, Tensor
 from .footprint import Runs
 from .iterations import Family, family
+from .rulebook import in_ranges, param_ranges
 from .spec import ApiSpec, Product, Rulebook, default_rulebook
 
 
@@ -42,11 +44,11 @@ class Context:
     memory: Optional[Mapping[str, np.ndarray]] = None
 
     @_once
-    def units(self) -> dict[str, int]:
+    def units(self) -> Mapping[str, int]:
         """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
-        depend on the call's path and dtype only: worked out once per pair, a copy per call)."""
-        plan = cell_plan(self)
-        units = dict(plan[3])
+        depend on the call's path and dtype only: worked out once per cell, read-only, shared by its calls)."""
+        plan = self.__dict__.get("cell_plan") or cell_plan(self)
+        units = plan[3]
         if plan[2]:                      # the declared readings' index math, by name in the API's module
             for name in self.variants:
                 units = index_math(self.spec.api).VARIANTS[name](units)
@@ -59,22 +61,9 @@ class Context:
         declared = cell_plan(self)[2]
         if not declared:                 # no declared reading with a variant covers the cell: the usual case
             return ()
-        call, spec, matches = self.call, self.spec, self.rulebook.matches
+        args = self.call.args
         return tuple(variant for variant, regions in declared
-                     if any(ranges is None or matches(ranges, call, spec) for ranges in regions))
-
-    @_once
-    def cell(self) -> tuple:
-        """(product, form, dtype, path): what the call shares with every call of its cell, and all that
-        its units and the `when` of its rules (but parameter ranges) depend on. The path is kept as the
-        scopes of its two operands (what spec.path_of spells "from->to"), read here without spelling it."""
-        call, spec = self.call, self.spec
-        ends, path = spec.path_operands, None
-        if ends is not None:
-            src, dst = call.args.get(ends[0]), call.args.get(ends[1])
-            if isinstance(src, Tensor) and isinstance(dst, Tensor):
-                path = src.scope, dst.scope
-        return call.product, call.form, spec.dtype_of_call(call), path
+                     if any(ranges is None or in_ranges(ranges, args) for ranges in regions))
 
     @_once
     def accesses(self) -> dict[str, Any]:
@@ -144,13 +133,16 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
     rulebook = rulebook or default_rulebook()
     if not isinstance(call, Call):
         raise CallFormatError(f"expected a Call, got {type(call).__name__}")
-    try:
-        spec = rulebook.api(call.api)
-        product = rulebook.product(call.product)
-    except ValueError as exc:
-        raise CallFormatError(f"call: {exc}") from None
+    spec, product = rulebook.apis.get(call.api), rulebook.products.get(call.product)
+    if spec is None or product is None:
+        try:
+            rulebook.api(call.api), rulebook.product(call.product)
+        except ValueError as exc:
+            raise CallFormatError(f"call: {exc}") from None
     form, args = call.form, call.args
-    shapes = spec.__dict__.setdefault("_call_shapes", {})      # per form: what its calls must look like
+    shapes = spec.__dict__.get("_call_shapes")                # per form: what its calls must look like
+    if shapes is None:
+        shapes = spec.__dict__["_call_shapes"] = {}
     shape = shapes.get(form)
     if shape is None:
         if spec.forms and form not in spec.forms:
@@ -166,7 +158,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
         for name in sorted(set(args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
-    for head, fields in mappings.items():                 # mapping arguments: exact fields
+    for head, fields in mappings.items() if mappings else ():      # mapping arguments: exact fields
         value = args[head]
         if not isinstance(value, Mapping):
             raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
@@ -193,20 +185,9 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
     return Context(call, spec, rulebook, product, memory)
 
 
-def _cache(spec: ApiSpec, name: str, rulebook: Rulebook) -> dict:
-    """A cache kept on the spec, one per rulebook that reads it."""
-    caches = spec.__dict__.get(name)
-    if caches is None:
-        caches = spec.__dict__[name] = {}
-    entry = caches.get(id(rulebook))
-    if entry is None or entry[0] is not rulebook:
-        entry = caches[id(rulebook)] = (rulebook, {})
-    return entry[1]
-
-
 def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
-    """What the call's cell decides, worked out once per cell (kept on the spec, per rulebook) and looked up
-    once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
+    """What the call's cell decides, worked out once per cell (kept on the rulebook, per spec) and looked
+    up once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
     region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
     of those with a declared reading that has an index-math variant; the cell's units; and the screen of
     its plainest rules (screen.py), or None."""
@@ -214,9 +195,26 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
     if plan is not None:
         return plan
     call, spec, rulebook = ctx.call, ctx.spec, ctx.rulebook
-    matches, key = rulebook.matches, ctx.cell
-    cache = _cache(spec, "_plans", rulebook)
+    # the cell: (product, form, dtype, path), what the call shares with every call of its cell, and all that
+    # its units and the `when` of its rules (but parameter ranges) depend on; the path kept as the scopes
+    # of its two operands (what spec.path_of spells "from->to"), read here without spelling it
+    args, ends, path = call.args, spec.path_operands, None
+    if ends is not None:
+        src, dst = args.get(ends[0]), args.get(ends[1])
+        if type(src) is Tensor and type(dst) is Tensor or isinstance(src, Tensor) and isinstance(dst, Tensor):
+            path = src.scope, dst.scope
+    dtype = args.get(spec.dtype_of)
+    dtype = dtype.dtype if type(dtype) is Tensor else spec.dtype_of_call(call)
+    key = call.product, call.form, dtype, path
+    plans = rulebook.__dict__.get("_plans")
+    if plans is None:
+        plans = rulebook.__dict__["_plans"] = {}
+    cache = plans.get(spec.api)
+    if cache is None or cache[0] is not spec:        # a spec the rulebook does not hold: its own cache
+        cache = plans[spec.api] = (spec, {})
+    cache = cache[1]
     plan = cache.get(key)
+    matches = rulebook.matches
     if plan is None:
         rules = [(rule, ranges) for rule in spec.rules
                  for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
@@ -236,13 +234,16 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
         for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
             if isinstance(unit, Mapping):
                 units[name] = unit["elements"] * (width or 1)
-        plan = cache[key] = (rules, ambiguities, declared, units, screen.build(rules, ctx))
+        plan = cache[key] = (rules, ambiguities, declared, MappingProxyType(units), screen.build(rules, ambiguities, ctx))
     ctx.__dict__["cell_plan"] = plan
+    if not plan[2]:                          # no declared reading moves bytes otherwise: the cell's units
+        ctx.__dict__["units"] = plan[3]
     return plan
 
 
-def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]:
-    """(the part of `when` every call of a cell shares, {"params": ranges} or None)."""
+def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, tuple | None]:
+    """(the part of `when` every call of a cell shares, its parameter ranges as `in_ranges` reads them
+    or None)."""
     if not when or "params" not in when:
         return when, None
-    return {k: v for k, v in when.items() if k != "params"}, {"params": when["params"]}
+    return {k: v for k, v in when.items() if k != "params"}, param_ranges(when["params"])

@@ -77,6 +77,10 @@ def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
 
 
+def _sizes(memory: Mapping[str, np.ndarray]) -> dict[str, int]:
+    return {scope: array.shape[0] for scope, array in memory.items()}
+
+
 def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
              readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
@@ -88,35 +92,33 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     `violations`: what `check` says of this call, memory and rulebook, where the caller already asked
     (the generator checks every call it draws), so that it is not asked again."""
     _validate_memory(memory)
-    ctx = context(call, memory, with_readings(rulebook, readings))
+    ctx = context(call, memory, with_readings(rulebook, readings) if readings else rulebook)
     violations = rule_violations(ctx) if violations is None else list(violations)
     if violations:
         rejects = [v for v in violations if v.severity == "reject"]
         if rejects:
             raise IllegalCall(rejects)
-    written_scopes = _written_scopes(ctx, memory, bool(violations))
     math = index_math(call.api)
-    made = None              # a legal call's written scopes, made in one pass where the API can
-    if not violations and hasattr(math, "applied"):
-        made = math.applied(call, memory, ctx.units, ctx.accesses)
-    image, defined, sizes = {}, {}, {}
+    applied = None if violations else getattr(math, "applied", None)
+    # a legal call's written scopes, made in one pass where the API can
+    made = None if applied is None else applied(call, memory, ctx.units, ctx.accesses)
+    written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
+    image, defined, masks = {}, {}, _ALL_DEFINED
     for scope, array in memory.items():
-        if made is not None and scope in made:
-            image[scope] = made[scope]
-        elif scope in written_scopes:
-            image[scope] = array.copy()
-        else:
+        if scope not in written_scopes:
             image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
             view.setflags(write=False)
-        sizes[scope] = size = len(array)
-        defined[scope] = _ALL_DEFINED.get(size) if size in _ALL_DEFINED else _all_defined(size)
+        else:
+            image[scope] = made[scope] if made is not None else array.copy()
+        mask = masks.get(array.shape[0])
+        defined[scope] = _all_defined(array.shape[0]) if mask is None else mask
     choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
-        written: Mapping[str, np.ndarray] = _written(ctx, sizes)
+        written: Mapping[str, np.ndarray] = _written(ctx, _sizes(memory))
         for scope, mask in written.items():
             defined[scope] = ~mask
     else:
-        written = WrittenMasks(ctx, sizes)
+        written = WrittenMasks(ctx)
     for scope, starts, values in choices:
         if defined[scope].strides == (0,):
             defined[scope] = np.ones(image[scope].shape, dtype=bool)
@@ -130,14 +132,14 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     out = set()
     args, accesses = ctx.call.args, ctx.accesses
     for name, output, is_list in _roles(ctx.spec):
-        for label, tensor, runs in (ctx.entries(name) if is_list else ((name, args[name], accesses[name]),)):
+        for label, tensor, runs in ctx.entries(name) if is_list else ((name, args[name], accesses[name]),):
             scope = tensor.scope
             if output:
                 out.add(scope)
             image = memory.get(scope)
             if image is None:
                 raise ValueError(f"the call uses {scope} but memory has no {scope!r} image")
-            if runs is not None and not undefined and tensor.addr + runs.span[1] > len(image):
+            if runs is not None and not undefined and tensor.addr + runs.span[1] > image.shape[0]:
                 raise ValueError(f"memory[{scope!r}] has {image.shape[0]} bytes; "
                                  f"{label} reaches byte {tensor.addr + runs.end}")
     return out
@@ -156,12 +158,12 @@ class WrittenMasks(Mapping):
     """Expected.written of a legal call, made on first use: only a verdict explaining a difference reads
     it (which bytes a wrong byte lies among), and most calls have none."""
 
-    def __init__(self, ctx: Context, sizes: Mapping[str, int]):
-        self._ctx, self._sizes, self._masks = ctx, sizes, None
+    def __init__(self, ctx: Context):
+        self._ctx, self._masks = ctx, None
 
     def _all(self) -> dict[str, np.ndarray]:
         if self._masks is None:
-            self._masks = _written(self._ctx, self._sizes)
+            self._masks = _written(self._ctx, _sizes(self._ctx.memory))
             self._ctx = None
         return self._masks
 

@@ -291,11 +291,13 @@ def landed(dst_buf: np.ndarray, dst_base: int, dst: Runs,
     """A new array: `dst_buf` with run k of the source landed on run k of the destination, as copy_runs on
     a copy of dst_buf would leave it, made in one pass (every byte written once, none copied to be
     overwritten) where both sides are one unbroken span inside their buffers; None otherwise."""
-    if src.count != dst.count or src.length != dst.length:
+    first, step, count, length = src
+    d_first, d_step, d_count, d_length = dst
+    if count != d_count or length != d_length:
         raise ValueError("landed needs the same number and length of runs on both sides")
-    if src.empty or not (src.count == 1 or src.step == src.length) or not (dst.count == 1 or dst.step == dst.length):
+    if count <= 0 or length <= 0 or not (count == 1 or step == length) or not (count == 1 or d_step == length):
         return None
-    n, lo, at = src.count * src.length, dst_base + dst.first, src_base + src.first
+    n, lo, at = count * length, dst_base + d_first, src_base + first
     if lo < 0 or lo + n > dst_buf.shape[0] or at < 0 or at + n > src_buf.shape[0]:
         return None
     return np.concatenate((dst_buf[:lo], src_buf[at:at + n], dst_buf[lo + n:]))     # the three parts, in order

@@ -311,14 +311,7 @@ class Rulebook:
             return False
         if "paths" in when and spec.path_of(call) not in when["paths"]:
             return False
-        for name, (lo, hi) in when.get("params", {}).items():
-            head, _, field_name = name.partition(".")
-            value = call.args.get(head)           # a bool parameter matches as 0 / 1
-            if field_name:
-                value = value.get(field_name) if isinstance(value, Mapping) else None
-            if not isinstance(value, int) or not lo <= value <= hi:
-                return False
-        return True
+        return "params" not in when or in_ranges(param_ranges(when["params"]), call.args)
 
     def align_bytes(self, rule: Rule, product: Product) -> int:
         value = rule["bytes"]
@@ -336,3 +329,20 @@ class Rulebook:
             if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
                 need = math.lcm(need, self.align_bytes(rule, product))
         return need
+
+
+def param_ranges(params: Mapping[str, Any]) -> tuple[tuple[str, str, int, int], ...]:
+    """A `when`'s params ({"name" or "name.field": [lo, hi]}) as (name, field or "", lo, hi) per param."""
+    return tuple((head, field_name, lo, hi) for name, (lo, hi) in params.items()
+                 for head, _, field_name in [name.partition(".")])
+
+
+def in_ranges(ranges: tuple[tuple[str, str, int, int], ...], args: Mapping[str, Any]) -> bool:
+    """Every param of `ranges` (param_ranges) lies in its range (a bool parameter matches as 0 / 1)."""
+    for head, field_name, lo, hi in ranges:
+        value = args.get(head)
+        if field_name:
+            value = value.get(field_name) if isinstance(value, Mapping) else None
+        if not isinstance(value, int) or not lo <= value <= hi:
+            return False
+    return True

@@ -14,6 +14,7 @@ import numpy as np
 from .call import Call
 from .context import Context, cell_plan, context
 from .kinds import KINDS
+from .rulebook import in_ranges
 from .spec import Rulebook, default_rulebook
 
 
@@ -38,21 +39,25 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 
 
 def violations(ctx: Context) -> list[Violation]:
-    call, spec, matches = ctx.call, ctx.spec, ctx.rulebook.matches
+    args = ctx.call.args
     rules, ambiguities, _, _, quick = cell_plan(ctx)
     if quick is not None and quick.holds(ctx):      # the screened rules hold: ask the kinds of the others
         rules = quick.rest
+        if quick.outside_regions:                    # and no ambiguity region holds the call
+            if not rules:
+                return []
+            ambiguities = ()
     concerned, overridden = [], set()
     for amb, regions in ambiguities:
         for ranges in regions:
-            if ranges is None or matches(ranges, call, spec):
+            if ranges is None or in_ranges(ranges, args):
                 if not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks):
                     concerned.append(amb)
                     overridden.update(amb.overrides)                  # the reading judges these
                 break
     out = []
     for rule, ranges in rules:
-        if (ranges is None or matches(ranges, call, spec)) and rule.id not in overridden:
+        if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
             message = KINDS[rule.kind](rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .call import SCOPES
+from .footprint import Runs
+from .rulebook import in_ranges
 
 # kind -> builder(rule, ctx) -> an entry of the screen's table for that kind, _PASS (the rule holds for
 # every call of the cell), or None (left to the kind). A builder reads only what every call of the cell
@@ -183,74 +185,34 @@ class _Listed:
 
 class Screen:
     """The screened rules of one cell: per kind, a table of entries (one per operand a rule names); and
-    `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order."""
+    `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order.
+
+    `regions`: the parameter ranges of every ambiguity region of the cell, when each region has ranges
+    (None when one covers the whole cell); `holds` then also says the call lies outside every region, so
+    that no ambiguity concerns it (`outside_regions`)."""
 
     __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
-                 "listed", "same_lists", "itemsize", "rest")
+                 "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "__dict__")
 
     def __init__(self, tables: dict[str, list], listed: dict[str, _Listed], same_lists: list, itemsize,
-                 rest: list):
+                 rest: list, regions: tuple | None = None):
         for kind in _KINDS:
             if kind != "product":
                 setattr(self, kind, tuple(tables.get(kind, ())))
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
-        self.itemsize, self.rest = itemsize, rest
+        self.itemsize, self.rest, self.regions = itemsize, rest, regions
+        self.outside_regions = regions is not None      # when `holds`, no ambiguity region holds the call
 
     def holds(self, ctx) -> bool:
-        """Every screened rule holds for ctx's call (False: some may not; ask the kinds)."""
-        args, itemsize = ctx.call.args, self.itemsize
-        for name, lo, hi in self.range:
-            value = args[name]
-            if type(value) is not int or not lo <= value <= hi:
-                return False
-        for name, scope, need in self.align:
-            t = args[name]
-            if t.scope == scope and t.addr % need:
-                return False
-        for name, allowed in self.dtype:
-            if args[name].dtype not in allowed:
-                return False
-        for a, b in self.same_dtype:
-            if args[a].dtype != args[b].dtype:
-                return False
-        for name, allowed in self.scope:
-            if args[name].scope not in allowed:
-                return False
-        for src, dst, pairs in self.path:
-            if (args[src].scope, args[dst].scope) not in pairs:
-                return False
-        for name, limits in self.capacity:
-            t = args[name]
-            if t.scope not in limits:
-                return False
-            limit = limits[t.scope]
-            if limit is not None and t.addr + t.numel * itemsize[t.dtype] > limit:
-                return False
-        if self.listed or self.same_lists:
-            if not self._lists_hold(args, ctx, itemsize):
-                return False
-        if not (self.bounds or self.overlap):
-            return True
-        accesses, spans = ctx.accesses, {}
-        for name in self.bounds:
-            runs = accesses[name]
-            if runs is not None:
-                t = args[name]
-                spans[name] = begin, end = runs.span
-                if begin < 0 or end > t.numel * itemsize[t.dtype]:
-                    return False
-        for a, b in self.overlap:
-            ta, tb = args[a], args[b]
-            if ta.scope != tb.scope:
-                continue
-            ra, rb = accesses[a], accesses[b]
-            if ra is None or rb is None:
-                continue
-            (a_lo, a_hi), (b_lo, b_hi) = spans.get(a) or ra.span, spans.get(b) or rb.span
-            if ta.addr + a_hi <= tb.addr + b_lo or tb.addr + b_hi <= ta.addr + a_lo:
-                continue
-            return False
-        return True
+        """Every screened rule holds for ctx's call (False: some may not; ask the kinds). Made on first use
+        from the tables into one straight Python function (`source`), each rule's numbers written in."""
+        self.holds = holds = _compiled(self)
+        return holds(ctx)
+
+    @property
+    def source(self) -> str:
+        """The Python source of `holds` (what the tables compile to), to read when debugging a screen."""
+        return _source(self)[0]
 
     def _lists_hold(self, args, ctx, itemsize) -> bool:
         """The screened rules of the list operands hold (every entry of a same_dtype group has one dtype)."""
@@ -265,8 +227,95 @@ class Screen:
         return True
 
 
-def build(rules: list, ctx) -> Screen | None:
-    """The screen of the cell of ctx's call, from its plan's (rule, ranges); None when no rule is screened."""
+def _source(screen: Screen) -> tuple[str, dict]:
+    """`holds` as Python source, in the tables' order, and the constants it names (sets, limits)."""
+    consts: dict[str, Any] = {"_itemsize": screen.itemsize, "_lists_hold": screen._lists_hold,
+                              "_in_ranges": in_ranges, "_Runs": Runs}
+    lines = ["def holds(ctx):", "    args = ctx.call.args"]
+    tensors: dict[str, str] = {}
+
+    def literal(value) -> str:                      # ints and strings written in; anything else named
+        if type(value) in (int, str):
+            return repr(value)
+        name = f"_k{len(consts)}"
+        consts[name] = value
+        return name
+
+    def tensor(name: str) -> str:                   # each operand read from args once
+        if name not in tensors:
+            tensors[name] = f"t{len(tensors)}"
+            lines.append(f"    {tensors[name]} = args[{name!r}]")
+        return tensors[name]
+
+    def fail_if(test: str) -> None:
+        lines.append(f"    if {test}: return False")
+
+    for ranges in screen.regions or ():            # inside an ambiguity region: ask the kinds
+        if all(not field and type(lo) is int and type(hi) is int for _, field, lo, hi in ranges):
+            fail_if(" and ".join(f"isinstance(v := args.get({head!r}), int) and {lo} <= v <= {hi}"
+                                 for head, _, lo, hi in ranges) or "True")      # in_ranges, written out
+        else:
+            fail_if(f"_in_ranges({literal(ranges)}, args)")
+    for name, lo, hi in screen.range:
+        lines.append(f"    v = args[{name!r}]")
+        fail_if(f"type(v) is not int or not {literal(lo)} <= v <= {literal(hi)}")
+    for name, scope, need in screen.align:
+        t = tensor(name)
+        fail_if(f"{t}.scope == {literal(scope)} and {t}.addr % {literal(need)}")
+    for name, allowed in screen.dtype:
+        fail_if(f"{tensor(name)}.dtype not in {literal(allowed)}")
+    for a, b in screen.same_dtype:
+        fail_if(f"{tensor(a)}.dtype != {tensor(b)}.dtype")
+    for name, allowed in screen.scope:
+        fail_if(f"{tensor(name)}.scope not in {literal(allowed)}")
+    for src, dst, pairs in screen.path:
+        fail_if(f"({tensor(src)}.scope, {tensor(dst)}.scope) not in {literal(pairs)}")
+    for name, limits in screen.capacity:
+        t, branch = tensor(name), "if"
+        lines.append(f"    s = {t}.scope")
+        for scope, limit in limits.items():
+            lines.append(f"    {branch} s == {literal(scope)}:")
+            lines.append("        pass" if limit is None else
+                         f"        if {t}.addr + {t}.numel * _itemsize[{t}.dtype] > {literal(limit)}: return False")
+            branch = "elif"
+        lines.append("    else: return False" if limits else "    return False")
+    if screen.listed or screen.same_lists:
+        fail_if("not _lists_hold(args, ctx, _itemsize)")
+    spans: dict[str, str] = {}
+    if screen.bounds or screen.overlap:
+        lines.append("    accesses = ctx.accesses")
+    for name in screen.bounds:
+        t, span = tensor(name), spans.setdefault(name, f"span{len(spans)}")
+        lines.append(f"    runs = accesses[{name!r}]")
+        lines.append("    if type(runs) is _Runs and runs[2] > 0 and runs[3] > 0 and runs[1] >= 0:   # Runs.span, written out")
+        lines.append(f"        {span} = runs[0], runs[0] + runs[1] * (runs[2] - 1) + runs[3]")
+        lines.append("    else:")
+        lines.append(f"        {span} = None if runs is None else runs.span")
+        fail_if(f"{span} is not None and ({span}[0] < 0 or {span}[1] > {t}.numel * _itemsize[{t}.dtype])")
+    for a, b in screen.overlap:
+        ta, tb = tensor(a), tensor(b)
+        lines.append(f"    if {ta}.scope == {tb}.scope:")
+        lines.append(f"        ra, rb = accesses[{a!r}], accesses[{b!r}]")
+        lines.append("        if ra is not None and rb is not None:")
+        a_span = spans[a] if a in spans else "ra.span"
+        b_span = spans[b] if b in spans else "rb.span"
+        lines.append(f"            (a_lo, a_hi), (b_lo, b_hi) = {a_span}, {b_span}")
+        lines.append(f"            if not ({ta}.addr + a_hi <= {tb}.addr + b_lo or {tb}.addr + b_hi <= {ta}.addr + a_lo):")
+        lines.append("                return False")
+    lines.append("    return True")
+    return "\n".join(lines) + "\n", consts
+
+
+def _compiled(screen: Screen):
+    """`holds` of the screen, compiled from its source."""
+    source, namespace = _source(screen)
+    exec(compile(source, "<screen>", "exec"), namespace)
+    return namespace["holds"]
+
+
+def build(rules: list, ambiguities: list, ctx) -> Screen | None:
+    """The screen of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions' ranges);
+    None when no rule is screened."""
     tables: dict[str, list] = {}
     listed: dict[str, _Listed] = {}
     same_lists, rest = [], []
@@ -287,4 +336,6 @@ def build(rules: list, ctx) -> Screen | None:
             tables.setdefault(rule.kind, []).extend(made)
     if len(rest) == len(rules):
         return None
-    return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest)
+    regions = [ranges for _, amb_regions in ambiguities for ranges in amb_regions]
+    return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+                  None if any(ranges is None for ranges in regions) else tuple(regions))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from oracle import Call, Tensor, check, default_rulebook
+from oracle.rulebook import in_ranges
 from oracle.rules import KINDS, cell_plan, context
 from test_check_plan import PRODUCTS, drawn
 
@@ -30,6 +31,10 @@ def test_the_screen_holds_only_where_every_screened_rule_holds(api, product):
             broken = [rule.id for rule in rules if KINDS[rule.kind](rule, ctx)]
             if screen.holds(ctx):
                 assert not broken, (broken, case.call.to_json())
+                if screen.outside_regions:       # and then no ambiguity region of the cell holds the call
+                    inside = [amb.id for amb, regions in cell_plan(ctx)[1] for ranges in regions
+                              if ranges is None or in_ranges(ranges, case.call.args)]
+                    assert not inside, (inside, case.call.to_json())
                 held += 1
             elif not broken:
                 missed += 1                                     # allowed (the kinds decide), but rare
@@ -77,3 +82,25 @@ def test_a_rulebook_with_readings_has_its_own_screens():
     assert [v.rule for v in check(call)] == ["data_move.sid.reserved"]
     assert check(call, readings={amb.id: legal.id}) == []
     assert [v.rule for v in check(call)] == ["data_move.sid.reserved"]
+
+
+def test_a_call_inside_an_ambiguity_region_gets_past_the_screen():
+    """data_move.sid.reserved's region is sid 1..15: there the screen does not hold, so the region is
+    judged; its edges on either side of the region."""
+    for sid, inside in ((0, False), (1, True), (15, True)):
+        ctx = context(_move(sid=sid))
+        screen = screened(ctx)[0]
+        assert screen.outside_regions
+        assert screen.holds(ctx) is not inside, sid
+        assert ("data_move.sid.reserved" in [v.rule for v in check(_move(sid=sid))]) is inside
+
+
+def test_the_screen_is_one_python_function_read_from_the_tables():
+    """Each range rule's numbers are written into the function; the source is there to read."""
+    ctx = context(_move())
+    screen = screened(ctx)[0]
+    source = screen.source
+    assert source.startswith("def holds(ctx):")
+    for name, lo, hi in screen.range:
+        assert f"v = args[{name!r}]" in source and f"{lo} <= v <= {hi}" in source
+    assert screen.holds(ctx) and screen.holds.__name__ == "holds"

@@ -13,7 +13,8 @@
 
 Optionally `applied(call, memory, units, runs=None) -> {scope: image} | None`: for a legal call, the
 new images of every scope the call writes, made from `memory` (not modified) in one pass, where the
-API's moves allow it (None: the caller copies those scopes and calls apply); data_move has one.
+API's moves allow it and every byte every operand touches lies inside its scope's image (None: the
+caller checks the images, copies the written scopes and calls apply); data_move has one.
 
 and a dict `VARIANTS`: name -> function turning the call's units into those of that index-math variant
 (a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes

@@ -38,10 +38,14 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 def applied(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
             runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
     """{dst's scope: its image after the call}, made from `memory` (not modified) in one pass where the
-    bursts lie back to back on both sides (the usual large move); None otherwise (copy, then apply)."""
-    src, dst = call.tensor("src"), call.tensor("dst")
+    bursts lie back to back on both sides (the usual large move) inside both images; None otherwise
+    (copy, then apply)."""
+    src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
+    src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
+    if src_image is None or dst_image is None:
+        return None
     runs = runs or accesses(call, units)
-    image = landed(memory[dst.scope], dst.addr, runs["dst"], memory[src.scope], src.addr, runs["src"])
+    image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
     return None if image is None else {dst.scope: image}
 
 
