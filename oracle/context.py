@@ -150,14 +150,17 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         if not spec.forms and form is not None:
             raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {form!r}")
         params, mappings = spec.form_params(form)
+        operands = [(name, spec.is_list(name)) for name in spec.operands]
         shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in params],
-                                [(name, spec.is_list(name)) for name in spec.operands])
-    expected_args, mappings, params, operands = shape
+                                operands, _plainly_valid(params, mappings, operands))
+    expected_args, mappings, params, operands, plainly_valid = shape
     if expected_args != args.keys():
         for name in sorted(expected_args - set(args)):
             raise CallFormatError(f"call.args: missing argument {name!r} of {spec.api}")
         for name in sorted(set(args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
+    if plainly_valid is not None and plainly_valid(args, rulebook.dtypes):
+        return Context(call, spec, rulebook, product, memory)
     for head, fields in mappings.items() if mappings else ():      # mapping arguments: exact fields
         value = args[head]
         if not isinstance(value, Mapping):
@@ -183,6 +186,20 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             if tensor.dtype not in dtypes:
                 raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
+
+
+def _plainly_valid(params: list, mappings: Mapping, operands: list) -> Callable[[Mapping, Mapping], bool] | None:
+    """For a form of int parameters and tensor operands only: one Python function telling at once that a
+    call's arguments are all of their types and dtypes known (False: let the loops of `context` find and
+    word what is not); None for a form with mappings, other parameters or list operands."""
+    if mappings or any(kind != "int" or "." in name for name, kind in params) or any(lst for _, lst in operands):
+        return None
+    tests = [f"type(args[{name!r}]) is int" for name, _ in params]
+    tests += [f"type(t := args[{name!r}]) is Tensor and t.dtype in dtypes" for name, _ in operands]
+    namespace = {"Tensor": Tensor}
+    exec(compile(f"def plainly_valid(args, dtypes):\n    return {' and '.join(tests) or 'True'}\n",
+                 "<call shape>", "exec"), namespace)
+    return namespace["plainly_valid"]
 
 
 def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:

@@ -73,7 +73,9 @@ _UINT8 = np.dtype(np.uint8)
 
 def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
     for scope, array in memory.items():
-        if not isinstance(array, np.ndarray) or (array.dtype is not _UINT8 and array.dtype != _UINT8) or array.ndim != 1:
+        if type(array) is np.ndarray and array.dtype is _UINT8 and array.ndim == 1:     # the usual image, at once
+            continue
+        if not isinstance(array, np.ndarray) or array.dtype != _UINT8 or array.ndim != 1:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
 
 
@@ -110,8 +112,8 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             view.setflags(write=False)
         else:
             image[scope] = made[scope] if made is not None else array.copy()
-        mask = masks.get(array.shape[0])
-        defined[scope] = _all_defined(array.shape[0]) if mask is None else mask
+        mask = masks.get(size := array.shape[0])
+        defined[scope] = _all_defined(size) if mask is None else mask
     choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, _sizes(memory))

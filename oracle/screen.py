@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .call import SCOPES
-from .footprint import Runs
+from .call import SCOPES, Tensor
 from .rulebook import in_ranges
 
 # kind -> builder(rule, ctx) -> an entry of the screen's table for that kind, _PASS (the rule holds for
@@ -192,16 +191,18 @@ class Screen:
     that no ambiguity concerns it (`outside_regions`)."""
 
     __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
-                 "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "__dict__")
+                 "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes", "dtypes",
+                 "__dict__")
 
     def __init__(self, tables: dict[str, list], listed: dict[str, _Listed], same_lists: list, itemsize,
-                 rest: list, regions: tuple | None = None):
+                 rest: list, regions: tuple | None = None, scopes: dict | None = None, dtypes: dict | None = None):
         for kind in _KINDS:
             if kind != "product":
                 setattr(self, kind, tuple(tables.get(kind, ())))
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
         self.outside_regions = regions is not None      # when `holds`, no ambiguity region holds the call
+        self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
 
     def holds(self, ctx) -> bool:
         """Every screened rule holds for ctx's call (False: some may not; ask the kinds). Made on first use
@@ -230,7 +231,7 @@ class Screen:
 def _source(screen: Screen) -> tuple[str, dict]:
     """`holds` as Python source, in the tables' order, and the constants it names (sets, limits)."""
     consts: dict[str, Any] = {"_itemsize": screen.itemsize, "_lists_hold": screen._lists_hold,
-                              "_in_ranges": in_ranges, "_Runs": Runs}
+                              "_in_ranges": in_ranges}
     lines = ["def holds(ctx):", "    args = ctx.call.args"]
     tensors: dict[str, str] = {}
 
@@ -259,24 +260,48 @@ def _source(screen: Screen) -> tuple[str, dict]:
     for name, lo, hi in screen.range:
         lines.append(f"    v = args[{name!r}]")
         fail_if(f"type(v) is not int or not {literal(lo)} <= v <= {literal(hi)}")
+    scopes, dtypes = screen.scopes, screen.dtypes   # what every call of the cell has: decided here
+    def nbytes(name: str) -> str:
+        t = tensor(name)
+        width = screen.itemsize[dtypes[name]] if name in dtypes else f"_itemsize[{t}.dtype]"
+        return f"{t}.numel * {width}"
+
     for name, scope, need in screen.align:
         t = tensor(name)
-        fail_if(f"{t}.scope == {literal(scope)} and {t}.addr % {literal(need)}")
+        if name not in scopes:
+            fail_if(f"{t}.scope == {literal(scope)} and {t}.addr % {literal(need)}")
+        elif scopes[name] == scope:
+            fail_if(f"{t}.addr % {literal(need)}")
+    def one_of(name: str, field: str, known: dict, allowed) -> None:     # the dtype and scope kinds
+        if name not in known:
+            fail_if(f"{tensor(name)}.{field} not in {literal(allowed)}")
+        elif known[name] not in allowed:
+            fail_if("True")
+
     for name, allowed in screen.dtype:
-        fail_if(f"{tensor(name)}.dtype not in {literal(allowed)}")
+        one_of(name, "dtype", dtypes, allowed)
     for a, b in screen.same_dtype:
         fail_if(f"{tensor(a)}.dtype != {tensor(b)}.dtype")
     for name, allowed in screen.scope:
-        fail_if(f"{tensor(name)}.scope not in {literal(allowed)}")
+        one_of(name, "scope", scopes, allowed)
     for src, dst, pairs in screen.path:
-        fail_if(f"({tensor(src)}.scope, {tensor(dst)}.scope) not in {literal(pairs)}")
+        if src not in scopes or dst not in scopes:
+            fail_if(f"({tensor(src)}.scope, {tensor(dst)}.scope) not in {literal(pairs)}")
+        elif (scopes[src], scopes[dst]) not in pairs:
+            fail_if("True")
     for name, limits in screen.capacity:
-        t, branch = tensor(name), "if"
+        t = tensor(name)
+        if name in scopes:
+            if scopes[name] not in limits:
+                fail_if("True")
+            elif limits[scopes[name]] is not None:
+                fail_if(f"{t}.addr + {nbytes(name)} > {literal(limits[scopes[name]])}")
+            continue
         lines.append(f"    s = {t}.scope")
+        branch = "if"
         for scope, limit in limits.items():
             lines.append(f"    {branch} s == {literal(scope)}:")
-            lines.append("        pass" if limit is None else
-                         f"        if {t}.addr + {t}.numel * _itemsize[{t}.dtype] > {literal(limit)}: return False")
+            lines.append("        pass" if limit is None else f"        if {t}.addr + {nbytes(name)} > {literal(limit)}: return False")
             branch = "elif"
         lines.append("    else: return False" if limits else "    return False")
     if screen.listed or screen.same_lists:
@@ -287,21 +312,23 @@ def _source(screen: Screen) -> tuple[str, dict]:
     for name in screen.bounds:
         t, span = tensor(name), spans.setdefault(name, f"span{len(spans)}")
         lines.append(f"    runs = accesses[{name!r}]")
-        lines.append("    if type(runs) is _Runs and runs[2] > 0 and runs[3] > 0 and runs[1] >= 0:   # Runs.span, written out")
-        lines.append(f"        {span} = runs[0], runs[0] + runs[1] * (runs[2] - 1) + runs[3]")
-        lines.append("    else:")
-        lines.append(f"        {span} = None if runs is None else runs.span")
-        fail_if(f"{span} is not None and ({span}[0] < 0 or {span}[1] > {t}.numel * _itemsize[{t}.dtype])")
+        lines.append(f"    {span} = None if runs is None else runs.span")
+        fail_if(f"{span} is not None and ({span}[0] < 0 or {span}[1] > {nbytes(name)})")
     for a, b in screen.overlap:
         ta, tb = tensor(a), tensor(b)
-        lines.append(f"    if {ta}.scope == {tb}.scope:")
-        lines.append(f"        ra, rb = accesses[{a!r}], accesses[{b!r}]")
-        lines.append("        if ra is not None and rb is not None:")
+        at = "    "
+        if a not in scopes or b not in scopes:
+            lines.append(f"    if {ta}.scope == {tb}.scope:")
+            at = "        "
+        elif scopes[a] != scopes[b]:
+            continue
         a_span = spans[a] if a in spans else "ra.span"
         b_span = spans[b] if b in spans else "rb.span"
-        lines.append(f"            (a_lo, a_hi), (b_lo, b_hi) = {a_span}, {b_span}")
-        lines.append(f"            if not ({ta}.addr + a_hi <= {tb}.addr + b_lo or {tb}.addr + b_hi <= {ta}.addr + a_lo):")
-        lines.append("                return False")
+        lines += [f"{at}ra, rb = accesses[{a!r}], accesses[{b!r}]",
+                  f"{at}if ra is not None and rb is not None:",
+                  f"{at}    (a_lo, a_hi), (b_lo, b_hi) = {a_span}, {b_span}",
+                  f"{at}    if not ({ta}.addr + a_hi <= {tb}.addr + b_lo or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
+                  f"{at}        return False"]
     lines.append("    return True")
     return "\n".join(lines) + "\n", consts
 
@@ -337,5 +364,13 @@ def build(rules: list, ambiguities: list, ctx) -> Screen | None:
     if len(rest) == len(rules):
         return None
     regions = [ranges for _, amb_regions in ambiguities for ranges in amb_regions]
+    # the scopes of the path's two operands and the dtype of the operand that names the dtype: part of the
+    # cell (context.cell_plan), so the same for every call of it
+    args, spec, scopes, dtypes = ctx.call.args, ctx.spec, {}, {}
+    ends = spec.path_operands
+    if ends is not None and all(isinstance(args.get(name), Tensor) for name in ends):
+        scopes = {name: args[name].scope for name in ends}
+    if isinstance(args.get(spec.dtype_of), Tensor):
+        dtypes = {spec.dtype_of: args[spec.dtype_of].dtype}
     return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
-                  None if any(ranges is None for ranges in regions) else tuple(regions))
+                  None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes)
