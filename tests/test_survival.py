@@ -262,3 +262,44 @@ def test_starting_workers_leaves_this_process_collector_as_it_was():
         finally:
             supervisor.close()
             gc.unfreeze()
+
+
+def test_released_workers_leave_before_the_supervisor_closes():
+    """Once every task is done the session releases the workers: they close their backends and leave
+    while the report is written, so that closing finds them gone (and a worker busy with a task is not
+    told to leave)."""
+    from conformance.supervise.pool import Supervisor
+    supervisor = Supervisor("oracle", 2)
+    try:
+        supervisor.start()
+        workers = list(supervisor._workers)
+        busy = workers[0]
+        busy.task = object()                  # as if handed a task: release leaves it alone
+        supervisor.release()
+        idle = workers[1]
+        idle.proc.join(10)
+        assert idle.proc.exitcode == 0 and idle.released
+        assert busy.proc.is_alive() and not busy.released
+        busy.task = None
+    finally:
+        supervisor.close()
+    assert not any(w.proc.is_alive() for w in workers)
+
+
+def test_a_forked_workers_slot_is_shared_memory_it_writes_and_the_supervisor_reads():
+    """Under fork the slot is an anonymous shared mapping (no 8 MiB zeroed per worker at start): what the
+    worker writes after the fork, the supervisor reads."""
+    import multiprocessing
+
+    from conformance.judge import inflight
+    slot = inflight.Slot(multiprocessing.get_context("fork"))
+    pid = os.fork()
+    if pid == 0:                              # the worker: a payload and a count
+        try:
+            slot.enter([{"call": {"api": "data_move"}, "memory": {"seed": 1}}])
+            slot.count("PASS")
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    assert slot.verdict_counts()["PASS"] == 1
+    assert slot.in_flight().calls == [{"call": {"api": "data_move"}, "memory": {"seed": 1}}]

@@ -145,6 +145,8 @@ class Session:
                 written = time.monotonic()
 
         run_tasks(self.supervisor, tasks, got, self.stop, tick, begun)
+        if not self.stop:
+            self.supervisor.release()       # every task is done: the workers leave while the report is written
         results = snapshot(True)
         self.write(results)
         return results

@@ -127,6 +127,10 @@ class ClusterSupervisor:
                                       ).to_dict())
         return out
 
+    def release(self) -> None:
+        """Nothing to let go before the report is written: the cluster's workers are the scheduler's, and
+        `close` only leaves it."""
+
     def close(self, stop: Stop | None = None) -> None:
         if self.client is not None:
             if self._futures:
