@@ -526,3 +526,31 @@ def test_a_write_into_a_scope_the_call_does_not_write_is_caught(cases):
         outcome = judge(call.call, call.memory, Reader())
         assert outcome.verdict is Verdict.FAIL and source in outcome.message, outcome.message
     assert judge(call.call, call.memory, OracleBackend()).verdict is Verdict.PASS
+
+
+def test_the_time_limit_handler_passes_other_alarms_on_and_is_put_back_on_close():
+    """TimeLimited installs its SIGALRM handler at the first limited call and keeps it: an alarm that
+    comes outside a call goes to the handler it replaced; two limited backends in one process each keep
+    their limit; close() puts the replaced handler back."""
+    heard = []
+    before = signal.signal(signal.SIGALRM, lambda signum, frame: heard.append(signum))
+    try:
+        class Slow(OracleBackend):
+            def supports(self, api, product):
+                time.sleep(5)
+
+        first, second = TimeLimited(OracleBackend(), 5), TimeLimited(Slow(), 0.2)
+        assert first.supports("data_move", "ascend910b")
+        signal.raise_signal(signal.SIGALRM)                  # outside a call: the handler it replaced
+        assert heard == [signal.SIGALRM]
+        with pytest.raises(BackendCrash, match="no answer within 0.2 s"):
+            second.supports("data_move", "ascend910b")      # installed over the first's: its own limit
+        assert first.supports("data_move", "ascend910b")
+        signal.raise_signal(signal.SIGALRM)                  # passed along both to the first handler
+        assert heard == [signal.SIGALRM] * 2
+        second.close()
+        first.close()
+        signal.raise_signal(signal.SIGALRM)
+        assert heard == [signal.SIGALRM] * 3                 # the replaced handler back in place
+    finally:
+        signal.signal(signal.SIGALRM, before)
