@@ -257,6 +257,19 @@ def test_memory_images_are_random_and_seeded() -> None:
     assert not np.array_equal(a["UB"][:4096], a["L1"][:4096])
 
 
+def test_the_random_pool_is_the_same_bytes_in_every_version() -> None:
+    """A reproducer's images are windows of the pool: its bytes are pinned (a digest), and they are what
+    numpy's Generator(SFC64(seed)).integers(0, 256, n, uint8) gives, which the pool was first made by."""
+    import hashlib
+
+    from conformance.generate.memory import POOL_BYTES, _pool
+    pool = _pool()
+    assert pool.shape == (POOL_BYTES,) and not pool.flags.writeable
+    assert hashlib.sha256(pool.tobytes()).hexdigest()[:16] == "8f7bf7968a20bc5b"
+    first = np.random.Generator(np.random.SFC64(0x41534344)).integers(0, 256, 1 << 16, dtype=np.uint8)
+    assert np.array_equal(pool[:1 << 16], first)
+
+
 # ---------------------------------------------------------------------------------------------------
 # determinism
 

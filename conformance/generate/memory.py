@@ -23,8 +23,10 @@ WINDOW_ALIGN = 64      # a window starts on a cache line: copied and compared as
 
 @functools.lru_cache(maxsize=1)
 def _pool() -> np.ndarray:
-    """16 MiB of random bytes, the same in every process (fixed seed), made once."""
-    pool = np.random.Generator(np.random.SFC64(0x41534344)).integers(0, 256, POOL_BYTES, dtype=np.uint8)
+    """16 MiB of random bytes, the same in every process (fixed seed), made once: SFC64's raw 64-bit
+    outputs as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives
+    (4.5 ms where that takes 24 ms, in every worker)."""
+    pool = np.random.SFC64(0x41534344).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
     pool.flags.writeable = False
     return pool
 
