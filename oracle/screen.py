@@ -261,7 +261,8 @@ def _source(screen: Screen) -> tuple[str, dict]:
         lines.append(f"    v = args[{name!r}]")
         fail_if(f"type(v) is not int or not {literal(lo)} <= v <= {literal(hi)}")
     scopes, dtypes = screen.scopes, screen.dtypes   # what every call of the cell has: decided here
-    def nbytes(name: str) -> str:
+
+    def nbytes(name: str) -> str:                   # a tensor's bytes (its width written in where known)
         t = tensor(name)
         width = screen.itemsize[dtypes[name]] if name in dtypes else f"_itemsize[{t}.dtype]"
         return f"{t}.numel * {width}"
@@ -272,6 +273,7 @@ def _source(screen: Screen) -> tuple[str, dict]:
             fail_if(f"{t}.scope == {literal(scope)} and {t}.addr % {literal(need)}")
         elif scopes[name] == scope:
             fail_if(f"{t}.addr % {literal(need)}")
+
     def one_of(name: str, field: str, known: dict, allowed) -> None:     # the dtype and scope kinds
         if name not in known:
             fail_if(f"{tensor(name)}.{field} not in {literal(allowed)}")
