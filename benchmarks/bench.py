@@ -68,13 +68,7 @@ from conformance.generate.cells import cells  # noqa: E402
 
 def best_of(fn, repeat: int = 7, number: int = 20) -> float:
     """Seconds per call of fn(): the best of `repeat` means over `number` calls (least disturbed)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+    return best_of_each({"fn": fn}, repeat, number)["fn"]
 
 
 def best_of_each(fns: dict, repeat: int = 60, number: int = 200) -> dict:
@@ -283,7 +277,8 @@ def oracle_cost(product: str) -> None:
         image = memory["UB"].copy()
         image[half:2 * half] = image[:half]
     best = best_of_each({"numpy": numpy_fn, "expected": lambda: expected(call, memory),
-                         "check": lambda: check(call, memory), "given": lambda: expected(call, memory, violations=[])})
+                         "check": lambda: check(call, memory),
+                         "given": lambda: expected(call, memory, violations=[])})
     numpy_s, full_s, check_s, given_s = best["numpy"], best["expected"], best["check"], best["given"]
     ratio, main = full_s / numpy_s, MAIN_ORACLE["data_move expected"]
     print(f"(g) data_move largest UB->UB on {product} ({half} bytes; images GM 1 MiB, UB {ub}, L1 {l1}): numpy "
@@ -560,12 +555,6 @@ def _shares(order: list[str], seconds: dict[str, float], workers: int) -> tuple[
     return shares, loads
 
 
-def _makespan(durations: list[float], workers: int) -> float:
-    """Tasks handed out in order to the first free of `workers`."""
-    return max(_shares([str(i) for i in range(len(durations))], {str(i): d for i, d in enumerate(durations)},
-                       workers)[1])
-
-
 def core_figures(product: str) -> None:
     """(j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 and -n <cores> where there
     are more; what of the wall time is not cells (start: imports, cells listed, workers forked; end: the
@@ -597,21 +586,22 @@ def core_figures(product: str) -> None:
     one, two = runs[1], runs[2]
     slower = sum(two["seconds"].values()) / sum(one["seconds"].values())
     order = [t.cell.id for t in plan(cells([product]), profile("ci"), 1)]
-    durations = [one["seconds"][cid] * slower for cid in order if cid in one["seconds"]]
+    ran = [cid for cid in order if cid in one["seconds"]]
+    slowed = {cid: one["seconds"][cid] * slower for cid in ran}
     fork = _fork_cost()
     for n in (2, 16):
-        model = one["start"] + (n - 1) * fork + _makespan(durations, n) + one["end"]
+        model = one["start"] + (n - 1) * fork + max(_shares(ran, slowed, n)[1]) + one["end"]
         print(f"    model -n {n}: {model:.2f}s = {one['wall'] / model:.2f}x -n 1 (cells {slower:.2f}x slower than "
-              f"at -n 1, the longest {max(durations):.2f}s; target 12x at 16)"
+              f"at -n 1, the longest {max(slowed.values()):.2f}s; target 12x at 16)"
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
-    bound = bare + sum(durations) / 16
+    bound = bare + sum(slowed.values()) / 16
     print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork of a "
           f"process that has imported the kit); of the start, {bare:.2f}s is a Python process that imports the kit "
           f"and exits (best of 5): with no other serial time, and the cells split evenly, 16 workers could give at "
           f"most {one['wall'] / bound:.2f}x")
     # Each of 16 workers' share, run by a worker of its own: what the model leaves out, a worker's own start
     # (the pool, lazy imports, Hypothesis's first search) paid 16 times, shows here.
-    shares, loads = _shares([cid for cid in order if cid in one["seconds"]], one["seconds"], 16)
+    shares, loads = _shares(ran, one["seconds"], 16)
     busy = []
     for share in shares:
         with tempfile.TemporaryDirectory() as tmp:

@@ -47,7 +47,7 @@ class Context:
     def units(self) -> Mapping[str, int]:
         """The spec's units for this call, and `element`: the bytes of one element of its dtype (they
         depend on the call's path and dtype only: worked out once per cell, read-only, shared by its calls)."""
-        plan = self.__dict__.get("cell_plan") or cell_plan(self)
+        plan = cell_plan(self)
         units = plan[3]
         if plan[2]:                      # the declared readings' index math, by name in the API's module
             for name in self.variants:
@@ -251,7 +251,8 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
         for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
             if isinstance(unit, Mapping):
                 units[name] = unit["elements"] * (width or 1)
-        plan = cache[key] = (rules, ambiguities, declared, MappingProxyType(units), screen.build(rules, ambiguities, ctx))
+        plan = cache[key] = (rules, ambiguities, declared, MappingProxyType(units),
+                             screen.build(rules, ambiguities, ctx, key))
     ctx.__dict__["cell_plan"] = plan
     if not plan[2]:                          # no declared reading moves bytes otherwise: the cell's units
         ctx.__dict__["units"] = plan[3]

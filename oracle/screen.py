@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .call import SCOPES, Tensor
+from .call import SCOPES
 from .rulebook import in_ranges
 
 # kind -> builder(rule, ctx) -> an entry of the screen's table for that kind, _PASS (the rule holds for
@@ -303,7 +303,8 @@ def _source(screen: Screen) -> tuple[str, dict]:
         branch = "if"
         for scope, limit in limits.items():
             lines.append(f"    {branch} s == {literal(scope)}:")
-            lines.append("        pass" if limit is None else f"        if {t}.addr + {nbytes(name)} > {literal(limit)}: return False")
+            lines.append("        pass" if limit is None else
+                         f"        if {t}.addr + {nbytes(name)} > {literal(limit)}: return False")
             branch = "elif"
         lines.append("    else: return False" if limits else "    return False")
     if screen.listed or screen.same_lists:
@@ -329,7 +330,8 @@ def _source(screen: Screen) -> tuple[str, dict]:
         lines += [f"{at}ra, rb = accesses[{a!r}], accesses[{b!r}]",
                   f"{at}if ra is not None and rb is not None:",
                   f"{at}    (a_lo, a_hi), (b_lo, b_hi) = {a_span}, {b_span}",
-                  f"{at}    if not ({ta}.addr + a_hi <= {tb}.addr + b_lo or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
+                  f"{at}    if not ({ta}.addr + a_hi <= {tb}.addr + b_lo"
+                  f" or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
                   f"{at}        return False"]
     lines.append("    return True")
     return "\n".join(lines) + "\n", consts
@@ -342,9 +344,10 @@ def _compiled(screen: Screen):
     return namespace["holds"]
 
 
-def build(rules: list, ambiguities: list, ctx) -> Screen | None:
-    """The screen of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions' ranges);
-    None when no rule is screened."""
+def build(rules: list, ambiguities: list, ctx, cell: tuple) -> Screen | None:
+    """The screen of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions' ranges)
+    and the cell itself (context.cell_plan's key: product, form, dtype, path); None when no rule is
+    screened."""
     tables: dict[str, list] = {}
     listed: dict[str, _Listed] = {}
     same_lists, rest = [], []
@@ -366,13 +369,10 @@ def build(rules: list, ambiguities: list, ctx) -> Screen | None:
     if len(rest) == len(rules):
         return None
     regions = [ranges for _, amb_regions in ambiguities for ranges in amb_regions]
-    # the scopes of the path's two operands and the dtype of the operand that names the dtype: part of the
-    # cell (context.cell_plan), so the same for every call of it
-    args, spec, scopes, dtypes = ctx.call.args, ctx.spec, {}, {}
-    ends = spec.path_operands
-    if ends is not None and all(isinstance(args.get(name), Tensor) for name in ends):
-        scopes = {name: args[name].scope for name in ends}
-    if isinstance(args.get(spec.dtype_of), Tensor):
-        dtypes = {spec.dtype_of: args[spec.dtype_of].dtype}
+    # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
+    # operand: a list's is its first entry's): part of the cell, so the same for every call of it
+    spec, (_, _, dtype, path) = ctx.spec, cell
+    scopes = dict(zip(spec.path_operands, path)) if path is not None else {}
+    dtypes = {spec.dtype_of: dtype} if dtype in ctx.rulebook.dtypes and not spec.is_list(spec.dtype_of) else {}
     return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
                   None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes)

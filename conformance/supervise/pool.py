@@ -137,14 +137,14 @@ class Supervisor:
     def close(self, stop: Stop | None = None) -> None:
         """Let every worker close its backend and leave (at once when stopping), then kill what is left,
         programs its backend started included."""
+        if not stop:
+            self.release()
         for w in self._workers:
-            try:
-                if stop or w.task is not None:
+            if stop or w.task is not None:
+                try:
                     w.proc.terminate()
-                elif not w.released:
-                    w.conn.send(None)
-            except (OSError, ValueError, BrokenPipeError):
-                pass
+                except (OSError, ValueError):
+                    pass
         deadline = time.monotonic() + STOP_GRACE
         for w in self._workers:
             w.proc.join(max(0.0, deadline - time.monotonic()))
