@@ -40,6 +40,11 @@
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores]
+
+Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
+environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
+at every start (a sandbox's .pth hooks, a development install's finder) adds that to every start it
+measures ((j) prints what a bare `python -c pass` costs here).
 """
 from __future__ import annotations
 
@@ -573,6 +578,7 @@ def core_figures(product: str) -> None:
     from conformance.supervise.plan import plan
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     bare = _bare_process()          # first: its first process fills the bytecode cache the runs then use
+    empty = _bare_process("pass")
     runs = {}
     for n in sorted({1, 2, cores} if cores >= 2 else {1}):
         with tempfile.TemporaryDirectory() as tmp:
@@ -596,9 +602,9 @@ def core_figures(product: str) -> None:
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
     bound = bare + sum(slowed.values()) / 16
     print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork of a "
-          f"process that has imported the kit); of the start, {bare:.2f}s is a Python process that imports the kit "
-          f"and exits (best of 5): with no other serial time, and the cells split evenly, 16 workers could give at "
-          f"most {one['wall'] / bound:.2f}x")
+          f"process that has imported the kit); of the start, {bare:.3f}s is a Python process that imports the kit "
+          f"and exits ({empty:.3f}s one that imports nothing; best of 5): with no other serial time, and the cells "
+          f"split evenly, 16 workers could give at most {one['wall'] / bound:.2f}x")
     # Each of 16 workers' share, run by a worker of its own: what the model leaves out, a worker's own start
     # (the pool, lazy imports, Hypothesis's first search) paid 16 times, shows here.
     shares, loads = _shares(ran, one["seconds"], 16)
@@ -640,15 +646,15 @@ def _fork_cost() -> float:
     return float(out.stdout.strip())
 
 
-def _bare_process() -> float:
+def _bare_process(code: str = "import gc, os, conformance.commands.cli; gc.freeze(); os._exit(0)") -> float:
     """Seconds of the least a `run` costs before and after its cells: Python starting, importing what the
-    command imports, and exiting as the command does (its objects frozen first; best of five)."""
+    command imports, and leaving as the command does (cli.leave; best of five)."""
     import subprocess
     best = float("inf")
     for _ in range(5):
         began = time.monotonic()
-        subprocess.run([sys.executable, "-c", "import gc, conformance.commands.cli; gc.freeze()"], check=True,
-                       cwd=Path(__file__).resolve().parent.parent, env=_installed_env())
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parent.parent,
+                       env=_installed_env())
         best = min(best, time.monotonic() - began)
     return best
 

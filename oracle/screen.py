@@ -11,6 +11,7 @@ tests/test_check_screen.py holds each one to its kind on drawn calls of every ce
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 from .call import SCOPES
@@ -340,8 +341,15 @@ def _source(screen: Screen) -> tuple[str, dict]:
 def _compiled(screen: Screen):
     """`holds` of the screen, compiled from its source."""
     source, namespace = _source(screen)
-    exec(compile(source, "<screen>", "exec"), namespace)
+    exec(_code(source), namespace)
     return namespace["holds"]
+
+
+@functools.lru_cache(maxsize=None)
+def _code(source: str):
+    """The code of a screen's source. Screens of different cells often have the same source (the same
+    numbers written in, the rest named): a product's run compiles 213 screens from 69 sources, ~0.2 ms each."""
+    return compile(source, "<screen>", "exec")
 
 
 def build(rules: list, ambiguities: list, ctx, cell: tuple) -> Screen | None:

@@ -206,3 +206,33 @@ def test_an_unwritable_report_folder_is_one_line(tmp_path, capsys):
     code = main(["report", str(results / "results.json"), "--out", str(tmp_path / "blocked" / "x")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "blocked" in err
+
+
+LEAVING = textwrap.dedent('''
+    import atexit, sys, threading
+    from pathlib import Path
+    import conformance.commands.cli as cli
+
+    marker = Path(sys.argv[1])
+    atexit.register(lambda: marker.write_text("atexit ran"))
+    if sys.argv[2] == "thread":         # a thread still running: the normal exit joins it
+        threading.Thread(target=lambda: (__import__("time").sleep(0.3), marker.with_suffix(".thread")
+                                         .write_text("joined"))).start()
+    cli.main = lambda: (print("last line", end=""), 7)[1]      # unflushed output, an exit status
+    sys.exit(cli.command())
+''')
+
+
+@pytest.mark.parametrize("threads", ["one", "thread"])
+def test_the_command_leaves_with_its_status_its_output_and_its_atexit_handlers(tmp_path, threads):
+    """command() skips the interpreter's teardown (cli.leave), never what the teardown owes others: the
+    exit status, output still buffered, atexit handlers, and a thread still running (joined)."""
+    script = tmp_path / "entry.py"
+    script.write_text(LEAVING)
+    marker = tmp_path / "marker"
+    done = subprocess.run([command.sys.executable, str(script), str(marker), threads], capture_output=True, text=True,
+                          env=command.kit_env(), timeout=60)
+    assert done.returncode == 7, done.stderr
+    assert done.stdout == "last line"
+    assert marker.read_text() == "atexit ran"
+    assert marker.with_suffix(".thread").exists() == (threads == "thread")

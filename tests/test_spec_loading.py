@@ -11,7 +11,9 @@ import yaml
 
 import oracle
 from oracle import SpecError, load_rulebook
-from oracle.spec import DEFAULT_SPEC_DIR, VALIDATED_FILE, specs_digest
+import json
+
+from oracle.spec import DEFAULT_SPEC_DIR, PARSED_FILE, VALIDATED_FILE, specs_digest
 
 PRODUCTS = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b",
             "ascend910_93"]
@@ -311,6 +313,60 @@ def test_the_shipped_specs_are_recorded_as_validated():
     assert (DEFAULT_SPEC_DIR / VALIDATED_FILE).read_text().strip() == specs_digest(book.files), (
         "the specs changed since they were recorded validated: "
         'python -c "from oracle.spec import record_validated; record_validated()"')
+
+
+def _in_order(value):
+    """A document with its mappings as lists of pairs: equal only where the keys come in the same order."""
+    if isinstance(value, dict):
+        return [(k, _in_order(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_in_order(v) for v in value]
+    return value
+
+
+def test_the_shipped_specs_are_recorded_parsed():
+    """specs/parsed.json is what the shipped YAML parses to, mappings in the YAML's order (the order of
+    dtypes, products and parameters is what the strategies draw from), under the YAML's digest."""
+    book = load_rulebook(validate=True)
+    record = json.loads((DEFAULT_SPEC_DIR / PARSED_FILE).read_text(encoding="utf-8"))
+    assert record["digest"] == specs_digest(book.files), (
+        'the specs changed since they were recorded: python -c "from oracle.spec import record_validated; '
+        'record_validated()"')
+    assert _in_order(record["files"]) == _in_order({name: yaml.load(text, Loader=oracle.spec._LOADER)
+                                                    for name, text in book.files.items()})
+
+
+def test_the_parsed_record_is_read_in_place_of_the_yaml(monkeypatch):
+    """The kit's own folder, recorded: no YAML parsed, the same rulebook."""
+    validated = load_rulebook(validate=True)
+    monkeypatch.setattr(oracle.spec, "_parse_yaml", lambda text, path: pytest.fail(f"{path.name} parsed"))
+    assert load_rulebook() == validated
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "other digest", "a file short"])
+def test_a_damaged_parsed_record_is_passed_over(specs_copy, monkeypatch, damage):
+    """The kit's folder with its parsed record missing, cut short, made from other bytes or missing a file:
+    the YAML is parsed, and the rulebook is the same."""
+    monkeypatch.setattr(oracle.spec, "DEFAULT_SPEC_DIR", specs_copy)
+    path = specs_copy / PARSED_FILE
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if damage == "missing":
+        path.unlink()
+    elif damage == "truncated":
+        path.write_text(path.read_text(encoding="utf-8")[:5000], encoding="utf-8")
+    elif damage == "other digest":
+        record["files"]["data_move.yaml"]["api"] = "forged"
+        path.write_text(json.dumps({**record, "digest": "0" * 64}), encoding="utf-8")
+    else:
+        del record["files"]["scatter.yaml"]
+        path.write_text(json.dumps(record), encoding="utf-8")
+    parsed = []
+    real = oracle.spec._parse_yaml
+    monkeypatch.setattr(oracle.spec, "_parse_yaml", lambda text, where: parsed.append(where.name) or real(text, where))
+    book = load_rulebook()
+    assert parsed, "the YAML was not parsed"
+    reference = load_rulebook(DEFAULT_SPEC_DIR, validate=True)
+    assert (book.apis, book.products, book.dtypes) == (reference.apis, reference.products, reference.dtypes)
 
 
 def test_recorded_specs_load_as_validated_ones(monkeypatch):

@@ -262,8 +262,8 @@ def test_the_random_pool_is_the_same_bytes_in_every_version() -> None:
     numpy's Generator(SFC64(seed)).integers(0, 256, n, uint8) gives, which the pool was first made by."""
     import hashlib
 
-    from conformance.generate.memory import POOL_BYTES, _pool
-    pool = _pool()
+    from conformance.generate.memory import POOL_BYTES, random_pool
+    pool = random_pool()
     assert pool.shape == (POOL_BYTES,) and not pool.flags.writeable
     assert hashlib.sha256(pool.tobytes()).hexdigest()[:16] == "8f7bf7968a20bc5b"
     first = np.random.Generator(np.random.SFC64(0x41534344)).integers(0, 256, 1 << 16, dtype=np.uint8)

@@ -303,3 +303,68 @@ def test_a_forked_workers_slot_is_shared_memory_it_writes_and_the_supervisor_rea
     os.waitpid(pid, 0)
     assert slot.verdict_counts()["PASS"] == 1
     assert slot.in_flight().calls == [{"call": {"api": "data_move"}, "memory": {"seed": 1}}]
+
+
+STAGGERED = textwrap.dedent('''
+    import os, time
+    from pathlib import Path
+    from conformance import OracleBackend
+
+    class Staggered(OracleBackend):
+        """The first worker to load it is ready at once; every other one takes DELAY seconds."""
+        name = "staggered"
+        def __init__(self):
+            folder = Path(os.environ["STAGGERED_DIR"])
+            first = not any(folder.iterdir())
+            (folder / str(os.getpid())).touch()
+            if not first:
+                time.sleep(float(os.environ["STAGGERED_DELAY"]))
+            super().__init__()
+''')
+
+
+@pytest.mark.parametrize("delay, bound", [(0.2, 30.0), (3.0, 0.2)])
+def test_the_first_write_waits_for_every_worker_to_have_a_task(tmp_path, monkeypatch, delay, bound):
+    """`begun` (the run's first write) comes once every worker has its first task, so that none that said
+    "ready" after the first look idles while the report is written; a worker still loading past
+    FIRST_WRITE_WAIT seconds does not hold it back."""
+    from conformance.generate.cells import cells
+    from conformance.generate.profiles import profile
+    from conformance.supervise import pool
+    from conformance.supervise.plan import plan
+    from conformance.supervise.tasks import Stop
+    (tmp_path / "staggered.py").write_text(STAGGERED)
+    (tmp_path / "loaded").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("STAGGERED_DIR", str(tmp_path / "loaded"))
+    monkeypatch.setenv("STAGGERED_DELAY", str(delay))
+    monkeypatch.setattr(pool, "FIRST_WRITE_WAIT", bound)
+    tasks = plan(cells(["ascend910b"], ["data_move"])[:9], profile("ci"), 1)     # ~0.6 s for one worker
+    supervisor = pool.Supervisor("staggered:Staggered", 3)
+    seen: list = []
+    try:
+        supervisor.start()
+        pool.run_tasks(supervisor, tasks, lambda result: seen.append("result"), Stop(),
+                       begun=lambda: seen.append((supervisor.busy, supervisor.waiting)))
+    finally:
+        supervisor.close()
+    (first,) = [event for event in seen if event != "result"]
+    assert seen.count("result") == 9
+    if bound > delay:               # waited for the two late workers: all three busy, none waiting
+        assert first == (3, 0)
+    else:                           # written while the two late ones still load
+        assert first == (1, 2)
+
+
+def test_the_workers_inherit_the_random_pool_made_before_the_fork():
+    """The supervisor makes the random pool the images are cut from before forking (worker.shared): each
+    worker reads the parent's pages instead of drawing 16 MiB of its own."""
+    from conformance.generate.memory import random_pool
+    from conformance.supervise.pool import Supervisor
+    random_pool.cache_clear()
+    supervisor = Supervisor("oracle", 1)
+    try:
+        supervisor.start()
+        assert random_pool.cache_info().currsize == 1
+    finally:
+        supervisor.close()

@@ -7,6 +7,7 @@ call it ran, 1 when it does not.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -215,14 +216,34 @@ def command() -> int:
     """The process's entry (`ascend-conformance`, `python -m conformance`): main(), with what the imports
     made frozen out of the collector (it lives as long as the process: a full collection walking it while
     the specs load cost a `run`'s start ~10 ms, and the workers forked from this process inherit it
-    frozen); then every object left frozen too, so that the interpreter's exit does not walk the run's
-    objects once more (0.05-0.09 s of a `run`'s end, measured; atexit handlers and flushes still run). Not
-    main's own steps: a test calling main() in its process keeps a working collector."""
+    frozen); then the process leaves as soon as main() has (`leave`). Not main's own steps: a test calling
+    main() in its process keeps a working collector and its interpreter."""
     import gc
     gc.freeze()
     code = main()
-    gc.freeze()
+    gc.freeze()                 # where leave() cannot skip the teardown, it then walks none of these
+    leave(code)
     return code
+
+
+def leave(code: int) -> None:
+    """End the process with `code` once its work is done, skipping the interpreter's teardown (it frees
+    every module and object one by one: ~10 ms of every `run`'s end, measured in benchmarks/bench.py (j)).
+    What that teardown owes others still happens first: the atexit handlers (logging's, multiprocessing's)
+    and the flushes of stdout and stderr. Only where this is the one thread left (a Dask client's threads
+    are joined by the normal exit), and only where the flushes succeed (a closed pipe is then reported as
+    Python reports it)."""
+    import atexit
+    import threading
+    if threading.active_count() != 1:
+        return
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
 
 
 if __name__ == "__main__":

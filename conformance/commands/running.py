@@ -36,8 +36,10 @@ def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[st
 
 def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]) -> None:
     """A --select that matches no cell, whatever readings the backend declares, is refused before any
-    worker starts (the cells of the run are known only once they have)."""
-    chosen_cells(args, products, apis, every_ambiguity(apis))
+    worker starts (the cells of the run are known only once they have). Without one there is nothing to
+    refuse, and the cells are not listed twice."""
+    if getattr(args, "select", None):
+        chosen_cells(args, products, apis, every_ambiguity(apis))
 
 
 def _readings_line(session: Any) -> str:

@@ -2,9 +2,9 @@
 
 - the report folder is locked for the run (conformance/commands/lock.py): a second run on it is refused;
 - the backend runs only in supervised workers (conformance/supervise/pool.py);
-- results are written at the start (so the previous run's files never pass for this one), every
-  WRITE_EVERY seconds while the run goes on (marked `running`: INCOMPLETE if the run is killed), and
-  at the end; every file atomically (conformance/report/outputs.py);
+- results are written at the start, once every worker has its first task (so the previous run's files
+  never pass for this one), every WRITE_EVERY seconds while the run goes on (marked `running`: INCOMPLETE
+  if the run is killed), and at the end; every file atomically (conformance/report/outputs.py);
 - SIGINT, SIGTERM and SIGHUP stop the run within a few seconds, whatever it is doing: the workers are
   stopped, the results gathered so far are written (INCOMPLETE, `stopped` naming the signal) and the exit
   status is 130, 143 or 129.
@@ -123,7 +123,7 @@ class Session:
 
         written = time.monotonic()
 
-        def begun() -> None:        # written as the run starts, while the workers start on their first tasks
+        def begun() -> None:        # written once every worker has its first task, while they work on them
             nonlocal written
             self.write(snapshot(False))
             written = time.monotonic()

@@ -22,10 +22,11 @@ WINDOW_ALIGN = 64      # a window starts on a cache line: copied and compared as
 
 
 @functools.lru_cache(maxsize=1)
-def _pool() -> np.ndarray:
+def random_pool() -> np.ndarray:
     """16 MiB of random bytes, the same in every process (fixed seed), made once: SFC64's raw 64-bit
     outputs as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives
-    (4.5 ms where that takes 24 ms, in every worker)."""
+    (4.5 ms where that takes 24 ms). A supervisor that forks its workers makes it first (worker.shared):
+    they share its pages, which nothing writes."""
     pool = np.random.SFC64(0x41534344).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
     pool.flags.writeable = False
     return pool
@@ -149,7 +150,7 @@ class MemoryRecipe:
         if size > POOL_BYTES // 2:
             return None
         offset = _mix(self.seed, stream) % (POOL_BYTES - size + 1) // WINDOW_ALIGN * WINDOW_ALIGN
-        return _pool()[offset:offset + size]
+        return random_pool()[offset:offset + size]
 
     def pristine(self, scope: str) -> np.ndarray | None:
         """What build() puts in `scope`, read-only and not copied, where that is a window of the pool with

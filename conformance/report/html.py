@@ -18,7 +18,7 @@ from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRO
 from conformance.report.readings import readings_text, tally
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals,
                                         why_missing)
-from conformance.report.text import cut, markup, replay_command
+from conformance.report.text import SHOWN_CHARS, cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -196,6 +196,8 @@ def _clean(value: Any) -> Any:
     one place where what a backend sent is made fit for the page (jinja's autoescape then escapes the
     markup)."""
     if isinstance(value, str):
+        if value.isascii() and value.isprintable() and len(value) <= SHOWN_CHARS:
+            return value                # what markup(cut(value)) gives: most strings, asked at C speed
         return markup(cut(value))
     if isinstance(value, dict):
         return {_clean(k): _clean(v) for k, v in value.items()}

@@ -103,6 +103,11 @@ class ClusterSupervisor:
     def pending(self) -> int:
         return len(self._queue) + len(self._futures)
 
+    @property
+    def waiting(self) -> int:
+        """None: the scheduler has every task as soon as it is submitted (poll); queueing is Dask's."""
+        return 0
+
     def free(self) -> int:
         return 2 * self.slots - self.pending
 

@@ -38,12 +38,13 @@ from conformance.judge import inflight
 from conformance.judge.runner import CellResult
 from conformance.judge.verdicts import Verdict
 from conformance.supervise.tasks import DEFAULT_TIMEOUT, Replay, Stop, Task
-from conformance.supervise.worker import worker_main
+from conformance.supervise.worker import shared, worker_main
 
 GRACE = 2.0                 # seconds past the time limit before a worker stuck in a call is killed
 LOAD_TIMEOUT = 60.0         # seconds a worker may take to load the backend
 STOP_GRACE = 2.0            # seconds workers get to close their backends at the end or at a stop
 TICK = 0.2                  # seconds between two looks at the workers
+FIRST_WRITE_WAIT = 1.0      # seconds the first write of a run waits for every worker to have a task
 RETRIES = 1                 # a cell whose worker died outside any backend call is run once more
 
 
@@ -113,6 +114,8 @@ class Supervisor:
         # every frozen object (~4 ms for the CLI's, per worker when asked per fork).
         if self._thaw is None:
             self._thaw = not gc.get_freeze_count()
+            if self._ctx.get_start_method() == "fork":
+                shared()
         if self._thaw:
             gc.freeze()
         try:
@@ -168,6 +171,11 @@ class Supervisor:
     @property
     def pending(self) -> int:
         return len(self._queue) + self.busy
+
+    @property
+    def waiting(self) -> int:
+        """Workers with no task though one is queued: still loading, or told of it at the next look."""
+        return sum(w.task is None and w.proc.is_alive() for w in self._workers) if self._queue else 0
 
     def free(self) -> int:
         """Workers that could take a task now or soon (loaded or loading, none in hand)."""
@@ -374,14 +382,21 @@ def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable
               stop: Stop, tick: Callable[[], None] = lambda: None, begun: Callable[[], None] = lambda: None
               ) -> None:
     """Run every task to its result (on_result per finished cell) unless `stop` is set; `begun` is called
-    once the first tasks are handed out (the workers start on them while it writes the first report),
-    `tick` between looks (the periodic writes)."""
+    once every worker has its first task (the first report is written while they work on them: written
+    before, it would keep the workers that said "ready" after the first look idle for as long as it takes),
+    or FIRST_WRITE_WAIT seconds into the run where some are still loading; `tick` between looks (the
+    periodic writes)."""
     for task in tasks:
         supervisor.submit(task)
-    for result in supervisor.poll(0.0):
-        on_result(result)
-    begun()
-    while supervisor.pending and not stop:
-        for result in supervisor.poll():
+    start, first = time.monotonic(), True
+    results = supervisor.poll(0.0)      # the workers loaded already have their tasks: no wait for a result
+    while True:
+        for result in results:
             on_result(result)
+        if first and (not supervisor.waiting or time.monotonic() - start >= FIRST_WRITE_WAIT):
+            begun()
+            first = False
+        if not supervisor.pending or stop:
+            return
         tick()
+        results = supervisor.poll()     # wakes at a worker's message: "ready" included
