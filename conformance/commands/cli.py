@@ -23,6 +23,7 @@ from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXI
                                           reading_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.generate.profiles import PROFILES
+from conformance.supervise import pool
 from conformance.supervise.cluster import ClusterError
 
 
@@ -220,6 +221,7 @@ def command() -> int:
     main() in its process keeps a working collector and its interpreter."""
     import gc
     gc.freeze()
+    pool.FROZEN_FOR_LIFE = True         # the supervisor need not count them to leave them frozen
     code = main()
     gc.freeze()                 # where leave() cannot skip the teardown, it then walks none of these
     leave(code)

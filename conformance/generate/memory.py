@@ -6,7 +6,6 @@ the same recipe always gives the same images.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -256,15 +255,12 @@ def keep_freed_images() -> None:
         np._core.multiarray._set_madvise_hugepage(False)
     except AttributeError:          # pragma: no cover - numpy < 2
         pass
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name) if name else None
-        mallopt = libc.mallopt if libc is not None else None
-    except (OSError, AttributeError):
+        mallopt = ctypes.CDLL(None).mallopt         # the C library every CPython has loaded (no search)
+    except (OSError, AttributeError, TypeError):    # not glibc (no mallopt), or no dlopen(NULL) (Windows)
         return
-    if mallopt is not None:
-        mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES)
-        mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES // 8)      # glibc's ceiling for this one is 32 MiB
+    mallopt(_M_TRIM_THRESHOLD, _KEEP_BYTES)
+    mallopt(_M_MMAP_THRESHOLD, _KEEP_BYTES // 8)          # glibc's ceiling for this one is 32 MiB
 
 
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3

@@ -8,20 +8,16 @@ one line naming the file (and the line, where YAML knows it); nothing here raise
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from conformance.report.text import printable
 
 MAX_FILE_BYTES = 64 << 20        # a reproducer, a call file or a waiver file (the kit's are a few KB)
 MAX_RESULTS_BYTES = 256 << 20    # a results.json (a full run's is a few MB; room for long messages)
 MAX_DEPTH = 64                   # lists and mappings in one another (libyaml crashes some 40,000 deep)
-
-_Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 class FileFormatError(ValueError):
     """A file that cannot be used; the message is one line naming the file."""
@@ -49,37 +45,43 @@ def read_text(path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "") -> 
         raise FileFormatError(f"{name}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
 
 
-class _NoDatesOutOfRange(_Loader):     # type: ignore[misc, valid-type]
-    """Safe YAML whose bad dates and oversized integers are YAML errors with their line, not a
-    ValueError from the depths of the constructor."""
+@functools.lru_cache(maxsize=1)
+def _loaders() -> tuple[type, type, type]:
+    """(the loader whose events are screened, the loader, the one that leaves dates as text), made when a
+    command first reads a YAML file: PyYAML is imported then, not at every start (~6.5 ms)."""
+    import yaml
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def construct_yaml_timestamp(self, node):
-        try:
-            return super().construct_yaml_timestamp(node)
-        except (ValueError, OverflowError) as exc:
-            raise yaml.constructor.ConstructorError(None, None, f"invalid date {node.value!r} ({exc})",
-                                                    node.start_mark) from None
+    class NoDatesOutOfRange(base):      # type: ignore[misc, valid-type]
+        """Safe YAML whose bad dates and oversized integers are YAML errors with their line, not a
+        ValueError from the depths of the constructor."""
 
-    def construct_yaml_int(self, node):
-        try:
-            return super().construct_yaml_int(node)
-        except ValueError as exc:
-            raise yaml.constructor.ConstructorError(None, None, f"invalid integer ({exc})", node.start_mark) from None
+        def construct_yaml_timestamp(self, node):
+            try:
+                return super().construct_yaml_timestamp(node)
+            except (ValueError, OverflowError) as exc:
+                raise yaml.constructor.ConstructorError(None, None, f"invalid date {node.value!r} ({exc})",
+                                                        node.start_mark) from None
+
+        def construct_yaml_int(self, node):
+            try:
+                return super().construct_yaml_int(node)
+            except ValueError as exc:
+                raise yaml.constructor.ConstructorError(None, None, f"invalid integer ({exc})",
+                                                        node.start_mark) from None
+
+    NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:timestamp", NoDatesOutOfRange.construct_yaml_timestamp)
+    NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:int", NoDatesOutOfRange.construct_yaml_int)
+
+    class DatesAsText(NoDatesOutOfRange):
+        """The same, with dates left as their text, for a reader that checks them field by field (and so
+        can name the field of an impossible one)."""
+
+    DatesAsText.add_constructor("tag:yaml.org,2002:timestamp", DatesAsText.construct_scalar)
+    return base, NoDatesOutOfRange, DatesAsText
 
 
-_NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:timestamp", _NoDatesOutOfRange.construct_yaml_timestamp)
-_NoDatesOutOfRange.add_constructor("tag:yaml.org,2002:int", _NoDatesOutOfRange.construct_yaml_int)
-
-
-class _DatesAsText(_NoDatesOutOfRange):
-    """The same, with dates left as their text, for a reader that checks them field by field (and so
-    can name the field of an impossible one)."""
-
-
-_DatesAsText.add_constructor("tag:yaml.org,2002:timestamp", _DatesAsText.construct_scalar)
-
-
-def _line(exc: yaml.YAMLError) -> str:
+def _line(exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     return f"line {mark.line + 1}: " if mark is not None else ""
 
@@ -87,9 +89,11 @@ def _line(exc: yaml.YAMLError) -> str:
 def parse_yaml(text: str, name: str, dates: bool = True) -> Any:
     """YAML text as data; anchors, aliases and deep nesting refused on the event stream before anything
     is built (so an alias bomb costs nothing)."""
+    import yaml
+    events, plain, dates_as_text = _loaders()
     try:
         depth = 0
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text, Loader=events):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise FileFormatError(f"{name}: line {event.start_mark.line + 1}: YAML anchors and aliases "
                                       "(&name, *name) are not accepted")
@@ -97,7 +101,7 @@ def parse_yaml(text: str, name: str, dates: bool = True) -> Any:
             if depth > MAX_DEPTH:
                 raise FileFormatError(f"{name}: line {event.start_mark.line + 1}: nested more than {MAX_DEPTH} "
                                       "deep")
-        return yaml.load(text, Loader=_NoDatesOutOfRange if dates else _DatesAsText)
+        return yaml.load(text, Loader=plain if dates else dates_as_text)
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or str(exc)
         raise FileFormatError(f"{name}: not valid YAML: {_line(exc)}{printable(' '.join(str(problem).split()), 300)}") \

@@ -45,6 +45,7 @@ LOAD_TIMEOUT = 60.0         # seconds a worker may take to load the backend
 STOP_GRACE = 2.0            # seconds workers get to close their backends at the end or at a stop
 TICK = 0.2                  # seconds between two looks at the workers
 FIRST_WRITE_WAIT = 1.0      # seconds the first write of a run waits for every worker to have a task
+FROZEN_FOR_LIFE = False     # set by an entry point that froze what it imported for the process's life (cli.command)
 RETRIES = 1                 # a cell whose worker died outside any backend call is run once more
 
 
@@ -110,10 +111,10 @@ class Supervisor:
                                        self.against, self.oracle, self.readings))
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
         # itself (22 ms less of its start); unfrozen after, this process collects its own as before.
-        # A process that froze objects itself (the CLI) is left as it was: asked once, as the count walks
-        # every frozen object (~4 ms for the CLI's, per worker when asked per fork).
+        # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
+        # other is asked once (the count walks every frozen object: ~3 ms for the CLI's).
         if self._thaw is None:
-            self._thaw = not gc.get_freeze_count()
+            self._thaw = not (FROZEN_FOR_LIFE or gc.get_freeze_count())
             if self._ctx.get_start_method() == "fork":
                 shared()
         if self._thaw:

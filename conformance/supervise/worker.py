@@ -4,7 +4,6 @@ first, and leaves with its backend when the supervisor stops it or dies."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import os
 import signal
@@ -175,7 +174,7 @@ def _die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)        # the C library the process has loaded (no search)
         libc.prctl(1, signal.SIGTERM, 0, 0, 0)          # PR_SET_PDEATHSIG
     except (OSError, AttributeError):   # pragma: no cover
         pass
