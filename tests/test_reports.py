@@ -127,6 +127,21 @@ def test_conforming_run_report(tmp_path):
     assert "not tested: no reading declared" in amb and ">none<" in amb
 
 
+def test_results_json_reads_back_and_holds_a_cell_per_line(tmp_path):
+    """results.json is the document as it was (json reads it back equal), a field per line and each cell
+    of `cells` on a line of its own: `grep <cell id>` finds the whole cell."""
+    results = run_of("oracle")
+    written = write_outputs(results, tmp_path)
+    text = written["results"].read_text(encoding="utf-8")
+    assert json.loads(text) == json.loads(json.dumps(results))
+    lines = text.splitlines()
+    assert lines[0] == "{" and lines[-1] == "}"
+    assert {line.split('"')[1] for line in lines if line.startswith(' "')} == set(results)
+    for cell in results["cells"]:
+        (line,) = [line for line in lines if f'"id": "{cell["id"]}"' in line]
+        assert json.loads(line.strip().rstrip(",")) == json.loads(json.dumps(cell))
+
+
 def test_buggy_run_report_shows_the_failure_and_replays(tmp_path):
     results = run_of("stray")
     assert results["verdict"] == NOT_CONFORMANT
