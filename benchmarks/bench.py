@@ -487,6 +487,7 @@ MAIN_SANDBOX = {"data_move": 666, "vec_trans_scatter": 365, "scatter": 255, "asc
 # per search, so its figure counts different calls: main's is compared with the same share taken off.
 MAIN_REPEATS = {"data_move": 527 / 3240, "vec_trans_scatter": 796 / 3240, "scatter": 1408 / 5640,
                 "asc_gather": 1423 / 5040, "data_copy_nz2nd": 437 / 2760}
+MAIN_CORES = (83.5, 12.0)     # main's `run` of ascend910b at -n 1 and -n 16 on the issue's 16-core machine
 PER_CORE_TARGET = {"data_move": 1500}       # calls/s where main does MAIN_PER_CORE; 750 for the others
 
 
@@ -598,7 +599,8 @@ def core_figures(product: str) -> None:
     for n in (2, 16):
         model = one["start"] + (n - 1) * fork + max(_shares(ran, slowed, n)[1]) + one["end"]
         print(f"    model -n {n}: {model:.2f}s = {one['wall'] / model:.2f}x -n 1 (cells {slower:.2f}x slower than "
-              f"at -n 1, the longest {max(slowed.values()):.2f}s; target 12x at 16)"
+              f"at -n 1, the longest {max(slowed.values()):.2f}s; target 12x at 16, main {MAIN_CORES[0]}s / "
+              f"{MAIN_CORES[1]}s = {MAIN_CORES[0] / MAIN_CORES[1]:.1f}x on the issue's 16 cores)"
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
     bound = bare + sum(slowed.values()) / 16
     print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork of a "
