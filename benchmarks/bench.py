@@ -603,10 +603,10 @@ def core_figures(product: str) -> None:
               f"{MAIN_CORES[1]}s = {MAIN_CORES[0] / MAIN_CORES[1]:.1f}x on the issue's 16 cores)"
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
     bound = bare + sum(slowed.values()) / 16
-    print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork of a "
-          f"process that has imported the kit); of the start, {bare:.3f}s is a Python process that imports the kit "
-          f"and exits ({empty:.3f}s one that imports nothing; best of 5): with no other serial time, and the cells "
-          f"split evenly, 16 workers could give at most {one['wall'] / bound:.2f}x")
+    print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork "
+          f"of a process that has imported the kit); of the start, {bare:.3f}s is a Python process that imports "
+          f"the kit and exits ({empty:.3f}s one that imports nothing; best of 5): with no other serial time, and "
+          f"the cells split evenly, 16 workers could give at most {one['wall'] / bound:.2f}x")
     # Each of 16 workers' share, run by a worker of its own: what the model leaves out, a worker's own start
     # (the pool, lazy imports, Hypothesis's first search) paid 16 times, shows here.
     shares, loads = _shares(ran, one["seconds"], 16)

@@ -287,8 +287,8 @@ def default_rulebook() -> Rulebook:
     return load_rulebook()
 
 
-__all__ = ["DEFAULT_SPEC_DIR", "PARSED_FILE", "VALIDATED_FILE", "load_rulebook", "default_rulebook", "record_validated",
-           "specs_digest",
+__all__ = ["DEFAULT_SPEC_DIR", "PARSED_FILE", "VALIDATED_FILE", "load_rulebook", "default_rulebook",
+           "record_validated", "specs_digest",
            # the rulebook's data classes, defined in oracle/rulebook.py
            "INFERRED_ASPECTS", "LEGALITIES", "Ambiguity", "ApiSpec", "Inferred", "Product", "Reading", "Rule",
            "Rulebook", "Source", "SpecError"]

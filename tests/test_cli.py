@@ -230,8 +230,8 @@ def test_the_command_leaves_with_its_status_its_output_and_its_atexit_handlers(t
     script = tmp_path / "entry.py"
     script.write_text(LEAVING)
     marker = tmp_path / "marker"
-    done = subprocess.run([command.sys.executable, str(script), str(marker), threads], capture_output=True, text=True,
-                          env=command.kit_env(), timeout=60)
+    done = subprocess.run([command.sys.executable, str(script), str(marker), threads], capture_output=True,
+                          text=True, env=command.kit_env(), timeout=60)
     assert done.returncode == 7, done.stderr
     assert done.stdout == "last line"
     assert marker.read_text() == "atexit ran"

@@ -362,7 +362,8 @@ def test_a_damaged_parsed_record_is_passed_over(specs_copy, monkeypatch, damage)
         path.write_text(json.dumps(record), encoding="utf-8")
     parsed = []
     real = oracle.spec._parse_yaml
-    monkeypatch.setattr(oracle.spec, "_parse_yaml", lambda text, where: parsed.append(where.name) or real(text, where))
+    monkeypatch.setattr(oracle.spec, "_parse_yaml",
+                        lambda text, where: parsed.append(where.name) or real(text, where))
     book = load_rulebook()
     assert parsed, "the YAML was not parsed"
     reference = load_rulebook(DEFAULT_SPEC_DIR, validate=True)

@@ -42,7 +42,9 @@ def _json(value: Any) -> str:
 
 
 def _json_field(value: Any) -> str:
-    return "[\n  " + ",\n  ".join(map(_json, value)) + "\n ]" if isinstance(value, list) and value else _json(value)
+    if isinstance(value, list) and value:
+        return "[\n  " + ",\n  ".join(map(_json, value)) + "\n ]"
+    return _json(value)
 
 
 _UMASK = os.umask(0o022)

@@ -45,7 +45,7 @@ LOAD_TIMEOUT = 60.0         # seconds a worker may take to load the backend
 STOP_GRACE = 2.0            # seconds workers get to close their backends at the end or at a stop
 TICK = 0.2                  # seconds between two looks at the workers
 FIRST_WRITE_WAIT = 1.0      # seconds the first write of a run waits for every worker to have a task
-FROZEN_FOR_LIFE = False     # set by an entry point that froze what it imported for the process's life (cli.command)
+FROZEN_FOR_LIFE = False     # set by an entry point that froze its imports for the process's life (cli.command)
 RETRIES = 1                 # a cell whose worker died outside any backend call is run once more
 
 
