@@ -608,7 +608,8 @@ def core_figures(product: str) -> None:
           f"the kit and exits ({empty:.3f}s one that imports nothing; best of 5): with no other serial time, and "
           f"the cells split evenly, 16 workers could give at most {one['wall'] / bound:.2f}x")
     # Each of 16 workers' share, run by a worker of its own: what the model leaves out, a worker's own start
-    # (the pool, lazy imports, Hypothesis's first search) paid 16 times, shows here.
+    # (its lazy imports, each api's first frames and screens, Hypothesis's first search) paid 16 times,
+    # shows here.
     shares, loads = _shares(ran, one["seconds"], 16)
     busy = []
     for share in shares:

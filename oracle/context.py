@@ -218,7 +218,7 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
     args, ends, path = call.args, spec.path_operands, None
     if ends is not None:
         src, dst = args.get(ends[0]), args.get(ends[1])
-        if type(src) is Tensor and type(dst) is Tensor or isinstance(src, Tensor) and isinstance(dst, Tensor):
+        if isinstance(src, Tensor) and isinstance(dst, Tensor):
             path = src.scope, dst.scope
     dtype = args.get(spec.dtype_of)
     dtype = dtype.dtype if type(dtype) is Tensor else spec.dtype_of_call(call)

@@ -105,7 +105,8 @@ class ClusterSupervisor:
 
     @property
     def waiting(self) -> int:
-        """None: the scheduler has every task as soon as it is submitted (poll); queueing is Dask's."""
+        """0: no worker waits on this side; the scheduler has every task once it is submitted (poll), and
+        queueing is Dask's."""
         return 0
 
     def free(self) -> int:

@@ -115,8 +115,8 @@ class Supervisor:
         # other is asked once (the count walks every frozen object: ~3 ms for the CLI's).
         if self._thaw is None:
             self._thaw = not (FROZEN_FOR_LIFE or gc.get_freeze_count())
-            if self._ctx.get_start_method() == "fork":
-                shared()
+        if self._ctx.get_start_method() == "fork":
+            shared()                # made here once, inherited by every worker forked (worker.shared)
         if self._thaw:
             gc.freeze()
         try:
@@ -135,7 +135,7 @@ class Supervisor:
                 w.released = True
                 try:
                     w.conn.send(None)
-                except (OSError, ValueError, BrokenPipeError):
+                except (OSError, ValueError):
                     pass
 
     def close(self, stop: Stop | None = None) -> None:
