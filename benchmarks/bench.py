@@ -34,12 +34,16 @@
   (j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 (and -n <cores>): wall time,
       its start and end outside the cells, and a model of -n 16 from those where 16 cores are not at hand
                                                                                   target: 12x at -n 16
+  (k) the judge out of the backend's reach: per API, the ci cells through one supervised worker, the
+      backend in a process of its own (the default) and --in-process, the same calls; calls per second
+                                                               target: data_move isolated within 25%
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
-                                [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores]
+                                [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
+                                        out-of-reach]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -451,6 +455,44 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
           f"{(one_s / local_s - 1) * 100:+.1f}% (target < 5%); -n 2 {two_s:.2f}s = {local_s / two_s:.2f}x in process")
 
 
+def out_of_reach_figures(product: str, rounds: int = 3) -> None:
+    """(k): per API, the ci cells through one supervised worker with the backend in a process of its own
+    (the default) and --in-process, the same seeded calls, interleaved; calls per second, best of each."""
+    from conformance.generate.profiles import profile
+    from conformance.supervise.pool import Supervisor, run_tasks
+    from conformance.supervise.tasks import Isolation, Stop, Task
+    ci = profile("ci")
+
+    def calls_per_s(chosen, isolated: bool) -> tuple[int, float]:
+        sup = Supervisor("oracle", 1, isolation=Isolation(isolated))
+        sup.start()
+        got: list[dict] = []
+        began = time.perf_counter()
+        try:
+            run_tasks(sup, [Task(c, ci, 1) for c in chosen], got.append, Stop())
+        finally:
+            spent = time.perf_counter() - began
+            sup.close()
+        n = sum(v for r in got for k, v in r["counts"].items() if k != "NOT_SUPPORTED")
+        return n, n / spent
+
+    print(f"(k) the judge out of reach: ci cells of each API through one worker, the backend in its own process "
+          f"and --in-process (best of {rounds}, interleaved; target: data_move isolated within 25%)")
+    for api in sorted(BIGGEST):
+        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        chosen = cells([where], [api])
+        best = {True: 0.0, False: 0.0}
+        counted = set()
+        for _ in range(rounds):
+            for isolated in (False, True):
+                n, rate = calls_per_s(chosen, isolated)
+                counted.add(n)
+                best[isolated] = max(best[isolated], rate)
+        assert len(counted) == 1, "the same seed must make the same calls"
+        print(f"    {api:<18} {where:<11} {counted.pop():>6} calls: in process {best[False]:7.0f} calls/s, "
+              f"isolated {best[True]:7.0f} calls/s = {(best[False] / best[True] - 1) * 100:+5.1f}% time")
+
+
 def differential_figures(product: str) -> None:
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor, run_tasks
@@ -668,13 +710,14 @@ def main() -> None:
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i) or (j)")
+                                       "cores", "out-of-reach"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j) or (k)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
-         "differential": differential_figures, "per-core": per_core, "cores": core_figures}[args.only](args.product)
+         "differential": differential_figures, "per-core": per_core, "cores": core_figures,
+         "out-of-reach": out_of_reach_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -690,6 +733,7 @@ def main() -> None:
     core_figures(args.product)
     exec_overhead(args.product)
     isolation_figures(args.product)
+    out_of_reach_figures(args.product)
     differential_figures(args.product)
     fuzz_figures(args.product)
     report_figures(args.product)

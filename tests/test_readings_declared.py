@@ -254,8 +254,8 @@ def test_results_rows_per_ambiguity_and_schema(tmp_path):
     (tmp_path / "results.json").write_text(json.dumps(results))
     again = load_results(tmp_path / "results.json")            # the schema takes the new kind and fields
     assert again["readings"] == results["readings"]
-    assert verdict_text(results) == f"CONFORMANT under readings {ZERO}=nop"
-    assert verdict_text(_results({})) == "CONFORMANT"
+    assert verdict_text(results) == f"CONFORMANT under readings {ZERO}=nop for vec_trans_scatter on ascend910b"
+    assert verdict_text(_results({})) == "CONFORMANT for vec_trans_scatter on ascend910b"
 
 
 def test_the_html_row_and_the_junit_case_of_an_ambiguity_cell(tmp_path):
@@ -278,7 +278,7 @@ def test_the_bundle_records_the_readings(tmp_path):
     write_outputs(results, tmp_path)
     write_bundle(tmp_path, results, waivers_file=None, argv=["certify"])
     readme = (tmp_path / "README.md").read_text()
-    assert f"**CONFORMANT under readings {ZERO}=reject**" in readme
+    assert f"**CONFORMANT under readings {ZERO}=reject for vec_trans_scatter on ascend910b**" in readme
     assert f"`{ZERO}` = `reject` (declared by backend)" in readme
     env = json.loads((tmp_path / "environment.json").read_text())
     assert env["readings"] == {ZERO: {"reading": "reject", "by": "backend"}}
@@ -309,7 +309,7 @@ def test_the_cluster_path_reports_the_readings_too():
     from conformance.supervise import cluster
     config = cluster.ClusterSupervisor("tcp://nowhere:1", "oracle", readings={ZERO: "reject"}).config
     try:
-        described = cluster._on_cluster(config, None)
+        described = cluster._answer(cluster._on_cluster(config, None), "ready")
     finally:
         held = getattr(cluster._local, "held", None)
         if held is not None:

@@ -165,7 +165,8 @@ def test_a_hang_costs_a_bounded_time(zoo, tmp_path, backend):
     spent = time.monotonic() - began
     assert done.returncode == 1, done.stderr
     (cell,) = results(tmp_path / "r")["cells"]
-    assert cell["failure"]["verdict"] == "CRASH" and "no answer within 1 s" in cell["failure"]["message"]
+    message = cell["failure"]["message"]
+    assert cell["failure"]["verdict"] == "CRASH" and "no answer" in message and "within 1 s" in message
     # without a bound, shrinking re-ran the hanging call for a minute; now: the hang, at most two more
     # timed-out candidates, a restart and the start-up
     assert spent < 45, spent

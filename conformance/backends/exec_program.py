@@ -17,6 +17,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -25,6 +26,7 @@ from oracle import Call
 
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
+from conformance.backends.processes import as_user
 from conformance.backends.shared_images import SharedImages
 
 PROTOCOL = 1
@@ -41,12 +43,18 @@ class ExecBackend:
 
     out_of_process = True       # its calls run in the program: a caller may do other work meanwhile
 
-    def __init__(self, command: str, timeout: float | None = None):
-        self.command = command
-        self.argv = shlex.split(command)
+    def __init__(self, command: str | Sequence[str], timeout: float | None = None, *, user: str | None = None,
+                 env: Mapping[str, str] | None = None, hosted: str | None = None):
+        """`command`: a shell-like string or an argv list; `user`: the user the program runs as (the kit
+        started as root: --backend-user); `env`: its environment (default: the kit's); `hosted`: the
+        `module:attr` name of a Python backend this program hosts (conformance/backends/host.py), whose
+        load errors are reported as that backend's own."""
+        self.command = command if isinstance(command, str) else shlex.join(command)
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise BackendLoadError("backend 'exec:': no program named after 'exec:'")
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
+        self.user, self.env, self.hosted = user, dict(env) if env is not None else None, hosted
         self.shm = SharedImages()
         self._proc: subprocess.Popen | None = None
         self._pidfd: int | None = None              # readable once the program has exited (Linux)
@@ -63,10 +71,14 @@ class ExecBackend:
         self.readings: dict[str, str] = {}         # ambiguity id -> reading id, from its hello
         self._supports: dict[str, set[str]] = {}
         try:
+            self.shm.ensure(1)                      # made before the program, which inherits it
             self._start()
         except BackendCrash as exc:
             self.close()
-            raise BackendLoadError(f"backend 'exec:{command}': {exc}") from None
+            if hosted is not None:
+                raise BackendLoadError(str(exc) if str(exc).startswith(f"backend {hosted!r}")
+                                       else f"backend {hosted!r}: {exc}") from None
+            raise BackendLoadError(f"backend 'exec:{self.command}': {exc}") from None
 
     # ------------------------------------------------------------------------------------ the contract
 
@@ -86,9 +98,18 @@ class ExecBackend:
         return self._views
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
+        self.finish(self.send(call, memory))
+
+    def send(self, call: Call, memory: dict[str, np.ndarray]) -> "Sent":
+        """The first half of `run`: the request written, the program at work on it (the caller may work
+        meanwhile, on anything but `memory`); `finish` waits for the reply."""
         places = self._placed(memory)
-        reply = self._ask({"op": "run", "call": call.to_dict(), "memory": self.shm.describe(places)})
-        self._settle(reply, memory, places)
+        request, deadline = self._request({"op": "run", "call": call.to_dict(), "memory": self.shm.describe(places)})
+        return Sent(request, deadline, memory, places)
+
+    def finish(self, sent: "Sent") -> None:
+        """The second half of `run`: the reply read and acted on (Rejected, BackendCrash, or None: it ran)."""
+        self._settle(self._reply(sent.request, sent.deadline), sent.memory, sent.places)
 
     def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
         """One `batch` request for all the calls (the backend's `run_batch` where the program's hello
@@ -139,7 +160,8 @@ class ExecBackend:
         fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
         try:
             self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=self._stderr, start_new_session=True, bufsize=0)
+                                          stderr=self._stderr, start_new_session=True, bufsize=0,
+                                          pass_fds=self.shm.inherited(), env=self.env, **as_user(self.user))
         except OSError as exc:
             raise BackendCrash(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
         os.set_blocking(self._proc.stdin.fileno(), False)       # writes wait under select, with a deadline
@@ -152,7 +174,10 @@ class ExecBackend:
         self._send({"op": "hello", "protocol": PROTOCOL, "kit": _kit_version()}, deadline, HELLO_TIMEOUT)
         reply = self._receive(deadline, HELLO_TIMEOUT, what="hello")
         if reply.get("op") == "error":
-            raise BackendCrash(backend_text(f"refused the handshake: {backend_text(reply.get('message'))}"))
+            said = backend_text(reply.get("message"))
+            if self.hosted is not None and said.startswith(f"backend {self.hosted!r}"):
+                raise BackendCrash(said)            # the hosted backend's own load error, as in process
+            raise BackendCrash(backend_text(f"refused the handshake: {said}"))
         if reply.get("op") != "hello" or reply.get("protocol") != PROTOCOL:
             raise BackendCrash(f"answered hello with {_short(reply)} (expected a hello of protocol {PROTOCOL})")
         supports = reply.get("supports")
@@ -315,17 +340,25 @@ class ExecBackend:
     def _ask(self, request: dict[str, Any], calls: int = 1) -> dict[str, Any]:
         """Send a request and wait for its reply: `calls` times the time limit (a batch of n calls gets n)
         for the whole exchange, writing the request included."""
+        request, deadline = self._request(request, calls)
+        return self._reply(request, deadline)
+
+    def _request(self, request: dict[str, Any], calls: int = 1) -> tuple[dict[str, Any], float]:
         self._ensure()
         self._id += 1
         request = {"op": request["op"], "id": self._id, **request}
         limit = self.timeout * calls
         deadline = time.monotonic() + limit
         self._send(request, deadline, limit)
-        reply = self._receive(deadline, limit, what=f"{request['op']} request {self._id}")
-        if reply.get("id") != self._id:
+        return request, deadline
+
+    def _reply(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:
+        limit = self.timeout * (len(request["runs"]) if request["op"] == "batch" else 1)
+        reply = self._receive(deadline, limit, what=f"{request['op']} request {request['id']}")
+        if reply.get("id") != request["id"]:
             self._kill()
-            raise BackendCrash(f"protocol error: a reply with id {_short(reply.get('id'))} to request {self._id}: "
-                               f"{_short(reply)}")
+            raise BackendCrash(f"protocol error: a reply with id {_short(reply.get('id'))} to request "
+                               f"{request['id']}: {_short(reply)}")
         return reply
 
     def _placed(self, memory: dict[str, np.ndarray]) -> dict[str, tuple[int, int]]:
@@ -360,6 +393,16 @@ class ExecBackend:
         if not in_batch:
             self._kill()
         raise BackendCrash(f"protocol error: unknown reply {_short(reply)}")
+
+
+@dataclass
+class Sent:
+    """A run request written and not yet answered (ExecBackend.send)."""
+
+    request: dict[str, Any]
+    deadline: float
+    memory: dict[str, np.ndarray]
+    places: Mapping[str, tuple[int, int]]
 
 
 def _short(value: Any) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 import signal
+import sys
 import threading
 from importlib.metadata import entry_points
 from typing import Any, Callable
@@ -40,20 +42,40 @@ def _instantiate(target: Any, name: str) -> Backend:
     return _validate(target, name)
 
 
-def load_backend(name: str, timeout: float | None = None) -> Backend:
+def load_backend(name: str, timeout: float | None = None, *, isolate: bool = False,
+                 user: str | None = None) -> Backend:
     """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'.
 
     `timeout`: seconds one call may take. An `exec:` program past it is killed and restarted; an
     in-process backend is interrupted where Python can interrupt it (a loop in Python code, not a call
-    stuck inside C: isolate such a backend with `exec:ascend-conformance serve NAME`)."""
+    stuck inside C). `isolate`: a Python backend is loaded in a process of its own
+    (conformance/backends/host.py) and driven over the exec protocol, as the kit's workers do; `user`:
+    the program runs as that user (the caller is root)."""
     if not isinstance(name, str) or not name.strip():
         raise BackendLoadError("no backend named; use --backend oracle, --backend package.module:attr, or an entry point")
     name = name.strip()
     if name.startswith("exec:"):
         from conformance.backends.exec_program import ExecBackend
-        return ExecBackend(name[len("exec:"):].strip(), timeout)
+        return ExecBackend(name[len("exec:"):].strip(), timeout, user=user)
+    if isolate or user is not None:
+        from conformance.backends.exec_program import ExecBackend
+        return ExecBackend(_host_command(name), timeout, user=user, env=_host_environment(), hosted=name)
     backend = _load_in_process(name)
     return TimeLimited(backend, timeout) if timeout else backend
+
+
+def _host_command(name: str) -> list[str]:
+    """The program a Python backend runs in when isolated (conformance/backends/host.py)."""
+    return [sys.executable, "-m", "conformance.backends.host", name]
+
+
+def _host_environment() -> dict[str, str]:
+    """The kit's environment, with its module path (sys.path, the current folder first as `python -m`
+    has it) as PYTHONPATH: the host imports what this process would have."""
+    env = dict(os.environ)
+    path = [os.getcwd()] + [p for p in sys.path if p and os.path.isabs(p)]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
+    return env
 
 
 def _load_in_process(name: str) -> Backend:

@@ -123,6 +123,14 @@ def serve(backend: Backend, requests: IO[str], replies: IO[str], batch: bool = F
     return 0
 
 
+def refuse(message: str) -> int:
+    """Answer the kit's hello with `message` (the backend could not be loaded), then leave."""
+    sys.stdin.readline()
+    sys.stdout.write(json.dumps({"op": "error", "message": message}, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+    return 1
+
+
 def main(backend: Backend, batch: bool = False) -> int:
     """Serve on the real stdin/stdout; the backend's own prints go to stderr."""
     from conformance.generate.memory import keep_freed_images

@@ -16,16 +16,17 @@ def _shm_dir() -> str:
 
 
 def _memory_file() -> tuple[int, str] | None:
-    """A memory file with no name (memfd) and the path a program opens it by, /proc/<pid>/fd/<fd>; None
-    where there is no memfd or no /proc to reach it through. It goes when its last descriptor and mapping
-    do: whatever ends this process, SIGKILL included, leaves nothing behind."""
+    """A memory file with no name (memfd) and the path a program opens it by, /proc/self/fd/<fd> (the
+    program inherits the descriptor: the kit's processes are not dumpable, so no other process may open
+    their /proc/<pid>/fd); None where there is no memfd or no /proc to reach it through. It goes when its
+    last descriptor and mapping do: whatever ends this process, SIGKILL included, leaves nothing behind."""
     if not hasattr(os, "memfd_create"):
         return None
     try:
         fd = os.memfd_create("ascend-conformance", getattr(os, "MFD_CLOEXEC", 1))
     except OSError:
         return None
-    path = f"/proc/{os.getpid()}/fd/{fd}"
+    path = f"/proc/self/fd/{fd}"
     try:
         os.close(os.open(path, os.O_RDWR))          # as the program will: /proc mounted, reachable
     except OSError:
@@ -49,6 +50,12 @@ class SharedImages:
         self._map: mmap.mmap | None = None
         self._buffer: np.ndarray | None = None
         self._finalizer: weakref.finalize | None = None
+        self._inherited: tuple[int, ...] = ()
+
+    def inherited(self) -> tuple[int, ...]:
+        """The descriptors a program must inherit to open `path` (the memory file's; none for a file with
+        a name)."""
+        return self._inherited
 
     def ensure(self, size: int) -> None:
         if size <= self.size:
@@ -67,6 +74,7 @@ class SharedImages:
         made = _memory_file()
         if made is not None:
             self._fd, self.path = made
+            self._inherited = (self._fd,)
             self._finalizer = weakref.finalize(self, _close, self._fd, None)
         else:
             self._fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-", dir=_shm_dir())
@@ -106,7 +114,7 @@ class SharedImages:
         self._unmap()
         if self._finalizer is not None:
             self._finalizer()
-        self._fd, self.path, self.size, self._finalizer = None, None, 0, None
+        self._fd, self.path, self.size, self._finalizer, self._inherited = None, None, 0, None, ()
 
 
 def _close(fd: int, path: str | None) -> None:

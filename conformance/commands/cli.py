@@ -99,6 +99,16 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
                         "options go over it)")
 
 
+def add_isolation_options(parser: argparse.ArgumentParser) -> None:
+    """--in-process / --backend-user: where the backend runs (by default in a process of its own, out of
+    the judge's reach)."""
+    parser.add_argument("--in-process", action="store_true",
+                        help="load a Python backend into the judging process itself, to debug it (pdb, "
+                             "coverage, profilers); the report says so, and certify refuses it")
+    parser.add_argument("--backend-user", metavar="NAME",
+                        help="run the backend's processes as this unprivileged user (the kit started as root)")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="ascend-conformance",
                                   description="Conformance suite for Ascend data-movement instructions.")
@@ -119,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
                         "(tcp://host:8786; the 'dask' extra) instead of local workers")
     target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "
                         "not the backend against the oracle")
+    add_isolation_options(target)
     add_reading_options(target)
     narrowing = argparse.ArgumentParser(add_help=False)
     narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
@@ -175,6 +186,7 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--timeout", type=seconds_arg, metavar="SECONDS", help="a call taking longer is a CRASH")
     rep.add_argument("--against", metavar="B", help="run each call on B too: FIXED only when they agree")
     rep.add_argument("--no-oracle", action="store_true", help="with --against: agreement alone")
+    add_isolation_options(rep)
     add_reading_options(rep)
     rep.set_defaults(func=cmd_replay)
 

@@ -159,3 +159,26 @@ def seconds_arg(value: str) -> float:
 
 
 EXIT_INTERNAL = 3       # a bug of the kit: exit 1 means "does not conform" and nothing else
+
+
+def isolation_of(args: argparse.Namespace):
+    """Where the backend runs (`--in-process`, `--backend-user NAME`); a user that cannot be had is a
+    one-line usage error: --backend-user needs the kit started as root, and a user other than root."""
+    from conformance.supervise.tasks import Isolation
+    in_process, user = bool(getattr(args, "in_process", False)), getattr(args, "backend_user", None)
+    if user is None:
+        return Isolation(not in_process)
+    if in_process:
+        raise UsageError("--backend-user runs the backend in a process of its own, as that user: "
+                         "it cannot be combined with --in-process")
+    if os.geteuid() != 0:
+        raise UsageError(f"--backend-user {user}: only a kit started as root can run the backend as another "
+                         f"user (this one runs as uid {os.geteuid()}, which is already the backend's)")
+    import pwd
+    try:
+        entry = pwd.getpwnam(user)
+    except KeyError:
+        raise UsageError(f"--backend-user {user}: no such user on this machine") from None
+    if entry.pw_uid == 0:
+        raise UsageError(f"--backend-user {user}: uid 0 is root, the judge's own user: name an unprivileged one")
+    return Isolation(True, user)

@@ -1,7 +1,8 @@
 """A run from its first write to its last: what `run`, `certify` and `fuzz` share.
 
 - the report folder is locked for the run (conformance/commands/lock.py): a second run on it is refused;
-- the backend runs only in supervised workers (conformance/supervise/pool.py);
+- the backend runs only in supervised workers (conformance/supervise/pool.py), in a process of its own
+  unless the run is --in-process; the final write comes after every process of the backend has ended;
 - results are written at the start, once every worker has its first task (so the previous run's files
   never pass for this one), every WRITE_EVERY seconds while the run goes on (marked `running`: INCOMPLETE
   if the run is killed), and at the end; every file atomically (conformance/report/outputs.py);
@@ -24,7 +25,7 @@ from oracle.spec import default_rulebook
 from conformance.commands.lock import FolderLock
 from conformance.report.results import calls, results_document
 from conformance.supervise.pool import Supervisor, run_tasks
-from conformance.supervise.tasks import Stop, Task
+from conformance.supervise.tasks import Isolation, Stop, Task
 
 WRITE_EVERY = 30.0          # seconds between two writes of the report folder during a run
 
@@ -34,17 +35,19 @@ class Session:
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
-                 oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None):
+                 oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
+                 isolation: Isolation = Isolation()):
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
+        self.isolation = isolation
         if cluster:
             from conformance.supervise.cluster import ClusterSupervisor
             self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle,
-                                                     readings=readings)
+                                                     readings=readings, isolation=isolation)
         else:
             self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle,
-                                         readings=readings)
+                                         readings=readings, isolation=isolation)
         self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
@@ -85,7 +88,12 @@ class Session:
     # -------------------------------------------------------------------- writing
 
     def write(self, results: dict[str, Any]) -> None:
+        """Write the report folder. The final results are written once the backend is gone: its workers,
+        their backends and every process those started are ended first, so that nothing of the backend's
+        is left to change the folder (or a bundle made of it) after it is written."""
         from conformance.report.outputs import write_outputs
+        if not results.get("running"):
+            self.supervisor.close(self.stop)
         write_outputs(results, self.folder)
 
     def document(self, chosen: Sequence[Any], cells: list[dict[str, Any]], started: str, began: float,
@@ -95,6 +103,7 @@ class Session:
         (waivers, certification data)."""
         if self.against is not None:
             settings["against"] = dict(self.against, oracle=self.oracle)
+        settings["isolation"] = self.isolation.described()
         results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
                                    duration_s=round(time.monotonic() - began, 2),
                                    interrupted=bool(self.stop), readings=self.readings, **settings)
@@ -147,8 +156,6 @@ class Session:
                 written = time.monotonic()
 
         run_tasks(self.supervisor, tasks, got, self.stop, tick, begun)
-        if not self.stop:
-            self.supervisor.release()       # every task is done: the workers leave while the report is written
         with _uncollected():
             results = snapshot(True)
             self.write(results)

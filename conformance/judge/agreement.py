@@ -18,6 +18,7 @@ from oracle.spec import Rulebook
 from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message,
                                           forget_traceback, run_call)
 from conformance.backends.contract import BackendCrash, Rejected
+from conformance.backends.exec_program import ExecBackend
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.verdicts import Outcome, Verdict, compare, conclude, prepare
 
@@ -113,11 +114,8 @@ class Pair:
         return judge_pair(call, recipe, self.a, self.b, self.oracle, running, rulebook)
 
     def process_groups(self) -> list[int]:
-        groups: list[int] = []
-        for backend in (self.a, self.b):
-            of = getattr(backend, "process_groups", None)
-            groups += of() if callable(of) else []
-        return groups
+        return [g for backend in (self.a, self.b) if isinstance(backend, ExecBackend)
+                for g in backend.process_groups()]
 
     def close(self) -> None:
         for backend in (self.a, self.b):
@@ -131,17 +129,17 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
     """A's verdict against the oracle by `rulebook` (UNJUDGED without it) and the agreement of A and B on
     the call, each run on its own copy of the images `recipe` makes."""
     if oracle:
-        p = prepare(call, recipe, getattr(a, "images", None), rulebook)
+        p = prepare(call, recipe, _images(a), rulebook)
         a_memory = p.memory
     else:
-        a_memory = recipe.build(getattr(a, "images", None))
+        a_memory = recipe.build(_images(a))
         p = None
     sizes = {scope: image.shape[0] for scope, image in a_memory.items()}
-    b_images = getattr(b, "images", None)
-    b_memory = b_images(sizes) if callable(b_images) else {s: np.empty(n, np.uint8) for s, n in sizes.items()}
+    b_images = _images(b)
+    b_memory = b_images(sizes) if b_images is not None else {s: np.empty(n, np.uint8) for s, n in sizes.items()}
     for scope, image in a_memory.items():
         np.copyto(b_memory[scope], image)
-    if getattr(b, "out_of_process", False):
+    if isinstance(b, ExecBackend):
         # B runs in a program of its own (exec:): its request goes out first and A runs meanwhile; B's
         # thread only waits on the pipe. Whatever kills this process then is A's doing.
         if running is not None:
@@ -174,6 +172,12 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
             versus[who] = {"summary": diff.pop("summary"), "diff": diff} if diff else \
                 {"summary": "refused or crashed" if raised is not None else "matches the oracle's image", "diff": None}
     return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, agreed, versus)
+
+
+def _images(backend: Any) -> Any:
+    """Where the kit builds a backend's images: its shared file for the kit's own out-of-process backend
+    (no hook of a backend's own is asked: it would hand the kit arrays it keeps)."""
+    return backend.images if isinstance(backend, ExecBackend) else None
 
 
 _pool: Any = None

@@ -6,14 +6,14 @@ also counts the verdicts of the calls it has judged. The supervisor (conformance
 slot when the worker dies or overruns the time limit, so that the call in flight gets its CRASH verdict
 and a reproducer, and the calls judged before it still count. Nothing here runs backend code.
 
-Layout: HEADER int64 fields, then one int64 counter per verdict, then the pickled payload.
+Layout: HEADER int64 fields, then one int64 counter per verdict, then the payload (JSON).
 """
 from __future__ import annotations
 
 import contextlib
+import json
 import mmap
 import multiprocessing
-import pickle
 import time
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
@@ -22,7 +22,9 @@ import numpy as np
 
 from oracle.spec import default_rulebook
 
+from conformance.backends.exec_program import ExecBackend
 from conformance.judge import verdicts
+from conformance.judge.agreement import Pair
 from conformance.judge.reproducers import case_fields
 from conformance.judge.verdicts import Outcome, Verdict
 
@@ -77,7 +79,7 @@ class Slot:
     # ---------------------------------------------------------------------------- worker side
 
     def enter(self, payload: Sequence[dict[str, Any]]) -> None:
-        data = pickle.dumps(list(payload), protocol=pickle.HIGHEST_PROTOCOL)
+        data = json.dumps(list(payload), separators=(",", ":")).encode()
         h = self.header
         if len(data) <= PAYLOAD_BYTES:
             self._bytes[PAYLOAD_AT:PAYLOAD_AT + len(data)] = np.frombuffer(data, dtype=np.uint8)
@@ -121,10 +123,12 @@ class Slot:
         seconds = (time.monotonic_ns() - int(h[STARTED_NS])) / 1e9
         length = int(h[LENGTH])
         calls: list[dict[str, Any]] = []
-        if length > 0:
-            try:
-                calls = pickle.loads(self._bytes[PAYLOAD_AT:PAYLOAD_AT + length].tobytes())
-            except Exception:       # noqa: BLE001 - a torn write: the worker died mid-record
+        if 0 < length <= PAYLOAD_BYTES:
+            try:            # plain data, read as such (never unpickled): a torn write is no record
+                calls = json.loads(self._bytes[PAYLOAD_AT:PAYLOAD_AT + length].tobytes())
+            except (ValueError, RecursionError):
+                calls = []
+            if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
                 calls = []
         return InFlight(calls, seconds, bool(h[PHASE] == SHRINK), length == TOO_LARGE, int(h[WHICH]))
 
@@ -158,8 +162,8 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
     if slot is None:
         yield
         return
-    groups = getattr(backend, "process_groups", None)
-    slot.children(groups() if callable(groups) else ())
+    # the kit's own out-of-process backends only: a backend's own hook could name any process group
+    slot.children(backend.process_groups() if isinstance(backend, (ExecBackend, Pair)) else ())
     slot.enter([case_fields(c) for c in cases])
     try:
         yield
@@ -169,12 +173,12 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
 
 def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
     """verdicts.judge of one case by `rulebook` (the run's, with its declared readings; None: the
-    default), recorded as in flight while the backend has it. A backend with a `judge_case` (two
-    backends held against each other: conformance/judge/agreement.py) judges it itself."""
-    pair = getattr(backend, "judge_case", None)
+    default), recorded as in flight while the backend has it. Two backends held against each other (the
+    kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked."""
     with running((case,), backend):
-        if pair is not None:
-            return pair(case.call, case.memory, _slot.which if _slot is not None else None, rulebook=rulebook)
+        if isinstance(backend, Pair):
+            return backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
+                                      rulebook=rulebook)
         return verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
 
 

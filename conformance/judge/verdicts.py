@@ -21,6 +21,7 @@ from oracle.spec import Rulebook
 from conformance.backends.calling import (backend_copy, backend_text, call_backend, crash_message,
                                           forget_traceback, refusal_rule, run_call)
 from conformance.backends.contract import Backend, BackendCrash, Rejected
+from conformance.backends.exec_program import ExecBackend
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.bytemap import byte_map, element_diffs
 
@@ -77,15 +78,12 @@ class Prepared:
 
 def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | None = None,
             violations: Sequence[Violation] | None = None) -> Prepared:
-    """Build the images (in the arrays `images(sizes)` gives, where given) and the expected result, by
-    `rulebook` (the default one; with the run's declared readings, the regions they cover). `violations`:
-    the oracle's check of this call by this rulebook, where the generator made it (Case.checked)."""
+    """Build the images (in the arrays `images(sizes)` gives, where given: the kit's own out-of-process
+    backend's shared file) and the expected result, by `rulebook` (the default one; with the run's
+    declared readings, the regions they cover). `violations`: the oracle's check of this call by this
+    rulebook, where the generator made it (Case.checked)."""
     memory = recipe.build(images)
-    try:
-        want = expected(call, memory, rulebook, violations=violations)
-        violations = want.violations
-    except IllegalCall as exc:
-        want, violations = None, exc.violations
+    want, violations = _expectation(call, memory, rulebook, violations)
     if want is not None:
         # expected() copies only the scopes the call writes; the others are views of `memory`, which the
         # backend is about to write into: keep their bytes (the pool's window they were copied from, where
@@ -95,6 +93,16 @@ def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | 
                 kept = recipe.pristine(scope)
                 want.memory[scope] = kept if kept is not None else image.copy()
     return Prepared(call, memory, want, violations, verdict_class(violations))
+
+
+def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook | None,
+                 violations: Sequence[Violation] | None) -> tuple[Any, list[Violation]]:
+    """(the expected image, the call's violations); no image for a call that must be refused."""
+    try:
+        want = expected(call, inputs, rulebook, violations=violations)
+        return want, want.violations
+    except IllegalCall as exc:
+        return None, exc.violations
 
 
 def conclude(p: Prepared, raised: Any) -> Outcome:
@@ -133,10 +141,31 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook
     """Run `call` on `backend` over the images of `recipe` and give the verdict by `rulebook` (never raises
     what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt). `violations`: see
     prepare."""
-    p = prepare(call, recipe, getattr(backend, "images", None), rulebook, violations)
+    if isinstance(backend, ExecBackend):
+        return _judge_sent(call, recipe, backend, rulebook, violations)
+    p = prepare(call, recipe, None, rulebook, violations)
     _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
     try:
         return conclude(p, raised)
+    finally:
+        forget_traceback(raised)
+
+
+def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook: Rulebook | None,
+                violations: Sequence[Violation] | None) -> Outcome:
+    """judge, for a backend in a process of its own: the request goes out first and the oracle works out
+    the expected image while the backend runs the call. The oracle reads its own inputs, never the shared
+    images the backend writes: the pool's windows (read only) where the recipe has them, a copy taken
+    before the request otherwise."""
+    memory = recipe.build(backend.images)
+    inputs = {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
+              for scope, image in memory.items()}
+    sent, raised = call_backend(backend.send, call, memory)
+    want, found = _expectation(call, inputs, rulebook, violations)
+    if raised is None:
+        _, raised = call_backend(backend.finish, sent)
+    try:
+        return conclude(Prepared(call, memory, want, found, verdict_class(found)), raised)
     finally:
         forget_traceback(raised)
 

@@ -15,8 +15,9 @@ import threading
 import time
 from typing import Any
 
+from conformance.supervise import messages
 from conformance.supervise.pool import TICK, Supervisor
-from conformance.supervise.tasks import Stop, Task
+from conformance.supervise.tasks import Isolation, Stop, Task
 
 CONNECT_SECONDS = 15       # a scheduler that is up answers at once; past this one is not reachable
 _local = threading.local()          # on a Dask worker thread: its own supervisor, kept between tasks
@@ -38,21 +39,33 @@ def _supervisor(config: dict[str, Any]) -> Supervisor:
         raise ClusterError("this Dask worker is a daemon process and may not start the kit's worker: start "
                            "Dask workers with DASK_DISTRIBUTED__WORKER__DAEMON=False")
     supervisor = Supervisor(config["backend"], 1, config["timeout"], config["db"], config["against"],
-                            config["oracle"], start_method="forkserver", readings=dict(config["readings"]))
+                            config["oracle"], start_method="forkserver", readings=dict(config["readings"]),
+                            isolation=Isolation(config["isolated"], config["user"]))
     supervisor.start()
     _local.held = (key, supervisor)
     return supervisor
 
 
-def _on_cluster(config: dict[str, Any], task: Task | None) -> dict[str, Any]:
-    """Runs on a Dask worker: the task's result (or, for None, what the backend says it is)."""
+def _on_cluster(config: dict[str, Any], task: Task | None) -> bytes:
+    """Runs on a Dask worker: the task's result (or, for None, what the backend says it is), as a worker's
+    message (plain data: the client reads it with messages.decode, never as a pickle of its own)."""
     supervisor = _supervisor(config)
     if task is None:
-        return supervisor.described
+        return messages.encode("ready", supervisor.described)
     supervisor.submit(task)
     while True:
         for result in supervisor.poll(TICK):
-            return result
+            return messages.encode("done", result)
+
+
+def _answer(raw: Any, kind: str) -> dict[str, Any]:
+    """The body of a message of `kind` from the cluster; Unreadable for anything else."""
+    if not isinstance(raw, bytes):
+        raise messages.Unreadable(f"a {type(raw).__name__} instead of a message")
+    said, body = messages.decode(raw)
+    if said != kind:
+        raise messages.Unreadable(f"a {said!r} message instead of {kind!r}")
+    return body
 
 
 class ClusterSupervisor:
@@ -60,11 +73,14 @@ class ClusterSupervisor:
     client: one future per task."""
 
     def __init__(self, address: str, backend_spec: str, timeout: float | None = None, db_spec: str | None = None,
-                 against: str | None = None, oracle: bool = True, readings: dict[str, str] | None = None):
+                 against: str | None = None, oracle: bool = True, readings: dict[str, str] | None = None,
+                 isolation: Isolation = Isolation()):
         self.address = address
+        self.isolation = isolation
         # readings: the command line's, as sorted pairs (the config is a key of the supervisors kept)
         self.config = {"backend": backend_spec, "timeout": timeout, "db": db_spec, "against": against,
-                       "oracle": oracle, "readings": tuple(sorted((readings or {}).items()))}
+                       "oracle": oracle, "readings": tuple(sorted((readings or {}).items())),
+                       "isolated": isolation.isolated, "user": isolation.user}
         self.client: Any = None
         self.described: dict[str, Any] = {}
         self._futures: dict[Any, Task] = {}
@@ -83,7 +99,7 @@ class ClusterSupervisor:
             self.client.wait_for_workers(1, timeout=60)
         future = self.client.submit(_on_cluster, self.config, None, pure=False)
         try:
-            self.described = future.result()
+            self.described = _answer(future.result(), "ready")
         except Exception as exc:        # noqa: BLE001 - the backend's load error, or the cluster's
             from conformance.backends.contract import BackendLoadError
             raise BackendLoadError(f"on the cluster: {exc}") from None
@@ -125,7 +141,7 @@ class ClusterSupervisor:
         for future in done:
             task = self._futures.pop(future)
             try:
-                out.append(future.result())
+                out.append(_answer(future.result(), "done"))
             except Exception as exc:    # noqa: BLE001 - the cluster lost the task: an error for its cell
                 from conformance.judge.runner import CellResult
                 out.append(CellResult(task.cell.to_dict(), status="error",

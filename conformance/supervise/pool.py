@@ -1,9 +1,12 @@
-"""Supervised workers: the backend never runs in the process that holds the results.
+"""Supervised workers: the backend never runs in the process that holds the results, nor (unless the run
+is --in-process) in the process that judges it.
 
-The controlling process (the CLI) starts worker processes; each loads the backend once and runs tasks
-(one cell: its frozen or kept cases, then a seeded search with a budget) with `run_cell`, whatever `-n`
-is, 1 included (conformance/supervise/worker.py). Before every backend call a worker writes the call in its
-slot (conformance/judge/inflight.py).
+The controlling process (the CLI) starts worker processes; each is a judge: it loads the backend once, in
+a process of its own (conformance/backends/host.py, or the exec: program), and runs tasks (one cell: its
+frozen or kept cases, then a seeded search with a budget) with `run_cell`, whatever `-n` is, 1 included
+(conformance/supervise/worker.py). Before every backend call a worker writes the call in its slot
+(conformance/judge/inflight.py); what it reports comes as plain data (conformance/supervise/messages.py).
+The supervisor and its workers are not dumpable (conformance/backends/processes.py).
 The supervisor watches the workers:
 
 - a worker that dies (a signal, `os._exit`, the kernel's OOM killer) gives the call in flight CRASH with
@@ -33,11 +36,13 @@ from typing import Any, Callable, Iterable
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import BackendLoadError
+from conformance.backends.processes import end_descendants, out_of_reach
 from conformance.generate.cells import Cell
 from conformance.judge import inflight
 from conformance.judge.runner import CellResult
 from conformance.judge.verdicts import Verdict
-from conformance.supervise.tasks import DEFAULT_TIMEOUT, Replay, Stop, Task
+from conformance.supervise import messages
+from conformance.supervise.tasks import DEFAULT_TIMEOUT, Isolation, Replay, Stop, Task
 from conformance.supervise.worker import shared, worker_main
 
 GRACE = 2.0                 # seconds past the time limit before a worker stuck in a call is killed
@@ -70,8 +75,11 @@ class Supervisor:
 
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, start_method: str | None = None,
-                 readings: dict[str, str] | None = None):
+                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation()):
         self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.isolation = isolation
+        if isolation.isolated:
+            out_of_reach()
         self.readings = dict(readings or {})        # the command line's (--reading, --readings FILE)
         self.against, self.oracle = against, oracle
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
@@ -108,7 +116,7 @@ class Supervisor:
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
-                                       self.against, self.oracle, self.readings))
+                                       self.against, self.oracle, self.readings, self.isolation))
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
         # itself (22 ms less of its start); unfrozen after, this process collects its own as before.
         # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
@@ -231,23 +239,24 @@ class Supervisor:
         done = []
         try:
             while w.conn.poll():
-                kind, *body = w.conn.recv()
+                kind, body = messages.decode(w.conn.recv_bytes(messages.MAX_BYTES))
                 if kind == "done" and w.task is not None:
-                    done.append(body[0])
+                    done.append(body)
                     w.task, w.found = None, None
                 elif kind == "found":
-                    w.found = body[0]
+                    w.found = body
                 elif kind == "ready":
                     w.ready = True
                     self._load_failures = 0
-                    self.described = self.described or body[0]
+                    self.described = self.described or body
                 elif kind == "load_error":
-                    self.load_error = self.load_error or body[0]
-        except (EOFError, OSError):
+                    self.load_error = self.load_error or body
+        except EOFError:                # gone
             pass
-        except Exception:               # noqa: BLE001 - garbage on the pipe: the worker is not to be trusted
-            w.lost = w.lost or "sent something unreadable to the kit"
-            self._kill(w)
+        except (OSError, messages.Unreadable):  # garbage, or a message past MAX_BYTES: not to be trusted
+            if w.proc.is_alive():
+                w.lost = w.lost or "sent something unreadable to the kit"
+                self._kill(w)
         return done
 
     def _watch(self, w: _Worker) -> None:
@@ -268,8 +277,11 @@ class Supervisor:
             self._kill(w)
 
     def _kill(self, w: _Worker) -> None:
+        """Kill a worker and every process below it (its backend's, double-forked ones included: a worker
+        reaps its orphans), those first: killed first, the worker would leave them to init."""
         groups = w.slot.child_groups()
         if w.proc.is_alive():
+            end_descendants(w.proc.pid)
             try:
                 os.kill(w.proc.pid, signal.SIGKILL)
             except ProcessLookupError:

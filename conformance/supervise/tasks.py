@@ -10,6 +10,27 @@ from conformance.generate.profiles import Profile
 from conformance.judge.verdicts import Verdict
 
 DEFAULT_TIMEOUT = 10.0      # seconds a call may take when --timeout is not given
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Where the backend runs: in a process of its own (the default), as `user` where given (the kit
+    started as root), or in the judge's own process (`--in-process`: debugging a backend)."""
+
+    isolated: bool = True
+    user: str | None = None
+
+    def described(self) -> dict[str, Any]:
+        """What results.json says of it: the mode, who the backend ran as, whether that was the judge's
+        own user."""
+        import os
+        import pwd
+        judge = pwd.getpwuid(os.geteuid()).pw_name
+        backend = self.user or judge
+        return {"mode": "process" if self.isolated else "in-process", "backend_user": backend,
+                "judge_user": judge, "same_user": backend == judge}
+
+
 @dataclass
 class Task:
     """One cell to search: its frozen certification cases first (`frozen`), failures kept from earlier

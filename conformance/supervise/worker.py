@@ -1,6 +1,11 @@
-"""The worker side of the supervised pool (conformance/supervise/pool.py): a process that loads the
-backend once, runs the tasks it is handed with `run_cell`, writes each backend call in its in-flight slot
-first, and leaves with its backend when the supervisor stops it or dies."""
+"""The worker side of the supervised pool (conformance/supervise/pool.py): the judge. A process that loads
+the backend once (in a process of its own, conformance/backends/host.py, unless the run is --in-process),
+runs the tasks it is handed with `run_cell`, writes each backend call in its in-flight slot first, tells
+the supervisor what it found as plain data (conformance/supervise/messages.py), and leaves with its
+backend, and every process the backend started, when the supervisor stops it or dies.
+
+A worker is not dumpable and reaps its orphans (conformance/backends/processes.py): the backend's
+processes cannot read it, and none of them outlives it."""
 from __future__ import annotations
 
 import ctypes
@@ -13,18 +18,20 @@ from typing import Any, Callable
 
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
+from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
 from conformance.backends.readings import Declared, declare
 from conformance.judge import inflight
 from conformance.judge.runner import CellResult, run_cell
 from conformance.judge.verdicts import Verdict
-from conformance.supervise.tasks import Replay, Task
+from conformance.supervise import messages
+from conformance.supervise.tasks import Isolation, Replay, Task
 
 _state: dict[str, Any] = {}
 
 
-def _load(spec: str, timeout: float) -> Any:
+def _load(spec: str, timeout: float, isolation: Isolation) -> Any:
     try:
-        return load_backend(spec, timeout)
+        return load_backend(spec, timeout, isolate=isolation.isolated, user=isolation.user)
     except BackendLoadError:
         raise
     except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
@@ -38,30 +45,30 @@ def _described(backend: Any, spec: str) -> dict[str, str]:
 
 def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
                  parent: int, against: str | None = None, oracle: bool = True,
-                 readings: dict[str, str] | None = None) -> None:
+                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation()) -> None:
     """Load the backend (and the one it is held against), resolve the run's readings (the backend's,
     overridden by the command line's `readings`), say "ready" with both, then run tasks until told to stop."""
-    _become_worker(parent)
+    _become_worker(parent, isolation)
     inflight.install(slot)
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()
     try:
-        backend = _state["backend"] = _load(backend_spec, timeout)
+        backend = _state["backend"] = _load(backend_spec, timeout, isolation)
         described = _described(backend, backend_spec)
         declared = declare(backend, backend_spec, readings)
         described.update(declared.described())
         tested = backend
         if against is not None:
             from conformance.judge.agreement import Pair
-            other = _load(against, timeout)
+            other = _load(against, timeout, isolation)
             backend = _state["backend"] = Pair(backend, other, oracle)
             described["against"] = _described(other, against)
     except BackendLoadError as exc:
-        conn.send(("load_error", str(exc)))
+        _tell(conn, "load_error", str(exc))
         _close_backend()
         return
     settle_collector()
-    conn.send(("ready", described))
+    _tell(conn, "ready", described)
     from conformance.judge.failuredb import open_database
     db = open_database(db_spec) if db_spec is not None else None
     try:
@@ -73,8 +80,8 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
             if task is None:
                 break
             slot.reset()
-            conn.send(("done", _run_task(task, backend, db, timeout, conn, declared,
-                                         lambda recorded: declare(tested, backend_spec, readings, recorded=recorded))))
+            _tell(conn, "done", _run_task(task, backend, db, timeout, conn, declared,
+                                          lambda recorded: declare(tested, backend_spec, readings, recorded=recorded)))
     finally:
         _close_backend()
 
@@ -121,13 +128,19 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
         # the edge sweep is the same on every run: judged once per cell, in its first part
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
                           hang_after=timeout, rulebook=declared.rulebook,
-                          on_found=lambda failure: conn.send(("found", failure)))
+                          on_found=lambda failure: _tell(conn, "found", failure))
     except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
         result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")
     return result.to_dict()
 
 
+def _tell(conn, kind: str, body: Any) -> None:
+    conn.send_bytes(messages.encode(kind, body))
+
+
 def _close_backend() -> None:
+    """Close the backend (an out-of-process one says bye to its program), then end every process left
+    below this one: a backend's double-forked children were re-parented here (reap_orphans)."""
     backend = _state.pop("backend", None)
     close = getattr(backend, "close", None)
     if callable(close):
@@ -135,11 +148,17 @@ def _close_backend() -> None:
             close()
         except BaseException:           # noqa: BLE001 - leaving anyway
             pass
+    if _state.get("reaps"):
+        end_descendants()
 
 
-def _become_worker(parent: int) -> None:
-    """Ctrl-C is the supervisor's; SIGTERM/SIGHUP (the supervisor stopping us, or dying: PDEATHSIG)
-    close the backend and leave at once."""
+def _become_worker(parent: int, isolation: Isolation) -> None:
+    """Out of the backend's reach (isolated runs), the subreaper of what it starts; Ctrl-C is the
+    supervisor's; SIGTERM/SIGHUP (the supervisor stopping us, or dying: PDEATHSIG) close the backend and
+    leave at once."""
+    if isolation.isolated:
+        out_of_reach()
+    _state["reaps"] = reap_orphans()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def leave(signum, frame):

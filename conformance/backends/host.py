@@ -1,0 +1,39 @@
+"""The process a Python backend runs in: `--backend module:attr` (or `oracle`, or an entry point) is run
+as `python -m conformance.backends.host NAME`, which loads the backend and serves it over the exec
+protocol (conformance/backends/serve.py) on its stdin/stdout.
+
+This process holds the call it is asked and its input images, nothing of the judge: the expected image,
+the comparison, the verdict and the results stay in the kit's worker, which this process cannot read
+(conformance/backends/processes.py). Whatever the backend does here, patch the kit's modules, walk its
+frames, fork, is done to this process alone.
+
+The worker's side is conformance.backends.loading.load_backend(name, isolate=True): an ExecBackend talking to
+this program, with the worker's module path (a backend the worker could import, this process can).
+"""
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+from conformance.backends.contract import BackendLoadError
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Load the backend, then serve it; a load error is the answer to the kit's hello (the worker then
+    reports it as the backend's own load error)."""
+    from conformance.backends import serve
+    from conformance.backends.loading import load_backend
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m conformance.backends.host NAME", file=sys.stderr)
+        return 2
+    try:
+        backend = load_backend(args[0])
+    except BackendLoadError as exc:
+        return serve.refuse(str(exc))
+    except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
+        return serve.refuse(f"backend {args[0]!r}: loading it raised {type(exc).__name__}: {exc}")
+    return serve.main(backend)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

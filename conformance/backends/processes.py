@@ -1,0 +1,130 @@
+"""The kit's processes out of a backend's reach, and no backend process left behind.
+
+- `out_of_reach()`: the process is no longer dumpable (prctl PR_SET_DUMPABLE 0), so a process of the same
+  user cannot ptrace it, read its memory (/proc/PID/mem) or take its descriptors (/proc/PID/fd,
+  pidfd_getfd): a backend cannot read the judge's expected image or reach the supervisor's pipes. Root
+  (CAP_SYS_PTRACE) still can: `--backend-user` runs the backend as another user for that.
+- `reap_orphans()`: the process becomes a child subreaper, so a backend process that double-forks to
+  outlive its parent is re-parented here instead of to init, and `end_descendants` finds it.
+- `end_descendants(pid)`: every process below `pid`, stopped (so that none forks again) then killed.
+
+Linux only; elsewhere each is a no-op that says so (False).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import signal
+import sys
+from typing import Any
+
+PR_SET_DUMPABLE, PR_GET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 3, 36
+ROUNDS = 50                     # scans of /proc for descendants (each one stops the new ones it finds)
+
+
+@functools.lru_cache(maxsize=1)
+def _libc():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True)        # the C library the process has loaded (no search)
+    except OSError:                     # pragma: no cover
+        return None
+
+
+def _prctl(option: int, value: int) -> bool:
+    libc = _libc()
+    return libc is not None and libc.prctl(option, value, 0, 0, 0) == 0
+
+
+def out_of_reach() -> bool:
+    """This process (and every process it forks) no longer dumpable: see the module's docstring."""
+    return _prctl(PR_SET_DUMPABLE, 0)
+
+
+def dumpable() -> bool | None:
+    """Whether this process is dumpable (None: not known here)."""
+    libc = _libc()
+    return None if libc is None else bool(libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0))
+
+
+def reap_orphans() -> bool:
+    """Orphans among this process's descendants become its children (PR_SET_CHILD_SUBREAPER)."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def as_user(user: str | None) -> dict[str, Any]:
+    """Popen's arguments that start a program as `user` (its own group, no other): none for None."""
+    if user is None:
+        return {}
+    import pwd
+    entry = pwd.getpwnam(user)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process /proc shows."""
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # the command name (field 2) is in parentheses and may hold anything: fields after its last ')'
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            out[int(name)] = int(fields[1])
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, parents before children."""
+    children: dict[int, list[int]] = {}
+    for child, parent in _parents().items():
+        children.setdefault(parent, []).append(child)
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def end_descendants(pid: int | None = None) -> int:
+    """Stop, then kill, every process below `pid` (this process by default), however often they fork
+    meanwhile; reap those that became this process's children. Returns how many were killed."""
+    if not os.path.isdir("/proc"):
+        return 0
+    pid = os.getpid() if pid is None else pid
+    seen: set[int] = set()
+    for _ in range(ROUNDS):
+        found = [p for p in descendants(pid) if p not in seen]
+        if not found:
+            break
+        for p in found:
+            _signal(p, signal.SIGSTOP)
+        seen.update(found)
+    for p in seen:
+        _signal(p, signal.SIGKILL)
+    if pid == os.getpid():
+        _reap(seen)
+    return len(seen)
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap(pids: set[int]) -> None:
+    for p in pids:
+        try:
+            os.waitpid(p, 0)
+        except (ChildProcessError, OSError):    # not our child (its parent reaps it), or reaped already
+            pass
