@@ -37,13 +37,15 @@
   (k) the judge out of the backend's reach: per API, the ci cells through one supervised worker, the
       backend in a process of its own (the default) and --in-process, the same calls; calls per second
                                                                target: data_move isolated within 25%
+  (l) evidence and verify: the ci cells of each API with the evidence recorded and not; `verify` of a
+      data_move certification against the certification      target: evidence within 10%, verify <= 2x
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach]
+                                        out-of-reach|evidence]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -493,6 +495,47 @@ def out_of_reach_figures(product: str, rounds: int = 3) -> None:
               f"isolated {best[True]:7.0f} calls/s = {(best[False] / best[True] - 1) * 100:+5.1f}% time")
 
 
+def evidence_figures(product: str, rounds: int = 3) -> None:
+    """(l): what evidence costs (the ci cells of each API run in this process with the reference, the
+    evidence recorded and not, interleaved) and what `verify` costs against the `certify` it checks
+    (data_move, ci, -n 1, one core each)."""
+    import subprocess
+    from unittest import mock
+
+    from conformance import OracleBackend
+    from conformance.generate.profiles import profile
+    from conformance.judge import evidence
+    from conformance.judge.runner import run_cells
+    ci = profile("ci")
+    print(f"(l) evidence: the ci cells of each API in this process, recorded and not (best of {rounds}, "
+          f"interleaved; target within 10%)")
+    for api in sorted(BIGGEST):
+        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        chosen = cells([where], [api])
+        best = {True: float("inf"), False: float("inf")}
+        for _ in range(rounds):
+            for kept in (False, True):
+                began = time.perf_counter()
+                if kept:
+                    run_cells(chosen, OracleBackend(), ci, 1)
+                else:
+                    with mock.patch.object(evidence, "note", lambda case, outcome: None):
+                        run_cells(chosen, OracleBackend(), ci, 1)
+                best[kept] = min(best[kept], time.perf_counter() - began)
+        print(f"    {api:<18} {where:<11} without {best[False]:6.2f}s, with {best[True]:6.2f}s = "
+              f"{(best[True] / best[False] - 1) * 100:+5.1f}%")
+    with tempfile.TemporaryDirectory() as tmp:
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "conformance", "certify", "--backend", "oracle", "--product", product,
+                        "--api", "data_move", "-n", "1", "--bundle", f"{tmp}/b"], check=True, capture_output=True)
+        certified = time.perf_counter() - began
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "conformance", "verify", f"{tmp}/b"], check=True, capture_output=True)
+        verified = time.perf_counter() - began
+    print(f"    certify data_move on {product} -n 1: {certified:.2f}s; verify (no backend): {verified:.2f}s = "
+          f"{verified / certified:.2f}x (target <= 2x)")
+
+
 def differential_figures(product: str) -> None:
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor, run_tasks
@@ -710,14 +753,14 @@ def main() -> None:
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j) or (k)")
+                                       "cores", "out-of-reach", "evidence"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k) or (l)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
-         "out-of-reach": out_of_reach_figures}[args.only](args.product)
+         "out-of-reach": out_of_reach_figures, "evidence": evidence_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -734,6 +777,7 @@ def main() -> None:
     exec_overhead(args.product)
     isolation_figures(args.product)
     out_of_reach_figures(args.product)
+    evidence_figures(args.product)
     differential_figures(args.product)
     fuzz_figures(args.product)
     report_figures(args.product)

@@ -38,7 +38,9 @@ def test_certify_writes_a_deterministic_bundle(tmp_path):
     assert all(hashlib.sha256((bundle / n).read_bytes()).hexdigest() == h for n, h in sums.items())
     results = json.loads((bundle / "results.json").read_text())
     frozen = sum(len(load_frozen().get(c, ())) for c in results["planned"])
-    assert results["certify"] == {"frozen_hash": frozen_hash(), "frozen_cases": frozen} and frozen > 50
+    certified = results["certify"]
+    assert (certified["frozen_hash"], certified["frozen_cases"], certified["challenge"]) == (frozen_hash(), frozen, None)
+    assert frozen > 50 and certified["artefact"]["kind"] == "kit" and len(certified["artefact"]["sha256"]) == 64
     assert sum(c["frozen_calls"] for c in results["cells"]) == frozen
     assert results["seed"] == 0 and results["verdict"] == "CONFORMANT"
     env = json.loads((bundle / "environment.json").read_text())
@@ -59,7 +61,8 @@ def test_certify_under_readings_says_so(tmp_path):
     assert "CONFORMS under readings data_move.sid.reserved=same_data" in done.stdout
     bundle = tmp_path / "b"
     readme = (bundle / "README.md").read_text()
-    assert "Verdict: **CONFORMANT under readings data_move.sid.reserved=same_data**" in readme
+    assert "Verdict: **CONFORMANT under readings data_move.sid.reserved=same_data for data_move on ascend310b**" \
+        in readme
     declared = {"data_move.sid.reserved": {"reading": "same_data", "by": "command line"}}
     assert json.loads((bundle / "environment.json").read_text())["readings"] == declared
     assert json.loads((bundle / "results.json").read_text())["readings"] == declared

@@ -163,7 +163,8 @@ class ExecBackend:
                                           stderr=self._stderr, start_new_session=True, bufsize=0,
                                           pass_fds=self.shm.inherited(), env=self.env, **as_user(self.user))
         except OSError as exc:
-            raise BackendCrash(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from None
+            who = f" as user {self.user!r} (who must be able to run it and read what it loads)" if self.user else ""
+            raise BackendCrash(f"cannot start {self.argv[0]!r}{who}: {exc.strerror or exc}") from None
         os.set_blocking(self._proc.stdin.fileno(), False)       # writes wait under select, with a deadline
         try:
             self._pidfd = os.pidfd_open(self._proc.pid)

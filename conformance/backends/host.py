@@ -22,6 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     reports it as the backend's own load error)."""
     from conformance.backends import serve
     from conformance.backends.loading import load_backend
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the kit's supervisor's to handle
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
         print("usage: python -m conformance.backends.host NAME", file=sys.stderr)

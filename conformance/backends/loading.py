@@ -72,7 +72,8 @@ def _host_command(name: str) -> list[str]:
 def _host_environment() -> dict[str, str]:
     """The kit's environment, with its module path (sys.path, the current folder first as `python -m`
     has it) as PYTHONPATH: the host imports what this process would have."""
-    env = dict(os.environ)
+    from conformance.generate.challenge import ENV
+    env = {k: v for k, v in os.environ.items() if k != ENV}     # a challenge is never the backend's to see
     path = [os.getcwd()] + [p for p in sys.path if p and os.path.isabs(p)]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
     return env

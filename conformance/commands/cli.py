@@ -22,6 +22,7 @@ from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError,
                                           reading_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
+from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
 from conformance.supervise import pool
 from conformance.supervise.cluster import ClusterError
@@ -137,21 +138,27 @@ def parser() -> argparse.ArgumentParser:
                            help="only shard I of N: every N-th cell from the I-th (merge with `report`)")
     narrowing.add_argument("--report", default="reports", help="report folder (default reports/)")
     narrowing.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
+    challenged = argparse.ArgumentParser(add_help=False)
+    challenged.add_argument("--challenge", metavar="HEX",
+                            help="derive every seed and the memory images from this value (16-64 random bytes in "
+                                 "hex, picked by whoever receives the results; or ASCEND_CONFORMANCE_CHALLENGE), "
+                                 "so that no backend can recognise the test")
     waiving = argparse.ArgumentParser(add_help=False)
     waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
 
-    run = sub.add_parser("run", parents=[target, narrowing, waiving], help="run the suite on a backend and write a report")
+    run = sub.add_parser("run", parents=[target, narrowing, waiving, challenged],
+                         help="run the suite on a backend and write a report")
     run.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="quick | ci | nightly (default ci)")
     run.set_defaults(func=cmd_run)
 
-    cert = sub.add_parser("certify", parents=[target, waiving],
+    cert = sub.add_parser("certify", parents=[target, waiving, challenged],
                           help="frozen case list + fixed-seed pass; writes a certification bundle")
     cert.add_argument("--profile", default="ci", choices=sorted(PROFILES),
                       help="budget of the property-based pass after the frozen cases (default ci)")
     cert.add_argument("--bundle", default="certification", help="bundle folder (default certification/)")
     cert.set_defaults(func=cmd_certify)
 
-    fz = sub.add_parser("fuzz", parents=[target, narrowing],
+    fz = sub.add_parser("fuzz", parents=[target, narrowing, challenged],
                         help="search every cell until the time is up; failures kept in a database")
     fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
     fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
@@ -189,6 +196,8 @@ def parser() -> argparse.ArgumentParser:
     add_isolation_options(rep)
     add_reading_options(rep)
     rep.set_defaults(func=cmd_replay)
+
+    add_verify_parser(sub)
 
     spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")
     spc.add_argument("--api", action="append")

@@ -45,9 +45,10 @@ class Progress:
 class Fuzzer:
     def __init__(self, chosen: Sequence[Cell], *, duration: float, seed: int,
                  kept: dict[str, list[dict[str, Any]]], write: Callable[[list[dict[str, Any]]], None],
-                 out: TextIO = sys.stdout):
+                 out: TextIO = sys.stdout, pool: int = 0):
         self.cells = list(chosen)
         self.duration, self.seed, self.kept, self.write, self.out = duration, seed, kept, write, out
+        self.pool = pool                # the random pool of the images (a challenge's)
         self.weight = {c.id: 1 for c in self.cells}
         self.seen: dict[str, set[str]] = {c.id: set() for c in self.cells}
         self.retired: set[str] = set()
@@ -119,7 +120,7 @@ class Fuzzer:
                 if task is None:
                     break
                 cell, calls, seed, kept = task
-                supervisor.submit(Task(cell, Profile("fuzz", calls, target=True), seed, kept=kept))
+                supervisor.submit(Task(cell, Profile("fuzz", calls, target=True), seed, kept=kept, pool=self.pool))
             if not supervisor.pending:
                 break
             for data in supervisor.poll():

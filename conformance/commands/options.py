@@ -182,3 +182,19 @@ def isolation_of(args: argparse.Namespace):
     if entry.pw_uid == 0:
         raise UsageError(f"--backend-user {user}: uid 0 is root, the judge's own user: name an unprivileged one")
     return Isolation(True, user)
+
+
+def challenge_of(args: argparse.Namespace):
+    """The run's challenge (conformance/generate/challenge.py): --challenge HEX, else the environment's
+    ASCEND_CONFORMANCE_CHALLENGE, else None; one that is not hex of the right length is a usage error, as
+    is one beside --seed (the challenge gives the seed)."""
+    from conformance.generate.challenge import ENV, Challenge, ChallengeError
+    text = getattr(args, "challenge", None) or os.environ.get(ENV) or None
+    if text is None:
+        return None
+    if getattr(args, "seed", None) is not None:
+        raise UsageError("--seed and a challenge: the challenge gives the run's seed; give one or the other")
+    try:
+        return Challenge.parse(text)
+    except ChallengeError as exc:
+        raise UsageError(f"--challenge: {exc}") from None

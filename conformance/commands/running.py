@@ -12,8 +12,10 @@ from typing import Any
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
-from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, chosen_cells,
-                                          products_and_apis, readings_of, waive, waivers_of, worker_count)
+from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, challenge_of,
+                                          chosen_cells,
+                                          isolation_of, products_and_apis, readings_of, waive, waivers_of,
+                                          worker_count)
 from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
 
@@ -26,7 +28,7 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
-                   cluster=getattr(args, "cluster", None), readings=readings_of(args))
+                   cluster=getattr(args, "cluster", None), readings=readings_of(args), isolation=isolation_of(args))
 
 
 def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
@@ -58,7 +60,7 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
     Everything a backend may have chosen goes through text.printable (no raw control sequence reaches
     the terminal); the replay command is shell-quoted, to be pasted as it is."""
     from conformance.report.html import report_name
-    from conformance.report.results import CONFORMANT, NOT_CONFORMANT, summary
+    from conformance.report.results import summary
     from conformance.report.text import printable, replay_command
     print()
     for line in summary(results).splitlines():
@@ -92,20 +94,10 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
             print(printable(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, "
                             f"expires {w['expires']})" + (f"; its failures count: {', '.join(w['cells'])}"
                                                           if w["status"] == "expired" and w["cells"] else "")))
-    verdict = results["verdict"]
-    words = {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict, verdict)
-    if results.get("readings"):
-        from conformance.report.readings import readings_text
-        words += f" under readings {readings_text(results['readings'])}"
-    if against:
-        agreed = results["agreement"]
-        words = (("" if against.get("oracle", True) else "NOT HELD AGAINST THE ORACLE; ")
-                 + ((words + "; ") if against.get("oracle", True) else "")
-                 + ("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
-                 + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
-    print(printable(f"{words}: {results['calls']} calls in {len(results['cells'])}/{len(results['planned'])} cells, "
-                    + ", ".join(f"{k} {v}" for k, v in results["totals"].items())
-                    + f"; {results['duration_s']}s; seed {results['seed']}; report in {folder}", 100_000))
+    counted = ", ".join(f"{k} {v}" for k, v in results["totals"].items())
+    print(printable(f"{_verdict_words(results)}; {results['calls']} calls in {len(results['cells'])}/"
+                    f"{len(results['planned'])} cells, {counted}; {results['duration_s']}s; "
+                    f"seed {results['seed']}; report in {folder}", 100_000))
     for path in [folder / "results.json", folder / "junit.xml", *(folder / report_name(p) for p in results["products"])]:
         print("  " + printable(str(path)))
     if results.get("interrupted") or results.get("stopped"):
@@ -113,7 +105,33 @@ def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
         return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
     if against and not results.get("agrees"):
         return EXIT_NONCONFORMING
-    return EXIT_OK if verdict == CONFORMANT else EXIT_NONCONFORMING
+    return EXIT_OK if _passes(results) else EXIT_NONCONFORMING
+
+
+def _verdict_words(results: dict[str, Any]) -> str:
+    """The verdict line's words: the verdict with its scope (report/readings.py:verdict_text), and under
+    --against whether the two backends agree."""
+    from conformance.report.readings import verdict_text
+    from conformance.report.results import CONFORMANT, NOT_CONFORMANT
+    verdict = results["verdict"]
+    words = verdict_text(results, {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict))
+    against = results.get("against")
+    if not against:
+        return words
+    agreed = results["agreement"]
+    agreement = (("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
+                 + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
+    if against.get("oracle", True):
+        return f"{words}; {agreement}"
+    return f"NOT HELD AGAINST THE ORACLE; {agreement} for {results['scope']['text']}"
+
+
+def _passes(results: dict[str, Any]) -> bool:
+    """Exit 0: the results are CONFORMANT; for one shard of several (which never is, for its products),
+    every cell of the shard conforms, so that each shard of a CI fan-out passes or fails on its own."""
+    from conformance.report.results import CONFORMANT
+    shard = (results.get("scope") or {}).get("shard")
+    return bool(shard["conforms"]) if shard else results["verdict"] == CONFORMANT
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -122,7 +140,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    challenge = challenge_of(args)
+    seed = _seed(args, challenge)
     _select_early(args, products, apis)
     report = Path(args.report)
     prof = profile(args.profile)
@@ -133,18 +152,51 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "") + _readings_line(session),
               flush=True)
-        results = session.run(chosen, plan(chosen, prof, seed), lambda r: waive(r, waivers),
-                              profile=args.profile, seed=seed, workers=args.workers, select=args.select or [],
-                              timeout=args.timeout, shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None)
+        results = session.run(chosen, plan(chosen, prof, seed, pool=challenge.pool if challenge else 0),
+                              lambda r: _settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
+                              select=args.select or [], timeout=args.timeout,
+                              challenge=challenge.digest if challenge else None,
+                              **_shard_settings(args, session, products, apis))
     return print_end(results, report, args.backend)
 
 
+def _seed(args: argparse.Namespace, challenge: Any) -> int:
+    """The run's seed: the challenge's, the one given, or a fresh one."""
+    if challenge is not None:
+        return challenge.seed
+    return args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+
+
+def _settle(results: dict[str, Any], waivers: Any) -> None:
+    """The waivers applied and the verdict made again: the session marks a snapshot `running` or
+    `stopped` after building it, and the verdict's reasons must say so."""
+    from conformance.report.results import finish
+    waive(results, waivers)
+    if waivers is None:
+        finish(results)
+
+
+def _shard_settings(args: argparse.Namespace, session: Any, products: list[str],
+                    apis: list[str]) -> dict[str, Any]:
+    """`shard` 'i/N' and `shard_cells`, the cells of every shard together (a shard's verdict says how
+    many of them it holds)."""
+    if not args.shard:
+        return {"shard": None}
+    every = chosen_cells(argparse.Namespace(**{**vars(args), "shard": None}), products, apis,
+                         _entered(session, args, apis))
+    return {"shard": f"{args.shard[0]}/{args.shard[1]}", "shard_cells": len(every)}
+
+
 def cmd_certify(args: argparse.Namespace) -> int:
+    from conformance.generate.challenge import redacted
     from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
     from conformance.generate.profiles import profile
     from conformance.report.bundle import CERTIFY_SEED, write_bundle
     from conformance.supervise.plan import plan
 
+    if args.in_process:
+        raise UsageError("certify runs the backend out of the judge's reach: --in-process is for debugging "
+                         "a backend with `run`")
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
     try:
@@ -154,6 +206,9 @@ def cmd_certify(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     bundle = Path(args.bundle)
     prof = profile(args.profile)
+    challenge = challenge_of(args)
+    seed = challenge.seed if challenge is not None else CERTIFY_SEED
+    artefact = described_artefact(args.backend)
     session = _session(args, bundle)
     with session:
         # the frozen list holds the cases of every reading: the readings declared pick their cells from it
@@ -161,17 +216,31 @@ def cmd_certify(args: argparse.Namespace) -> int:
         cases = sum(frozen.count(c.id) for c in chosen)
 
         def certified(results: dict[str, Any]) -> None:
-            results["certify"] = {"frozen_hash": digest, "frozen_cases": cases}
-            waive(results, waivers)
+            results["certify"] = {"frozen_hash": digest, "frozen_cases": cases, "artefact": artefact,
+                                  "challenge": challenge.digest if challenge is not None else None,
+                                  "command": redacted(sys.argv), "folder": str(bundle)}
+            _settle(results, waivers)
 
         print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
               f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
-              f"{args.profile} with seed {CERTIFY_SEED}" + _readings_line(session), flush=True)
-        results = session.run(chosen, plan(chosen, prof, CERTIFY_SEED, frozen=True), certified,
-                              profile=args.profile, seed=CERTIFY_SEED, workers=args.workers, select=[],
+              f"{args.profile} " + (f"under a challenge (sha256 {challenge.digest[:16]}...)" if challenge else
+                                    f"with seed {CERTIFY_SEED}, without a challenge")
+              + _readings_line(session), flush=True)
+        results = session.run(chosen, plan(chosen, prof, seed, frozen=True, pool=challenge.pool if challenge else 0),
+                              certified, profile=args.profile, seed=seed, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
-        write_bundle(bundle, results, waivers_file=args.waivers, argv=sys.argv)
+        write_bundle(bundle, results, waivers_file=args.waivers, argv=redacted(sys.argv))
     return print_end(results, bundle, args.backend)
+
+
+def described_artefact(backend: str) -> dict[str, Any]:
+    """What is certified, by digest (conformance/backends/artefact.py); an artefact that cannot be read is
+    named with why, and the bundle says so."""
+    from conformance.backends.artefact import artefact
+    try:
+        return artefact(backend)
+    except (OSError, ValueError, ImportError) as exc:
+        return {"backend": backend, "kind": "unknown", "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _database(spec: str | None):
@@ -194,31 +263,32 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     products, apis = products_and_apis(args)
     _select_early(args, products, apis)
     db = _database(args.db)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    challenge = challenge_of(args)
+    seed = _seed(args, challenge)
     workers = worker_count(args.workers)
     report = Path(args.report)
     when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     began = time.monotonic()
     session = _session(args, report, args.db or DEFAULT_DB)
     settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=args.select or [], timeout=args.timeout,
-                    shard=f"{args.shard[0]}/{args.shard[1]}" if args.shard else None,
-                    fuzz={"duration": args.duration, "db": args.db or "default"})
+                    fuzz={"duration": args.duration, "db": args.db or "default"},
+                    challenge=challenge.digest if challenge else None)
 
     def document(cells: list[dict[str, Any]], final: bool) -> dict[str, Any]:
         results = session.document(chosen, cells, when, began, final, **settings)
         if final:   # a fuzz run is over when its time is: cells it never reached were not drawn, not missed
             results["planned"] = [c["id"] for c in results["cells"]]
-            finish(results)
-        return results
+        return finish(results)      # the session marked it running or stopped: the verdict says so
 
     with session:
         chosen = chosen_cells(args, products, apis, _entered(session, args, apis))
+        settings.update(_shard_settings(args, session, products, apis))
         kept = stored(db, [c.id for c in chosen]) if db is not None else {}
         print(f"ascend-conformance {kit_version()} fuzz: backend {session.backend['name']!r}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
               + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
               f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + _readings_line(session), flush=True)
-        fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept,
+        fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept, pool=challenge.pool if challenge else 0,
                         write=lambda cells: session.write(document(cells, False)))
         session.write(document([], False))
         fuzzer.run(session.supervisor, session.stop)

@@ -34,10 +34,10 @@ class Session:
     """with Session(folder, backend_spec, workers, timeout) as s: s.run(...) -> the final results."""
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
-                 db_spec: str | None = None, out: TextIO = sys.stdout, against: str | None = None,
+                 db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
                  isolation: Isolation = Isolation()):
-        self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out
+        self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
         self.isolation = isolation
@@ -54,6 +54,8 @@ class Session:
         self.against: dict[str, str] | None = None
         # the run's readings, as the workers resolved them (the backend's, the command line's over them)
         self.readings: dict[str, dict[str, str]] = {}
+        # (cell id, part) -> what the backend answered to every call judged there (conformance/judge/evidence.py)
+        self.evidence: dict[tuple[str, int], dict[str, Any]] = {}
 
     def __enter__(self) -> "Session":
         self.lock.acquire()
@@ -94,7 +96,17 @@ class Session:
         from conformance.report.outputs import write_outputs
         if not results.get("running"):
             self.supervisor.close(self.stop)
+            from conformance.report.evidence_file import write_evidence
+            results["evidence"] = write_evidence(self.folder, self.evidence)
         write_outputs(results, self.folder)
+
+    def keep_evidence(self, result: dict[str, Any]) -> dict[str, Any]:
+        """A result as it came from a worker, its evidence taken out and kept apart (it goes to its own
+        file, named by digest in results.json)."""
+        part = result.pop("evidence", None)
+        if isinstance(part, dict) and isinstance(part.get("part"), int):
+            self.evidence[result["id"], part["part"]] = part
+        return result
 
     def document(self, chosen: Sequence[Any], cells: list[dict[str, Any]], started: str, began: float,
                  final: bool, finish: Callable[[dict[str, Any]], None] | None = None,
@@ -140,6 +152,7 @@ class Session:
             written = time.monotonic()
 
         def got(result: dict[str, Any]) -> None:
+            result = self.keep_evidence(result)
             same = arrived.setdefault(result["id"], [])
             same.append(result)
             if len(same) < parts.get(result["id"], 1):
@@ -184,7 +197,10 @@ def cell_line(result: dict[str, Any], done: int, total: int) -> str:
         mark = result["failure"]["verdict"]
     elif result["status"] != "ran":
         mark = result["status"].upper()
+    elif result.get("incomplete"):
+        mark = "INCOMPLETE"
     else:
         mark = "ok"
-    extra = f": {result['error']}" if result["status"] == "error" and result.get("error") else ""
+    extra = f": {result['error']}" if result["status"] == "error" and result.get("error") else \
+        f": {result['incomplete']}" if mark == "INCOMPLETE" else ""
     return printable(f"  {mark:<14}{result['id']}  ({n} calls, {result['seconds']:.1f}s) [{done}/{total}]{extra}")

@@ -20,13 +20,18 @@ REPR_VALUES = 8        # values a Write's repr shows
 WINDOW_ALIGN = 64      # a window starts on a cache line: copied and compared as whole words
 
 
-@functools.lru_cache(maxsize=1)
-def random_pool() -> np.ndarray:
-    """16 MiB of random bytes, the same in every process (fixed seed), made once: SFC64's raw 64-bit
-    outputs as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives
-    (4.5 ms where that takes 24 ms). A supervisor that forks its workers makes it first (worker.shared):
-    they share its pages, which nothing writes."""
-    pool = np.random.SFC64(0x41534344).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
+PUBLISHED_POOL = 0x41534344     # the seed of the pool every run without a challenge cuts its images from
+
+
+@functools.lru_cache(maxsize=2)
+def random_pool(key: int = 0) -> np.ndarray:
+    """16 MiB of random bytes, the same in every process, made once per key: SFC64's raw 64-bit outputs
+    as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives (4.5 ms
+    where that takes 24 ms). Key 0 is the published pool; a challenge (conformance/generate/challenge.py)
+    gives another key, so that no backend can know the bytes beforehand. A supervisor that forks its
+    workers makes it first (worker.shared): they share its pages, which nothing writes."""
+    seed = PUBLISHED_POOL if key == 0 else [PUBLISHED_POOL, key]
+    pool = np.random.SFC64(seed).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
     pool.flags.writeable = False
     return pool
 
@@ -112,6 +117,7 @@ class MemoryRecipe:
     seed: int
     sizes: Mapping[str, int] = field(default_factory=dict)     # scope -> bytes
     writes: tuple[Write, ...] = ()
+    pool: int = 0                   # which random pool the bytes come from (0: the published one)
 
     def build(self, into: Callable[[Mapping[str, int]], dict[str, np.ndarray]] | None = None
               ) -> dict[str, np.ndarray]:
@@ -131,7 +137,7 @@ class MemoryRecipe:
             if window is not None:
                 np.copyto(out[scope], window)
             else:
-                rng = np.random.Generator(np.random.SFC64([self.seed, i]))
+                rng = np.random.Generator(np.random.SFC64([self.seed, i] + ([self.pool] if self.pool else [])))
                 np.copyto(out[scope], rng.integers(0, 256, size, dtype=np.uint8))
         for w in self.writes:
             data = w.data
@@ -142,14 +148,18 @@ class MemoryRecipe:
         return out
 
     def resized(self, sizes: Mapping[str, int]) -> "MemoryRecipe":
-        return MemoryRecipe(self.seed, dict(sizes), self.writes)
+        return MemoryRecipe(self.seed, dict(sizes), self.writes, self.pool)
+
+    def from_pool(self, pool: int) -> "MemoryRecipe":
+        """The same recipe over another random pool (a challenge's): other bytes, the same values written."""
+        return self if pool == self.pool else MemoryRecipe(self.seed, self.sizes, self.writes, pool)
 
     def _window(self, stream: int, size: int) -> np.ndarray | None:
         """The window of the random pool a scope's image copies (None: an image too large for it)."""
         if size > POOL_BYTES // 2:
             return None
         offset = _mix(self.seed, stream) % (POOL_BYTES - size + 1) // WINDOW_ALIGN * WINDOW_ALIGN
-        return random_pool()[offset:offset + size]
+        return random_pool(self.pool)[offset:offset + size]
 
     def pristine(self, scope: str) -> np.ndarray | None:
         """What build() puts in `scope`, read-only and not copied, where that is a window of the pool with
@@ -162,24 +172,28 @@ class MemoryRecipe:
         out: dict[str, Any] = {"seed": self.seed, "sizes": dict(self.sizes)}
         if self.writes:
             out["writes"] = [w.to_dict() for w in self.writes]
+        if self.pool:
+            out["pool"] = self.pool
         return out
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "memory", product: Product | None = None) -> "MemoryRecipe":
         """A recipe read from a file: every field checked, sizes within `product`'s scopes (see
         check_sizes), so that a forged file cannot make the kit allocate a terabyte."""
-        if not isinstance(data, Mapping) or set(data) - {"seed", "sizes", "writes"}:
-            raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes and writes, got {_short(data)}")
-        seed, sizes = data.get("seed"), data.get("sizes", {})
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= _MASK64:
-            raise CallFormatError(f"{where}.seed: expected an integer from 0 to 2**64-1, got {_short(seed)}")
+        if not isinstance(data, Mapping) or set(data) - {"seed", "sizes", "writes", "pool"}:
+            raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes, writes (and pool), "
+                                  f"got {_short(data)}")
+        seed, sizes, pool = data.get("seed"), data.get("sizes", {}), data.get("pool", 0)
+        for name, value in (("seed", seed), ("pool", pool)):
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MASK64:
+                raise CallFormatError(f"{where}.{name}: expected an integer from 0 to 2**64-1, got {_short(value)}")
         if not isinstance(sizes, Mapping):
             raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {_short(sizes)}")
         check_sizes(sizes, product, f"{where}.sizes")
         writes = data.get("writes", [])
         if not isinstance(writes, list):
             raise CallFormatError(f"{where}.writes: expected a list, got {_short(writes)}")
-        return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)))
+        return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)), pool)
 
 
 # GM has no size on any product; the generators place operands in a window of a few MiB (profiles.py),

@@ -171,7 +171,8 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
             diff = compare(memory, p.want, call) if raised is None else None
             versus[who] = {"summary": diff.pop("summary"), "diff": diff} if diff else \
                 {"summary": "refused or crashed" if raised is not None else "matches the oracle's image", "diff": None}
-    return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, agreed, versus)
+    return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, outcome.answer, agreed,
+                       versus)
 
 
 def _images(backend: Any) -> Any:

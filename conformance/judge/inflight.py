@@ -23,7 +23,7 @@ import numpy as np
 from oracle.spec import default_rulebook
 
 from conformance.backends.exec_program import ExecBackend
-from conformance.judge import verdicts
+from conformance.judge import evidence, verdicts
 from conformance.judge.agreement import Pair
 from conformance.judge.reproducers import case_fields
 from conformance.judge.verdicts import Outcome, Verdict
@@ -177,9 +177,12 @@ def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
     kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked."""
     with running((case,), backend):
         if isinstance(backend, Pair):
-            return backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
-                                      rulebook=rulebook)
-        return verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
+            outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
+                                         rulebook=rulebook)
+        else:
+            outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
+    evidence.note(case, outcome)
+    return outcome
 
 
 def known_violations(case: Any, rulebook: Any) -> Any:
@@ -193,8 +196,11 @@ def known_violations(case: Any, rulebook: Any) -> Any:
 
 def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
     with running(cases, backend):
-        return verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,
-                                    [known_violations(c, rulebook) for c in cases])
+        outcomes = verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,
+                                        [known_violations(c, rulebook) for c in cases])
+    for case, outcome in zip(cases, outcomes):
+        evidence.note(case, outcome)
+    return outcomes
 
 
 def counted(verdict: str) -> None:

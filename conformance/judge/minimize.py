@@ -31,12 +31,18 @@ class ShrinkBudget:
     """What shrinking one failure may spend (Hypothesis's shrinker and minimize() together): seconds,
     and runs that time out. A backend that hangs costs its time limit on every shrinking run that
     hangs, so after `timeouts` of them the failure is reported as it stands (a hanging cell then costs
-    about 1 + `timeouts` time limits)."""
+    about 1 + `timeouts` time limits).
 
-    def __init__(self, seconds: float, hang_after: float | None, timeouts: int = 2):
+    `stopped_at` says after how many runs the budget ran out (None: it did not), which is all a run's
+    evidence needs to say of it: `stop_after` gives a budget that runs out there and nowhere else, so
+    that `verify` follows the shrinking the run did, however long its calls took."""
+
+    def __init__(self, seconds: float, hang_after: float | None, timeouts: int = 2, stop_after: int | None = None):
         self.seconds, self.hang_after, self.timeouts = seconds, hang_after, timeouts
         self.deadline: float | None = None
         self.spent = self.timed_out = 0
+        self.stop_after = stop_after
+        self.stopped_at: int | None = None
 
     def start(self) -> None:
         if self.deadline is None:
@@ -48,7 +54,13 @@ class ShrinkBudget:
             self.timed_out += 1
 
     def exhausted(self) -> bool:
-        return (self.timed_out >= self.timeouts or (self.deadline is not None and time.monotonic() > self.deadline))
+        if self.stop_after is not None:
+            done = self.spent >= self.stop_after
+        else:
+            done = self.timed_out >= self.timeouts or (self.deadline is not None and time.monotonic() > self.deadline)
+        if done and self.stopped_at is None:
+            self.stopped_at = self.spent
+        return done
 
 
 def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None = None,

@@ -2,7 +2,8 @@
 
 `run_cell` is plain Python (the kit's own tests call it directly); the pytest plugin wraps it so that
 pytest-xdist can spread cells over cores. Verdicts are counted for the calls Hypothesis generates, up to
-and including the first non-conforming one; the calls spent shrinking it are counted apart.
+and including the first non-conforming one; the calls spent shrinking it are counted apart. A cell that
+judged fewer calls than it planned, or missed an edge of its sweep, is incomplete: it cannot conform.
 """
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ from oracle.spec import Rulebook, default_rulebook
 from conformance.backends.calling import ask_supports
 from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
+from conformance.generate.challenge import from_pool
 from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
-from conformance.judge import inflight
+from conformance.judge import evidence, inflight
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
 from conformance.judge.verdicts import Outcome, Verdict
@@ -57,6 +59,9 @@ class CellResult:
     counts: dict[str, int] = field(default_factory=dict)          # verdict -> calls
     by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
     tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
+    planned_calls: int | None = None    # calls the cell set out to judge: frozen, sweep, the search's budget
+    exhausted: bool = False             # the search found every distinct call it could: fewer is complete
+    incomplete: str | None = None       # why the cell judged less than it planned (None: it did not)
     frozen_calls: int = 0               # of the counted calls, those from the frozen case list (certify)
     sweep_calls: int = 0                # of the counted calls, those of the edge sweep (conformance/generate/edges.py)
     edges: dict[str, list[str]] = field(default_factory=dict)   # {"reachable": [tag...], "missed": [tag...]}
@@ -66,6 +71,7 @@ class CellResult:
     seconds: float = 0.0
     agreement: dict[str, int] = field(default_factory=dict)       # under --against: AGREE/DIVERGE -> calls
     divergence: dict[str, Any] | None = None                      # the (shrunk) call the two parted on
+    evidence: dict[str, Any] | None = None      # {"shrink_stopped", "entries"}: what the backend answered
 
     @property
     def id(self) -> str:
@@ -73,7 +79,8 @@ class CellResult:
 
     @property
     def conforms(self) -> bool:
-        return self.failure is None and self.status in ("ran", "not_supported", "unreachable")
+        return self.failure is None and self.incomplete is None and self.status in ("ran", "not_supported",
+                                                                                      "unreachable")
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, **self.__dict__}
@@ -81,6 +88,23 @@ class CellResult:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "CellResult":
         return cls(**{k: v for k, v in data.items() if k != "id"})
+
+
+def incomplete_reason(status: str, stopped: bool, planned: int | None, judged: int, exhausted: bool,
+                      missed: Sequence[str]) -> str | None:
+    """Why a cell that ran to its end cannot count as conforming: it judged fewer calls than it planned
+    (frozen cases, edge sweep, the search's budget) though the search had not run out of distinct calls,
+    or its edge sweep left edges unreached. None when neither, and for a cell stopped by what it found
+    (a failure, a divergence: that is its verdict) or one that did not run (not supported, unreachable,
+    in error: its status says so)."""
+    if status != "ran" or stopped:
+        return None
+    why = []
+    if planned is not None and judged < planned and not exhausted:
+        why.append(f"judged {judged} of {planned} planned calls")
+    if missed:
+        why.append(f"edges missed: {', '.join(missed)}")
+    return "; ".join(why) or None
 
 
 def cell_seed(run_seed: int, cell: Cell) -> int:
@@ -91,7 +115,7 @@ def cell_seed(run_seed: int, cell: Cell) -> int:
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
              frozen: Sequence[Case] = (), database: Any = None, sweep: bool | None = None, *,
              hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None,
-             rulebook: Rulebook | None = None) -> CellResult:
+             rulebook: Rulebook | None = None, pool: int = 0, shrink_stop: int | None = None) -> CellResult:
     """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
     the cell's edge sweep (`sweep`, default: the profile's), then let Hypothesis search the cell with the
     profile's budget; stop at the first non-conforming call and shrink it. `database` (a Hypothesis
@@ -99,15 +123,28 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     there (conformance/judge/failuredb.py). `hang_after`: the backend's time limit, so that shrinking stops
     after a few calls that time out. `on_found` hears the first failure as soon as it is found, before
     shrinking (a supervisor keeps it should the worker die). `rulebook`: what every call is judged by
-    (the default one with the run's declared readings; None: the default one, no reading declared)."""
+    (the default one with the run's declared readings; None: the default one, no reading declared).
+    `pool`: the random pool every call's images are cut from (a challenge's; 0: the published one; the
+    `frozen` cases come with theirs). `shrink_stop`: shrinking stops after that many runs and only there
+    (`verify` following a run's evidence), instead of after SHRINK_SECONDS.
+
+    The result carries the evidence of every call judged (conformance/judge/evidence.py), in order.
+
+    The result says what the cell planned (`planned_calls`: its frozen cases, its sweep, the search's
+    budget), whether the search ran out of distinct calls before the budget (`exhausted`: it judged every
+    call there is), and why it is incomplete where it is (`incomplete`, see incomplete_reason): the draws
+    are the same either way."""
     result = CellResult(cell.to_dict())
     started = time.perf_counter()
+    evidence.start()
     try:
         supported = ask_supports(backend, cell.api, cell.product)
     except BackendCrash as exc:
+        evidence.take()
         result.status, result.error = "error", str(exc)
         return result
     if not supported:
+        evidence.take()
         result.status = "not_supported"
         result.counts = {Verdict.NOT_SUPPORTED.value: 1}
         return result
@@ -116,7 +153,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     agreement: Counter[str] = Counter()
     by_dtype: dict[str, Counter[str]] = {}
     state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}, "searched": 0, "at": 0, "now": 0}
-    budget = ShrinkBudget(SHRINK_SECONDS, hang_after)
+    budget = ShrinkBudget(SHRINK_SECONDS, hang_after, stop_after=shrink_stop)
     keys: set[Any] = set()              # the keys of the searched calls judged (Case.key)
     spec = default_rulebook().api(cell.api)
     readings = declared_of(rulebook, cell.api)
@@ -152,12 +189,14 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
 
     # --- edge sweep (issue 16): the same calls on every run, judged and counted like the frozen ones
     reachable: list[str] = []
+    planned = len(frozen) + profile.calls
     if profile.sweep if sweep is None else sweep:
         from conformance.generate.edges import sweep as edge_sweep
         from conformance.generate.edges import targets
         reachable = targets(cell, profile.gm_window)
-        cases = edge_sweep(cell, profile.gm_window) if state["first"] is None else []
-        for case, outcome in judged(cases, backend, rulebook):
+        cases = from_pool(edge_sweep(cell, profile.gm_window), pool)
+        planned += len(cases)
+        for case, outcome in judged(cases if state["first"] is None else [], backend, rulebook):
             tally(case, outcome)
             result.sweep_calls += 1
             if not outcome.conforms:
@@ -198,6 +237,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         prop()
 
     def one(case: Case) -> None:
+        if pool:
+            (case,) = from_pool((case,), pool)
         if not state["failed"]:
             if case.key in keys:
                 return          # the same call on the same values as one judged already (Case.key)
@@ -224,16 +265,25 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
 
     try:
         if state["first"] is None and callable(getattr(backend, "run_batch", None)):
-            if not run_batches(cell, backend, profile, run_seed, tally, found, rulebook):
+            drawn = run_batches(cell, backend, profile, run_seed, tally, found, rulebook, pool)
+            if not drawn:
                 result.status, result.error = "unreachable", "no call could be generated for this cell"
+            # Cell.draw ends short of the budget when a round of its search finds no call it has not drawn;
+            # it also stops after SEARCH_ROUNDS rounds that each found some, which it does not tell apart
+            result.exhausted = 0 < drawn < profile.calls
         elif state["first"] is None:        # no frozen case failed: search
+            began = -1                      # calls judged when the last round began
             for examples, seed in search_rounds(profile.calls, cell_seed(run_seed, cell), lambda: state["searched"]):
+                began = state["searched"]
                 try:
                     search(examples, seed)
                 except (Unsatisfiable, FailedHealthCheck):
                     if not state["searched"]:
                         raise               # no call at all: the cell is unreachable
+                    began = state["searched"]
                     break                   # a later round found none: the calls found are what there is
+            # a round that found no new call: Hypothesis has no other call of the cell to give
+            result.exhausted = state["searched"] == began < profile.calls
     except _NonConforming:
         pass
     except (Unsatisfiable, FailedHealthCheck) as exc:
@@ -262,7 +312,11 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     result.tags = dict(tags)
     if reachable:
         result.edges = {"reachable": reachable, "missed": [t for t in reachable if t not in tags]}
+    result.planned_calls = planned
+    result.incomplete = incomplete_reason(result.status, bool(result.failure or result.divergence), planned,
+                                          sum(counts.values()), result.exhausted, result.edges.get("missed", ()))
     result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
+    result.evidence = {"shrink_stopped": budget.stopped_at, "entries": evidence.take()}
     result.seconds = round(time.perf_counter() - started, 3)
     return result
 
@@ -284,17 +338,17 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = 
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None) -> bool:
+                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None, pool: int = 0) -> int:
     """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
     without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
-    `found` (minimize() then shrinks it with single runs). False when no call could be drawn."""
-    cases = cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window)
+    `found` (minimize() then shrinks it with single runs). The number of calls drawn: 0 when none could be."""
+    cases = from_pool(cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window), pool)
     for case, outcome in judged(cases, backend, rulebook):
         tally(case, outcome)
         if not outcome.conforms:
             found(case, outcome)
-            return True
-    return bool(cases)
+            break
+    return len(cases)
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
     """In this process, one after the other (the kit's own tests; the CLI runs cells in supervised

@@ -23,6 +23,7 @@ from conformance.backends.calling import (backend_copy, backend_text, call_backe
 from conformance.backends.contract import Backend, BackendCrash, Rejected
 from conformance.backends.exec_program import ExecBackend
 from conformance.generate.memory import MemoryRecipe
+from conformance.judge import evidence
 from conformance.judge.bytemap import byte_map, element_diffs
 
 
@@ -50,6 +51,7 @@ class Outcome:
     message: str
     violations: list[Violation] = field(default_factory=list)
     diff: dict[str, Any] | None = None        # for FAIL: what differs, per scope
+    answer: str = ""                          # what the backend answered, as evidence records it (evidence.py)
 
     @property
     def conforms(self) -> bool:
@@ -106,34 +108,38 @@ def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook |
 
 
 def conclude(p: Prepared, raised: Any) -> Outcome:
-    """The verdict, given what running the call raised (None: it ran)."""
+    """The verdict, given what running the call raised (None: it ran), with the backend's answer as
+    evidence records it."""
     violations = p.violations
     refused = raised if isinstance(raised, Rejected) else None
     if isinstance(raised, BackendCrash):        # died, hung or broke the protocol: its own message says how
-        return Outcome(Verdict.CRASH, backend_text(raised), violations)
+        return Outcome(Verdict.CRASH, backend_text(raised), violations, answer=evidence.CRASHED)
     if isinstance(raised, BaseException) and refused is None:     # anything else is the backend crashing
-        return Outcome(Verdict.CRASH, crash_message(raised), violations)
+        return Outcome(Verdict.CRASH, crash_message(raised), violations, answer=evidence.CRASHED)
     if raised is not None and refused is None:  # run_batch's answer for the call is neither None nor raised
         return Outcome(Verdict.CRASH, f"run_batch answered a {type(raised).__name__} for the call (expected None "
-                                      f"or an exception)", violations)
+                                      f"or an exception)", violations, answer=evidence.CRASHED)
+    rule = refusal_rule(refused) if refused is not None else None
+    said = evidence.refusal(rule) if refused is not None else None
     if p.klass == "reject":
         broken = ", ".join(v.rule for v in violations if v.severity == "reject")
         if refused is not None:
-            return Outcome(Verdict.PASS, f"refused as it must ({broken})", violations)
+            return Outcome(Verdict.PASS, f"refused as it must ({broken})", violations, answer=said)
         return Outcome(Verdict.MISSED_REJECT, f"ran a call it must refuse: {violations[0].message} ({broken})",
-                       violations)
+                       violations, answer=evidence.ran_answer(p.memory, None, False))
     if p.klass == "undefined":
         return Outcome(Verdict.UNDEFINED, "in undefined territory: " + ", ".join(v.rule for v in violations),
-                       violations)
+                       violations, answer=said or evidence.ran_answer(
+                           p.memory, p.want, p.want is not None and compare(p.memory, p.want) is None))
     if refused is not None:
-        rule = refusal_rule(refused)
-        said = f" ({rule})" if rule else ""
-        return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{said}: {backend_text(refused)}"),
-                       violations)
+        why = f" ({rule})" if rule else ""
+        return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{why}: {backend_text(refused)}"),
+                       violations, answer=said)
     diff = compare(p.memory, p.want, p.call)
     if diff:
-        return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff)
-    return Outcome(Verdict.PASS, "memory image matches", violations)
+        return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff,
+                       answer=evidence.ran_answer(p.memory, p.want, False))
+    return Outcome(Verdict.PASS, "memory image matches", violations, answer=evidence.EQUAL)
 
 
 def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None,

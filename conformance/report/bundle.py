@@ -5,8 +5,11 @@ trust and re-check it without the person who ran it.
     specs/            the spec files the verdicts were judged against (their hash is in the report)
     environment.json  kit, Python, packages, machine, the command line, the frozen case list's hash
     waivers.yaml      the waiver file, when one was given
-    README.md         what each file is and how to replay a failure
+    README.md         the verdict with what it covers, what each file is and how to replay a failure
     SHA256SUMS        a checksum of every other file (`sha256sum -c SHA256SUMS`)
+
+No lock file is part of it: the run's lock lives outside the folder (conformance/commands/lock.py), and
+one an earlier kit left in the folder is removed before the checksums are made.
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from typing import Any, Sequence
 
 from oracle.spec import default_rulebook
 
+from conformance.report.attestation import NAME as STATEMENT
+from conformance.report.attestation import PREDICATE_TYPE, statement_text
 from conformance.report.files import json_text, write_atomic
 from conformance.report.readings import verdict_text
 from conformance.report.text import printable, replay_command
@@ -29,6 +34,9 @@ from conformance.report.text import printable, replay_command
 # The property-based pass of a certification always uses this seed, so two certifications of the same
 # backend with the same kit and Hypothesis make the same calls.
 CERTIFY_SEED = 0
+# The lock file kits before this one kept in the report folder (conformance/commands/lock.py): a run's
+# pid and host, no part of a certification.
+LEGACY_LOCK_NAME = ".ascend-conformance.lock"
 PACKAGES = ("ascend-conformance", "hypothesis", "numpy", "pytest", "pytest-xdist", "pyyaml", "jsonschema", "jinja2")
 
 
@@ -57,16 +65,23 @@ def environment(results: dict[str, Any], argv: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def _readme(results: dict[str, Any], has_waivers: bool) -> str:
+def readme_text(results: dict[str, Any], has_waivers: bool) -> str:
+    """The bundle's README.md (the same text from the same results: `verify` makes it again)."""
     products = results["products"]
     backend = results["backend"]
+    scope = results.get("scope") or {}
+    covers = f"on {', '.join(products)}" if scope.get("complete", True) or not scope.get("tested") \
+        else f"for {scope.get('text')} only"
     lines = [
-        f"# Conformance certification: {printable(backend['name'], 200)} on {', '.join(products)}",
+        f"# Conformance certification: {printable(backend['name'], 200)} {printable(covers, 2000)}",
         "",
         f"Verdict: **{printable(verdict_text(results), 2000)}** ({results['calls']} calls in {len(results['cells'])} cells; "
         f"frozen case list {results['certify']['frozen_hash']}, then a property-based pass with seed "
         f"{results['seed']}, profile {results['profile']}).",
         "",
+        *_scope_lines(results),
+        *_challenge_lines(results),
+        *_artefact_lines(results),
         "| file | what it is |",
         "|---|---|",
         *[f"| `report-{p}.html` | the report for {p}: open it in any browser (it fetches nothing) |" for p in products],
@@ -75,9 +90,20 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
         *(["| `repro/` | one reproducer per failure (call + memory) |"] if results["failures"] else []),
         "| `specs/` | the spec files the calls were judged against |",
         "| `environment.json` | kit, Python and package versions, machine, command line |",
+        "| `evidence.jsonl.gz` | what the backend answered to every call judged (its digest is in results.json) |",
+        "| `attestation.intoto.json` | an in-toto Statement: the artefact's digests, the verdict and its scope, "
+        "ready to be signed |",
         *(["| `waivers.yaml` | the waivers applied (each with reason, tracker and expiry) |"] if has_waivers else []),
         "| `SHA256SUMS` | checksums of the other files: `sha256sum -c SHA256SUMS` |",
         "",
+    ]
+    lines += [
+        "Check this bundle with your own kit (docs/certification.md of the kit says what each check proves):", "",
+        "    ascend-conformance verify . [--challenge HEX] [--backend B]", "",
+        "`--backend B` runs a random sample of the calls on the artefact you hold: its answers must be the",
+        "recorded ones. Sign the Statement with existing tools, for example:", "",
+        "    cosign attest-blob --predicate attestation.intoto.json --type " + PREDICATE_TYPE + " --key KEY ARTEFACT",
+        "    cosign verify-blob-attestation --key KEY.pub --type " + PREDICATE_TYPE + " --bundle SIG ARTEFACT", "",
     ]
     if results.get("readings"):
         lines += ["Readings declared (where the pages can be read two ways; README, \"Readings\"):", "",
@@ -97,12 +123,48 @@ def _readme(results: dict[str, Any], has_waivers: bool) -> str:
     return "\n".join(lines)
 
 
+def _challenge_lines(results: dict[str, Any]) -> list[str]:
+    """Whether the calls and memory could have been known beforehand."""
+    digest = (results.get("certify") or {}).get("challenge")
+    if digest:
+        return [f"Made under a challenge (its SHA-256: `{printable(digest, 80)}`): every seed and the memory "
+                "images derive from it; `verify --challenge HEX` checks it is yours.", ""]
+    return ["**Made without a challenge**: the calls and memory are the published ones (frozen list, seed 0, the "
+            "published memory pool), which a backend could recognise. Ask for a certification under a challenge "
+            "you pick (`certify --challenge HEX`).", ""]
+
+
+def _artefact_lines(results: dict[str, Any]) -> list[str]:
+    artefact = (results.get("certify") or {}).get("artefact") or {}
+    if artefact.get("sha256"):
+        where = printable(artefact.get("path") or artefact.get("name") or "", 500)
+        version = f", version {printable(artefact['version'], 100)}" if artefact.get("version") else ""
+        return [f"Certified artefact: `{where}`{version}, SHA-256 `{artefact['sha256']}` (see "
+                "attestation.intoto.json for every digest).", ""]
+    return [f"Certified artefact: not named by digest ({printable(artefact.get('error') or 'unknown', 500)}).", ""]
+
+
+def _scope_lines(results: dict[str, Any]) -> list[str]:
+    """What the verdict does not cover, said where no one can miss it: the apis and products the backend
+    does not support were not tested at all."""
+    scope = results.get("scope") or {}
+    unsupported = scope.get("not_supported") or {}
+    if not unsupported:
+        return []
+    tested = scope.get("tested") or {}
+    covered = f"This verdict covers {printable(scope.get('text', ''), 2000)} only." if tested \
+        else "Nothing was tested."
+    lines = [covered, "",
+             "Not tested (the backend declared it does not support them: NOT_SUPPORTED):", ""]
+    return lines + [printable(f"- {api} on {', '.join(prods)}", 1000) for api, prods in unsupported.items()] + [""]
+
+
 def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | None, argv: Sequence[str]) -> Path:
     """Add the bundle's own files to a report folder already written by `write_outputs`; returns the
     checksum file."""
     specs = folder / "specs"
     environment_text = json_text(environment(results, argv))
-    readme = _readme(results, bool(waivers_file))
+    readme = readme_text(results, bool(waivers_file))
     waivers = Path(waivers_file).read_bytes() if waivers_file else None
     if specs.exists():
         shutil.rmtree(specs)
@@ -113,7 +175,11 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     if waivers is not None:
         write_atomic(folder / "waivers.yaml", waivers)
     write_atomic(folder / "README.md", readme)
+    write_atomic(folder / STATEMENT, statement_text(folder, results))
+    legacy = folder / LEGACY_LOCK_NAME
+    if legacy.is_symlink() or legacy.is_file():
+        legacy.unlink()
     sums = folder / "SHA256SUMS"
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p != sums)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p != sums and p.name != LEGACY_LOCK_NAME)
     return write_atomic(sums, "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
                                       for p in files))

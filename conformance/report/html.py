@@ -16,8 +16,9 @@ from oracle.spec import Rulebook, default_rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from conformance.report.readings import readings_text, tally
-from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, overall, spec_hash, totals,
+from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
+from conformance.report.scope import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of
 from conformance.report.text import SHOWN_CHARS, cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 
@@ -26,10 +27,10 @@ MAP_COLUMNS = 64                # cells per row of a byte map
 MAP_CELL_PX = 12
 
 # What a cell of the matrix shows, worst first: the state of a group of cells is its worst member's.
-STATES = ("fail", "error", "waived", "unreachable", "pass", "not_supported")
+STATES = ("fail", "error", "incomplete", "waived", "unreachable", "pass", "not_supported")
 MAP_KIND = {UNTOUCHED: "untouched", MATCH: "match", OPEN: "open", WRONG: "wrong", STRAY: "stray"}
-STATE_LABEL = {"fail": "NOT CONFORMANT", "error": "ERROR", "waived": "WAIVED", "unreachable": "NO CALL",
-               "pass": "CONFORMANT", "not_supported": "NOT SUPPORTED"}
+STATE_LABEL = {"fail": "NOT CONFORMANT", "error": "ERROR", "incomplete": "INCOMPLETE", "waived": "WAIVED",
+               "unreachable": "NO CALL", "pass": "CONFORMANT", "not_supported": "NOT SUPPORTED"}
 
 
 # What the page reads of a results document, for one written by a kit that had not all of it.
@@ -40,7 +41,41 @@ _META = {"kit": None, "spec_hash": None, "seed": None, "profile": None, "started
 def cell_state(cell: dict[str, Any]) -> str:
     if cell.get("failure"):
         return "waived" if cell.get("waived") else "fail"
+    if cell["status"] == "ran" and cell.get("incomplete") and not failed(cell):
+        return "incomplete"
     return {"ran": "pass"}.get(cell["status"], cell["status"])
+
+
+def banner(results: dict[str, Any], product: str) -> dict[str, Any]:
+    """The page's verdict, with what it covers in the badge itself: a green CONFORMANT never stands alone
+    where the backend supported part of what was asked, or the results are one shard of a run."""
+    verdict, reasons, scope = verdict_of(results, product)
+    counted = calls(totals(c for c in results["cells"] if c["cell"]["product"] == product))
+    line = verdict_line(verdict, scope, reasons, readings_text(results.get("readings")), counted)
+    if scope["nothing_tested"] and verdict == INCOMPLETE:
+        return {"verdict": verdict, "label": NOTHING_TESTED, "scope": scope["nothing_tested"], "detail": "",
+                "partial": True, "text": line}
+    shard = scope["shard"]
+    where = (f"shard {shard['index']}/{shard['count']} · " if shard else "") + f"for {scope['text']}"
+    return {"verdict": verdict, "label": verdict, "scope": where, "detail": scope["detail"],
+            "partial": not scope["complete"], "text": line}
+
+
+def isolation_view(isolation: Any) -> list[dict[str, Any]]:
+    """How the backend was kept apart from the judge (one entry, or one per merged run): in-process runs
+    are flagged as what they are, and otherwise the user the backend ran as, and whether it was the
+    judge's own."""
+    out = []
+    for entry in isolation if isinstance(isolation, list) else [isolation] if isolation else []:
+        if not isinstance(entry, dict):
+            continue
+        same = entry.get("same_user")
+        who = entry.get("backend_user") or "an unknown user"
+        out.append({"in_process": entry.get("mode") == "in-process",
+                    "user": f"{who} (the judge's own user)" if same is True else
+                    f"{who} (not the judge's user{' ' + entry['judge_user'] if entry.get('judge_user') else ''})"
+                    if same is False else who})
+    return out
 
 
 def _group(members: list[dict[str, Any]]) -> dict[str, Any]:
@@ -152,10 +187,12 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
     traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
                "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
                "rules": rule_rows(rulebook.api(api), cells, product)} for api in apis]
+    shown = banner(results, product)
     return {
         "product": rulebook.product(product) if product in rulebook.products else None,
         "product_id": product,
-        "verdict": overall(results, product),
+        "verdict": shown["verdict"], "banner": shown, "isolation": isolation_view(results.get("isolation")),
+        "certified": results.get("certify") if isinstance(results.get("certify"), dict) else None,
         "meta": meta, "backend": backend, "kit": _kits(results.get("kit")),
         "current_spec_hash": spec_hash(rulebook),
         "calls": calls(counted),
@@ -172,6 +209,8 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "divergences": [failure_view(c["divergence"], backend.get("spec") or "A", results.get("against"))
                         for c in cells if c.get("divergence")],
         "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
+                  + [{"id": c["id"], "error": f"incomplete: {c['incomplete']}"} for c in cells
+                     if cell_state(c) == "incomplete"]
                   + [{"id": "run", "error": e} for e in results.get("errors", [])]
                   + [{"id": cid, "error": why_missing(results)} for cid in missing_cells(results, product)],
         "traced": traced, "traced_rules": {r["id"] for t in traced for r in t["rules"]},

@@ -2,10 +2,13 @@
 dtype and form, or a rule), written beside results.json by every run.
 
 A non-conforming cell is a <failure> whose text holds the verdict, the message and the command that
-replays its reproducer; a cell that could not run, and a planned cell that left no result (the run was
-interrupted or stopped, its worker was lost), is an <error> saying why; NOT_SUPPORTED and unreachable
-cells, and failures a waiver covers, are <skipped> with the reason, so a dashboard shows them as such
-rather than as passes. Cells are the dicts of results.json (`results.cells`).
+replays its reproducer; a cell that could not run, one that judged fewer calls than it planned or missed
+an edge (INCOMPLETE), and a planned cell that left no result (the run was interrupted or stopped, its
+worker was lost), is an <error> saying why; NOT_SUPPORTED and unreachable cells, and failures a waiver
+covers, are <skipped> with the reason, so a dashboard shows them as such rather than as passes; a run
+that tested nothing at all is an <error> of its own. The name of the <testsuites> and a property of
+every suite give the verdict with its scope (and the shard, where the results are one). Cells are the
+dicts of results.json (`results.cells`).
 
 Every text and attribute goes through `text.markup`: XML 1.0 cannot hold some characters a backend may
 send (NUL, ESC, lone surrogates), which are written as visible escapes instead.
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.report.files import write_atomic
-from conformance.report.results import calls, cell_error, why_missing
+from conformance.report.results import calls, cell_error, failed, why_missing
 from conformance.report.text import cut, markup, replay_command
 
 MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
@@ -80,7 +83,9 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
     """`repro_folder` is put before the reproducers' paths (they are relative to results.json)."""
     backend = meta.get("backend") or {}
     against = meta.get("against")
-    root = ET.Element("testsuites", name=markup(f"ascend-conformance {backend.get('name', '')}".strip()))
+    said = meta.get("verdict_text")         # a finished document's: the verdict, its scope, why
+    root = ET.Element("testsuites", name=markup(f"ascend-conformance {backend.get('name', '')}".strip()
+                                                + (f": {cut(said, MESSAGE_CHARS)}" if said else "")))
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for c in sorted([*cells, *_planned_only(meta, cells)], key=lambda c: c["id"]):
         groups[(c["cell"]["api"], c["cell"]["product"])].append(c)
@@ -88,9 +93,11 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
     for (api, product), members in sorted(groups.items()):
         suite = _el(root, "testsuite", name=f"{api}.{product}")
         props = _el(suite, "properties")
-        for key in ("seed", "profile", "spec_hash", "stopped"):
+        for key in ("seed", "profile", "spec_hash", "stopped", "shard", "verdict", "verdict_text"):
             if meta.get(key) is not None:
                 _el(props, "property", name=key, value=str(meta[key]))
+        if meta.get("scope"):
+            _el(props, "property", name="scope", value=_scope(meta["scope"]))
         counts = defaultdict(int)
         for c in members:
             case = _el(suite, "testcase", classname=f"{api}.{product}", name=c.get("name") or _case_name(c["cell"]),
@@ -113,6 +120,10 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
                 why = cell_error(c)
                 _el(case, "error", cut(why), message=_message(why))
                 counts["errors"] += 1
+            elif c["status"] == "ran" and c.get("incomplete") and not failed(c):
+                _el(case, "error", f"INCOMPLETE: {c['incomplete']}", type="INCOMPLETE",
+                    message=_message(f"INCOMPLETE: {c['incomplete']}"))
+                counts["errors"] += 1
             elif c["status"] in ("not_supported", "unreachable"):
                 reason = "NOT_SUPPORTED by the backend" if c["status"] == "not_supported" \
                     else (c.get("error") or "unreachable")
@@ -127,11 +138,15 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
             suite.set(key, str(counts[key]))
             totals[key] += counts[key]
         suite.set("time", f"{sum(c.get('seconds') or 0 for c in members):.3f}")
+    nothing = (meta.get("scope") or {}).get("nothing_tested") if meta.get("verdict") == "INCOMPLETE" else None
+    if nothing:                          # every case skipped is no pass: a dashboard must not show green
+        errors = [*errors, f"NOTHING TESTED: {nothing}"]
     if errors:                           # a cell that never reported (a worker that could not start)
         suite = _el(root, "testsuite", name="run", tests=str(len(errors)), errors=str(len(errors)),
                     failures="0", skipped="0")
         for i, message in enumerate(errors):
-            case = _el(suite, "testcase", classname="run", name=f"error-{i}")
+            case = _el(suite, "testcase", classname="run",
+                       name="nothing-tested" if nothing and i == len(errors) - 1 else f"error-{i}")
             _el(case, "error", cut(message), message=_message(message))
         totals["tests"] += len(errors)
         totals["errors"] += len(errors)
@@ -139,6 +154,13 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
         root.set(key, str(totals[key]))
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _scope(scope: dict[str, Any]) -> str:
+    """'data_move on ascend910b (1 of 5 APIs; not supported: ...)', with the shard where it is one."""
+    shard = scope.get("shard")
+    notes = [n for n in (scope.get("detail"), shard and f"shard {shard['index']}/{shard['count']}") if n]
+    return str(scope.get("text", "")) + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def junit_bytes(results: dict[str, Any], repro_folder: str = "") -> bytes:

@@ -1,7 +1,7 @@
 """The ambiguities of a run as the reports show them: per ambiguity, the reading declared and by whom
 (the backend, or the command line), the ambiguity cells that entered its region, their calls and
 verdicts; or that it was not tested, no reading being declared. And the verdict's wording when readings
-were declared: "CONFORMANT under readings a=r, ...".
+were declared: "CONFORMANT under readings a=r, ... for scatter on ascend910b".
 
 Computed from results data alone (`readings`, the cells), so a merged or re-rendered report says the same.
 """
@@ -11,6 +11,8 @@ from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from oracle.spec import Rulebook
+
+from conformance.report.scope import verdict_line, verdict_of
 
 NOT_TESTED = "not tested: no reading declared"
 AMBIGUITY = "ambiguity"                 # the cell kind, and Case.expect, of calls in an ambiguity region
@@ -63,10 +65,18 @@ def readings_text(readings: Mapping[str, Mapping[str, str]] | None) -> str:
     return ", ".join(f"{amb}={r['reading']}" for amb, r in sorted((readings or {}).items()))
 
 
-def verdict_text(results: Mapping[str, Any]) -> str:
-    """The verdict as a certificate words it: under the readings declared, where any was."""
-    said = readings_text(results.get("readings"))
-    return f"{results['verdict']} under readings {said}" if said else str(results["verdict"])
+def verdict_text(results: Mapping[str, Any], words: str | None = None) -> str:
+    """The verdict as a certificate words it, in one line: its scope (what was tested, what the backend
+    does not support, the shard), under the readings declared where any was, and why it is INCOMPLETE
+    where it is (conformance/report/scope.py). `words` replaces the verdict's own ('CONFORMS')."""
+    if results.get("scope") is None or results.get("verdict_reasons") is None:
+        verdict, reasons, scope = verdict_of(dict(results))
+    else:
+        verdict, reasons, scope = results["verdict"], results["verdict_reasons"], results["scope"]
+    calls = results.get("calls")
+    if calls is None:
+        calls = sum(n for c in results["cells"] for v, n in c["counts"].items() if v != "NOT_SUPPORTED")
+    return verdict_line(verdict, scope, reasons, readings_text(results.get("readings")), calls, words)
 
 
 def merged_readings(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:

@@ -19,9 +19,11 @@ from oracle.spec import Rulebook, default_rulebook, specs_digest
 
 from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
-from conformance.judge.runner import CellResult
-from conformance.judge.verdicts import NONCONFORMING, Verdict
-from conformance.report.readings import ambiguity_entries, merged_readings, tally
+from conformance.judge.runner import CellResult, incomplete_reason
+from conformance.judge.verdicts import Verdict
+from conformance.report.readings import ambiguity_entries, merged_readings, tally, verdict_text
+from conformance.report.scope import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, failed, missing_cells,  # noqa: F401
+                                      overall, verdict_of, why_missing)
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
 
@@ -29,8 +31,6 @@ if TYPE_CHECKING:          # imported where a results.json is read: 30 ms a run'
     import jsonschema
 
 VERDICT_ORDER = [v.value for v in Verdict]
-CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"
-_NONCONFORMING = {v.value for v in NONCONFORMING}
 # Where several runs of one cell are merged, the status shown is the most telling one.
 _STATUS_ORDER = ("error", "ran", "unreachable", "not_supported")
 
@@ -43,44 +43,9 @@ def spec_hash(rulebook: Rulebook) -> str:
     return specs_digest(rulebook.files)[:16]
 
 
-def failed(cell: dict[str, Any]) -> bool:
-    """The cell holds a non-conforming call (waived or not)."""
-    return bool(cell.get("failure") or _NONCONFORMING & set(cell["counts"]))
-
-
-def missing_cells(results: dict[str, Any], product: str | None = None) -> list[str]:
-    """Cells the run planned (for one product, or all) that left no result."""
-    ran = {c["id"] for c in results["cells"]}
-    return sorted(c for c in results.get("planned") or []
-                  if c not in ran and (product is None or c.split("/")[1] == product))
-
-
-def why_missing(results: dict[str, Any]) -> str:
-    """Why a planned cell left no result: the run was stopped (the signal, where known), interrupted, or
-    nobody knows (a shard or a worker that never reported)."""
-    if results.get("stopped"):
-        return f"not run: the run was stopped ({results['stopped']})"
-    if results.get("interrupted"):
-        return "not run: the run was interrupted"
-    return "planned, but no result came back"
-
-
 def cell_error(cell: dict[str, Any]) -> str:
     """Why a cell in error did not finish (a worker that died without a word: 'worker lost')."""
     return cell.get("error") or "worker lost"
-
-
-def overall(results: dict[str, Any], product: str | None = None) -> str:
-    """The verdict of a results.json (of one product, or of all): NOT CONFORMANT when some cell failed
-    and no waiver covers it; INCOMPLETE when nothing failed but cells errored, are missing or the run
-    was interrupted; CONFORMANT otherwise."""
-    cells = [c for c in results["cells"] if product is None or c["cell"]["product"] == product]
-    if any(failed(c) and not c.get("waived") for c in cells):
-        return NOT_CONFORMANT
-    if (results.get("errors") or results.get("interrupted") or results.get("running") or missing_cells(results, product)
-            or any(c["status"] == "error" for c in cells)):
-        return INCOMPLETE
-    return CONFORMANT
 
 
 def totals(cells: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -97,15 +62,17 @@ def calls(counts: dict[str, int]) -> int:
 
 
 def finish(results: dict[str, Any]) -> dict[str, Any]:
-    """Fill in what follows from the cells (totals, calls, failures, unreachable, verdict, conforms), in
-    place; returns `results`. Called whenever cells change (a run, a merge, waivers)."""
+    """Fill in what follows from the cells (totals, calls, failures, unreachable, verdict, its reasons,
+    scope and text, conforms), in place; returns `results`. Called whenever cells change (a run, a
+    merge, waivers)."""
     results["cells"] = sorted(results["cells"], key=lambda c: c["id"])
     results["totals"] = totals(results["cells"])
     results["calls"] = calls(results["totals"])
     results["failures"] = [c["failure"] for c in results["cells"] if c.get("failure")]
     results["unreachable"] = [c["id"] for c in results["cells"] if c["status"] == "unreachable"]
-    results["verdict"] = overall(results)
+    results["verdict"], results["verdict_reasons"], results["scope"] = verdict_of(results)
     results["conforms"] = results["verdict"] == CONFORMANT
+    results["verdict_text"] = verdict_text(results)
     results["ambiguities"] = tally(results.get("ambiguities") or [], results.get("readings"), results["cells"])
     if results.get("against"):
         agreement: Counter[str] = Counter()
@@ -225,7 +192,8 @@ def _check_cell(cell: dict[str, Any], where: str, rulebook: Rulebook) -> None:
 
 
 # What reports read of a cell, a failure and a document that a kit of another version may not have written.
-_CELL_DEFAULTS = {"failure": None, "error": None, "seconds": 0, "tags": {}, "by_dtype": {}}
+_CELL_DEFAULTS = {"failure": None, "error": None, "seconds": 0, "tags": {}, "by_dtype": {}, "planned_calls": None,
+                  "exhausted": False, "incomplete": None}
 _FAILURE_DEFAULTS = {"rule": None, "expect": None, "violations": [], "diff": None}
 _DOC_DEFAULTS = {"errors": [], "ambiguities": [], "planned": [], "apis": [], "interrupted": False, "readings": {}}
 
@@ -334,7 +302,22 @@ def combine_runs(same: list[dict[str, Any]]) -> dict[str, Any]:
     if swept:               # reached in any run: missed only where every run missed it
         out["edges"] = {"reachable": sorted(set().union(*(e["reachable"] for e in swept))),
                         "missed": sorted(set.intersection(*(set(e["missed"]) for e in swept)))}
+    _add_plans(out, same)
     return out
+
+
+def _add_plans(out: dict[str, Any], same: list[dict[str, Any]]) -> None:
+    """The calls several runs of a cell planned add up (the parts of a split cell each plan their share
+    of the budget, the first one the frozen cases and the sweep too); the cell is short of them when a
+    run that did not run out of distinct calls is (one that did judged all there is)."""
+    plans = [c.get("planned_calls") for c in same]
+    out["planned_calls"] = sum(plans) if all(p is not None for p in plans) else None
+    out["exhausted"] = any(c.get("exhausted") for c in same)
+    short = any(c.get("planned_calls") is not None and calls(c["counts"]) < c["planned_calls"]
+                and not c.get("exhausted") for c in same)
+    stopped = bool(out.get("failure") or out.get("divergence") or failed(out))
+    out["incomplete"] = incomplete_reason(out["status"], stopped, out["planned_calls"] if short else None,
+                                          calls(out["counts"]), False, (out.get("edges") or {}).get("missed", ()))
 
 
 def edge_totals(cells: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -381,6 +364,12 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         "readings": merged_readings(docs),
         "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],
     }
+    isolation = _one_or_all(d.get("isolation") for d in docs)
+    if isolation:
+        merged["isolation"] = isolation
+    selects = [d.get("select") or [] for d in docs]
+    if all(selects):                    # every run narrowed by --select: the merge covers what they matched
+        merged["select"] = _distinct(selects)
     shards = {d["shard"] for d in docs if isinstance(d.get("shard"), str) and re.fullmatch(r"\d+/\d+", d["shard"])}
     if shards:
         count = int(next(iter(shards)).split("/")[1])
@@ -420,6 +409,8 @@ def summary(results: dict[str, Any]) -> str:
             rows.setdefault(key, Counter()).update(c["counts"])
         if c["status"] in ("unreachable", "error"):
             status[key] = c["status"].upper()
+        elif c.get("incomplete") and not failed(c):
+            status[key] = f"INCOMPLETE ({c['incomplete']})"
         elif c.get("waived"):
             status[key] = "WAIVED"
     heads = ("api", "product", "kind", "dtype / rule")

@@ -29,15 +29,17 @@ def part_seed(seed: int, part: int) -> int:
     return seed if part == 0 else zlib.crc32(f"{seed}/part {part}".encode())
 
 
-def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = False) -> list[Task]:
-    """The tasks of a run of `chosen`: a task per cell, or per part of a long one; longest first."""
+def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = False, pool: int = 0) -> list[Task]:
+    """The tasks of a run of `chosen`: a task per cell, or per part of a long one; longest first. `pool`:
+    the random pool every task's images come from (a challenge's)."""
     tasks = []
     for cell in chosen:
         parts = max(1, -(-profile.calls // SPLIT_CALLS))
         for part in range(parts):
             calls = min(SPLIT_CALLS, profile.calls - part * SPLIT_CALLS) if parts > 1 else profile.calls
             tasks.append(Task(cell, dataclasses.replace(profile, calls=calls) if parts > 1 else profile,
-                              part_seed(seed, part), frozen=frozen and part == 0, part=part, parts=parts))
+                              part_seed(seed, part), frozen=frozen and part == 0, part=part, parts=parts,
+                              pool=pool))
     return sorted(tasks, key=cost, reverse=True)
 
 

@@ -44,6 +44,7 @@ class Task:
     tries: int = 0
     part: int = 0                       # a long cell's search is split in `parts` (conformance/plan.py)
     parts: int = 1
+    pool: int = 0                       # the random pool of the images: a challenge's (0: the published one)
 
 
 @dataclass

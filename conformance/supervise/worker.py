@@ -124,14 +124,18 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
     try:
         if task.frozen:             # a cell's frozen cases are made as it is first run (FrozenDataError: an error)
             from conformance.generate.frozen import load_frozen
-            cases = list(load_frozen().get(task.cell.id, ())) + cases
+            from conformance.generate.challenge import from_pool
+            cases = from_pool(load_frozen().get(task.cell.id, ()), task.pool) + cases
         # the edge sweep is the same on every run: judged once per cell, in its first part
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
-                          hang_after=timeout, rulebook=declared.rulebook,
+                          hang_after=timeout, rulebook=declared.rulebook, pool=task.pool,
                           on_found=lambda failure: _tell(conn, "found", failure))
     except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
         result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")
-    return result.to_dict()
+    out = result.to_dict()
+    if out.get("evidence") is not None:
+        out["evidence"]["part"] = task.part
+    return out
 
 
 def _tell(conn, kind: str, body: Any) -> None:

@@ -1,0 +1,49 @@
+"""The bundle's in-toto Statement (https://in-toto.io/Statement/v1): its subjects are the certified
+artefact's digests (conformance/backends/artefact.py), its predicate the verdict, its scope, the kit, the
+spec hash, the frozen list, the challenge's digest and the digests of results.json and the evidence.
+
+The kit holds no key: the Statement is what a signer signs with the tools that exist for it (the bundle's
+README shows `cosign attest-blob` and `cosign verify-blob-attestation`), and `verify` checks that the
+Statement says what the bundle says.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+NAME = "attestation.intoto.json"
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://ascend-conformance.dev/certification/v1"
+
+
+def statement(folder: Path, results: dict[str, Any]) -> dict[str, Any]:
+    from conformance.backends.artefact import subjects
+    certified = results.get("certify") or {}
+    artefact = certified.get("artefact") or {}
+    results_digest = hashlib.sha256((folder / "results.json").read_bytes()).hexdigest()
+    named = subjects(artefact) or [{"name": "results.json", "digest": {"sha256": results_digest}}]
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": named,
+        "predicateType": PREDICATE_TYPE,
+        "predicate": {
+            "verdict": results.get("verdict"),
+            "verdict_text": results.get("verdict_text"),
+            "scope": results.get("scope"),
+            "backend": results.get("backend"),
+            "artefact": artefact,
+            "kit": results.get("kit"),
+            "spec_hash": results.get("spec_hash"),
+            "frozen_hash": certified.get("frozen_hash"),
+            "challenge_sha256": certified.get("challenge"),
+            "results_sha256": results_digest,
+            "evidence_sha256": (results.get("evidence") or {}).get("sha256"),
+        },
+    }
+
+
+def statement_text(folder: Path, results: dict[str, Any], environment: dict[str, Any] | None = None) -> str:
+    """The Statement as the bundle holds it (the same text from the same folder)."""
+    return json.dumps(statement(folder, results), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
