@@ -26,7 +26,7 @@ from oracle import Call
 
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
-from conformance.backends.processes import as_user
+from conformance.backends.processes import as_user, exit_code, wait_exit
 from conformance.backends.shared_images import SharedImages
 
 PROTOCOL = 1
@@ -35,6 +35,7 @@ HELLO_TIMEOUT = 30.0            # seconds a program may take to start and answer
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
 REPLY_LIMIT = 64 << 20          # bytes a reply line may hold; a longer one is a protocol error
+REPLY_SPIN = 0.001              # seconds a reply is waited for without sleeping (see _ready)
 TRACE_ENV = "ASCEND_CONFORMANCE_TRACE"
 
 
@@ -136,11 +137,11 @@ class ExecBackend:
 
     def close(self) -> None:
         """Say bye, give the program a second to leave, then kill what is left of its process group."""
-        if self._proc is not None and _exit_code(self._proc) is None:
+        if self._proc is not None and exit_code(self._proc) is None:
             try:
                 self._send({"op": "bye"}, time.monotonic() + 1, 1)
                 self._proc.stdin.close()
-                _wait_exit(self._proc, 1)
+                wait_exit(self._proc, 1)
             except (OSError, ValueError, BackendCrash):
                 pass
         self._kill()
@@ -199,7 +200,7 @@ class ExecBackend:
         self._supports = {api: set(products) for api, products in supports.items()}
 
     def _ensure(self) -> None:
-        if self._proc is None or _exit_code(self._proc) is not None:
+        if self._proc is None or exit_code(self._proc) is not None:
             self._kill()
             self.restarts += 1
             self._start()
@@ -250,7 +251,7 @@ class ExecBackend:
 
     def _died(self) -> BackendCrash:
         """The crash of a program that exited, died, or closed its end of a pipe; the group is killed."""
-        code = _wait_exit(self._proc, 1) if self._proc is not None else None
+        code = wait_exit(self._proc, 1) if self._proc is not None else None
         if code is None:
             how = "closed its standard input or output without exiting (it was killed)"
         elif code < 0:
@@ -307,7 +308,7 @@ class ExecBackend:
             if self._scanned > REPLY_LIMIT:
                 break
             left = deadline - time.monotonic()
-            ready = _ready(watch, None, left)
+            ready = _ready(watch, None, left, REPLY_SPIN)
             if fd in ready:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
@@ -410,36 +411,23 @@ def _short(value: Any) -> str:
     return json.dumps(value)[:200]
 
 
-def _ready(readers: list[int], writer: int | None, seconds: float) -> set[int]:
-    """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select)."""
+def _ready(readers: list[int], writer: int | None, seconds: float, spin: float = 0.0) -> set[int]:
+    """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select),
+    looked at without sleeping for the first `spin` seconds: a reply that comes within them is read
+    without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
+    hundreds of microseconds to resume)."""
     poller = select.poll()
     for fd in readers:
         poller.register(fd, select.POLLIN)
     if writer is not None:
         poller.register(writer, select.POLLOUT)
+    if spin > 0:
+        until = time.monotonic() + min(spin, max(seconds, 0))
+        while time.monotonic() < until:
+            found = poller.poll(0)
+            if found:
+                return {fd for fd, _ in found}
     return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}
-
-
-def _exit_code(proc: subprocess.Popen) -> int | None:
-    """The program's exit status (negative: the signal that ended it) once it has exited, else None;
-    the process is left unreaped (see ExecBackend._kill)."""
-    if proc.returncode is not None or not hasattr(os, "waitid"):
-        return proc.poll()
-    try:
-        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-    except ChildProcessError:
-        return proc.poll()
-    if info is None or info.si_pid == 0:
-        return None
-    return -info.si_status if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else info.si_status
-
-
-def _wait_exit(proc: subprocess.Popen, seconds: float) -> int | None:
-    """_exit_code, waiting up to `seconds` for the program to exit."""
-    deadline = time.monotonic() + seconds
-    while (code := _exit_code(proc)) is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    return code
 
 
 def _kit_version() -> str:

@@ -16,7 +16,9 @@ import ctypes
 import functools
 import os
 import signal
+import subprocess
 import sys
+import time
 from typing import Any
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 3, 36
@@ -128,3 +130,25 @@ def _reap(pids: set[int]) -> None:
             os.waitpid(p, 0)
         except (ChildProcessError, OSError):    # not our child (its parent reaps it), or reaped already
             pass
+
+
+def exit_code(proc: subprocess.Popen) -> int | None:
+    """The program's exit status (negative: the signal that ended it) once it has exited, else None;
+    the process is left unreaped (see conformance/backends/exec_program.py, ExecBackend._kill)."""
+    if proc.returncode is not None or not hasattr(os, "waitid"):
+        return proc.poll()
+    try:
+        info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return proc.poll()
+    if info is None or info.si_pid == 0:
+        return None
+    return -info.si_status if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else info.si_status
+
+
+def wait_exit(proc: subprocess.Popen, seconds: float) -> int | None:
+    """exit_code, waiting up to `seconds` for the program to exit."""
+    deadline = time.monotonic() + seconds
+    while (code := exit_code(proc)) is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return code
