@@ -112,16 +112,9 @@ class FolderLock:
 
 def _locked(path: Path, folder: Path) -> int:
     """An open descriptor of `path` holding its lock; FolderBusy naming the run that holds it."""
-    import fcntl
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = _holder(fd)
-            os.close(fd)
-            raise FolderBusy(f"{folder}: in use by another run ({holder}); wait for it to end, "
-                             "or give this run another folder") from None
+        _hold(fd, folder, "another run")
         try:
             same = os.stat(path, follow_symlinks=False).st_ino == os.fstat(fd).st_ino
         except FileNotFoundError:
@@ -133,7 +126,6 @@ def _locked(path: Path, folder: Path) -> int:
 
 def _drop_legacy(folder: Path) -> None:
     """A lock file an earlier kit left in the folder goes, unless an earlier kit's run holds it now."""
-    import fcntl
     path = folder / LEGACY_LOCK_NAME
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -141,17 +133,23 @@ def _drop_legacy(folder: Path) -> None:
         if os.path.islink(path):
             os.unlink(path)
         return
+    _hold(fd, folder, "a run of an earlier kit")
+    try:
+        os.unlink(path)
+    finally:
+        os.close(fd)
+
+
+def _hold(fd: int, folder: Path, whose: str) -> None:
+    """Take the lock `fd` is open on, or close it and raise FolderBusy naming the run that holds it."""
+    import fcntl
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         holder = _holder(fd)
         os.close(fd)
-        raise FolderBusy(f"{folder}: in use by a run of an earlier kit ({holder}); wait for it to end, "
+        raise FolderBusy(f"{folder}: in use by {whose} ({holder}); wait for it to end, "
                          "or give this run another folder") from None
-    try:
-        os.unlink(path)
-    finally:
-        os.close(fd)
 
 
 def _holder(fd: int) -> str:
