@@ -101,11 +101,13 @@ class ExecBackend:
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
         self.finish(self.send(call, memory))
 
-    def send(self, call: Call, memory: dict[str, np.ndarray]) -> "Sent":
+    def send(self, call: Call, memory: dict[str, np.ndarray], text: str | None = None) -> "Sent":
         """The first half of `run`: the request written, the program at work on it (the caller may work
-        meanwhile, on anything but `memory`); `finish` waits for the reply."""
+        meanwhile, on anything but `memory`); `finish` waits for the reply. `text`: the call's JSON text
+        (Call.to_json), where the caller has it."""
         places = self._placed(memory)
-        request, deadline = self._request({"op": "run", "call": call.to_dict(), "memory": self.shm.describe(places)})
+        said = _Raw(text) if text is not None else call.to_dict()
+        request, deadline = self._request({"op": "run", "call": said, "memory": self.shm.describe(places)})
         return Sent(request, deadline, memory, places)
 
     def finish(self, sent: "Sent") -> None:
@@ -268,7 +270,7 @@ class ExecBackend:
     # ------------------------------------------------------------------------------------ messages
 
     def _send(self, message: dict[str, Any], deadline: float, limit: float) -> None:
-        line = json.dumps(message, separators=(",", ":")) + "\n"
+        line = _line(message)
         if self._trace:
             with open(self._trace, "a", encoding="utf-8") as f:
                 f.write("> " + line)
@@ -395,6 +397,19 @@ class ExecBackend:
         if not in_batch:
             self._kill()
         raise BackendCrash(f"protocol error: unknown reply {_short(reply)}")
+
+
+class _Raw(str):
+    """JSON text already made (a call's), put into a request as it is."""
+
+
+def _line(message: dict[str, Any]) -> str:
+    """A request as one line of JSON; a value that is _Raw text goes in as that text."""
+    raw = {k: v for k, v in message.items() if isinstance(v, _Raw)}
+    if not raw:
+        return json.dumps(message, separators=(",", ":")) + "\n"
+    rest = json.dumps({k: v for k, v in message.items() if k not in raw}, separators=(",", ":"))
+    return rest[:-1] + "".join(f",{json.dumps(k)}:{v}" for k, v in raw.items()) + "}\n"
 
 
 @dataclass

@@ -65,7 +65,7 @@ def note(case: Any, outcome: Any) -> None:
 def call_digest(case: Any) -> str:
     """The call as the evidence names it (see the module's docstring)."""
     recipe = case.memory
-    h = hashlib.sha256(case.call.to_json().encode())
+    h = hashlib.sha256(case.key[0].encode())        # the call's JSON text, as the case keeps it
     h.update(f"|{recipe.seed}|{recipe.pool}|{sorted(recipe.sizes.items())}".encode())
     for w in recipe.writes:         # where the values lie, how many, and their first and last bytes: the
         data = w.data               # values follow from the call drawn, which the receiver draws again

@@ -180,7 +180,8 @@ def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
             outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
                                          rulebook=rulebook)
         else:
-            outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
+            outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook),
+                                     case.key[0])
     evidence.note(case, outcome)
     return outcome
 

@@ -143,12 +143,12 @@ def conclude(p: Prepared, raised: Any) -> Outcome:
 
 
 def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None,
-          violations: Sequence[Violation] | None = None) -> Outcome:
+          violations: Sequence[Violation] | None = None, text: str | None = None) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict by `rulebook` (never raises
     what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt). `violations`: see
-    prepare."""
+    prepare; `text`: the call's JSON text, where the caller has it (what an out-of-process backend is sent)."""
     if isinstance(backend, ExecBackend):
-        return _judge_sent(call, recipe, backend, rulebook, violations)
+        return _judge_sent(call, recipe, backend, rulebook, violations, text)
     p = prepare(call, recipe, None, rulebook, violations)
     _, raised = call_backend(run_call, backend, backend_copy(call), p.memory)
     try:
@@ -158,7 +158,7 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook
 
 
 def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook: Rulebook | None,
-                violations: Sequence[Violation] | None) -> Outcome:
+                violations: Sequence[Violation] | None, text: str | None = None) -> Outcome:
     """judge, for a backend in a process of its own: the request goes out first and the oracle works out
     the expected image while the backend runs the call. The oracle reads its own inputs, never the shared
     images the backend writes: the pool's windows (read only) where the recipe has them, a copy taken
@@ -166,7 +166,7 @@ def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook
     memory = recipe.build(backend.images)
     inputs = {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
               for scope, image in memory.items()}
-    sent, raised = call_backend(backend.send, call, memory)
+    sent, raised = call_backend(backend.send, call, memory, text)
     want, found = _expectation(call, inputs, rulebook, violations)
     if raised is None:
         _, raised = call_backend(backend.finish, sent)
