@@ -54,10 +54,10 @@ def _version(top: str) -> str | None:
 
 def _python_artefact(name: str, module: str) -> dict[str, Any]:
     top = module.split(".")[0]
-    if top in ("oracle", "conformance"):
-        root = Path(__file__).resolve().parents[2]
-        digest = hashlib.sha256("\n".join(tree_digest(root / p)[0] for p in ("oracle", "conformance", "specs"))
-                                .encode()).hexdigest()
+    if top in ("oracle", "conformance"):       # the kit's own reference: its two packages, as installed
+        import oracle
+        packages = (Path(oracle.__file__).resolve().parent, Path(__file__).resolve().parents[1])
+        digest = hashlib.sha256("\n".join(tree_digest(p)[0] for p in packages).encode()).hexdigest()
         from conformance.backends.contract import kit_version
         return {"backend": name, "kind": "kit", "name": "ascend-conformance", "version": kit_version(),
                 "sha256": digest}

@@ -97,9 +97,11 @@ def _same_kit(folder: Path, results: dict[str, Any]) -> None:
             "frozen list": (certified.get("frozen_hash"), frozen_hash())}
     try:
         environment = json.loads((folder / "environment.json").read_text(encoding="utf-8"))
-        ours["hypothesis version"] = ((environment.get("packages") or {}).get("hypothesis"), hypothesis.__version__)
+        theirs = (environment.get("packages") or {}).get("hypothesis")
+        ours["hypothesis version"] = (theirs, hypothesis.__version__)
     except (OSError, ValueError, AttributeError):
-        raise UsageError(f"{folder / 'environment.json'}: missing or not JSON: not a certification bundle") from None
+        raise UsageError(f"{folder / 'environment.json'}: missing or not JSON: "
+                         "not a certification bundle") from None
     if not certified:
         raise UsageError(f"{folder / 'results.json'}: certify: missing: not a certification bundle")
     for what, (theirs, mine) in ours.items():
@@ -184,7 +186,8 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
     from conformance.supervise.plan import plan
     readings = _readings(results)
     rulebook = with_readings(None, readings) if readings else None
-    chosen = cells(results["products"], results["apis"], ambiguities=ambiguity_ids(results["apis"], readings, False))
+    entered = ambiguity_ids(results["apis"], readings, False)
+    chosen = cells(results["products"], results["apis"], ambiguities=entered)
     if sorted(c.id for c in chosen) != sorted(results["planned"]):
         raise NotAsClaimed("results.json: planned: not the cells a certification of its products and apis plans")
     seed = challenge.seed if challenge is not None else results["seed"]
@@ -194,12 +197,14 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
     evidence.sampling((lambda i: secrets.randbelow(1_000_000) < sample * 1_000_000) if sample > 0 else None)
     arrived: dict[str, list[dict[str, Any]]] = {}
     kept: list[tuple[str, int, Any, str]] = []
-    for task in sorted(plan(chosen, profile(results["profile"]), seed, frozen=True), key=lambda t: (t.cell.id, t.part)):
+    tasks = plan(chosen, profile(results["profile"]), seed, frozen=True)
+    for task in sorted(tasks, key=lambda t: (t.cell.id, t.part)):
         cell = recorded.get(task.cell.id)
         if cell is None:
             raise NotAsClaimed(f"results.json: cells: {task.cell.id}: planned, but no result recorded")
         part = parts.get((task.cell.id, task.part))
-        if cell["status"] == "error" or (part is None and cell.get("failure") and cell["failure"]["verdict"] == "CRASH"):
+        lost = part is None and (cell.get("failure") or {}).get("verdict") == "CRASH"
+        if cell["status"] == "error" or lost:
             continue            # a worker lost: nothing to draw again (the verdict is not CONFORMANT)
         if part is None and cell["status"] != "not_supported":
             raise NotAsClaimed(f"evidence: {task.cell.id} (part {task.part}): no evidence recorded")
@@ -234,11 +239,13 @@ def _same_entries(cell: str, part: int, recorded: list[str], drawn: list[str]) -
         if my_call != their_call:
             raise NotAsClaimed(f"{where}: call {i}: the call drawn again is not the one recorded ({my_call} here, "
                                f"{their_call} recorded)")
-        if my_answer != their_answer and (EQUAL in (my_answer, their_answer)
-                                          or not (my_answer.startswith("sha256:") and their_answer.startswith("sha256:"))):
-            raise NotAsClaimed(f"{where}: call {i}: answer: judged again as {my_answer!r}, recorded {their_answer!r}")
+        both_digests = my_answer.startswith("sha256:") and their_answer.startswith("sha256:")
+        if my_answer != their_answer and (EQUAL in (my_answer, their_answer) or not both_digests):
+            raise NotAsClaimed(f"{where}: call {i}: answer: judged again as {my_answer!r}, "
+                               f"recorded {their_answer!r}")
     if len(drawn) != len(recorded):
-        raise NotAsClaimed(f"{where}: {len(recorded)} answers recorded, {len(drawn)} calls judged drawing it again")
+        raise NotAsClaimed(f"{where}: {len(recorded)} answers recorded, {len(drawn)} calls judged "
+                           "drawing it again")
 
 
 def _same_results(results: dict[str, Any], derived: dict[str, dict[str, Any]]) -> None:
@@ -250,17 +257,19 @@ def _same_results(results: dict[str, Any], derived: dict[str, dict[str, Any]]) -
             continue
         for name in SAME_FIELDS:
             if name in cell and (cell.get(name) or None) != (mine.get(name) or None):
-                raise NotAsClaimed(f"results.json: cells: {cell['id']}: {name}: {_short(cell.get(name))} recorded, "
-                                   f"{_short(mine.get(name))} judging it again")
+                raise NotAsClaimed(f"results.json: cells: {cell['id']}: {name}: {_short(cell.get(name))} "
+                                   f"recorded, {_short(mine.get(name))} judging it again")
         theirs, ours = cell.get("failure") or {}, mine.get("failure") or {}
         for name in ("verdict", "call", "memory"):
             if theirs.get(name) != ours.get(name):
-                raise NotAsClaimed(f"results.json: cells: {cell['id']}: failure.{name}: {_short(theirs.get(name))} "
-                                   f"recorded, {_short(ours.get(name))} judging it again")
+                raise NotAsClaimed(f"results.json: cells: {cell['id']}: failure.{name}: "
+                                   f"{_short(theirs.get(name))} recorded, {_short(ours.get(name))} "
+                                   "judging it again")
     again = finish({**results, "cells": [dict(c, **{k: derived[c["id"]].get(k) for k in SAME_FIELDS})
                                          if c["id"] in derived else c for c in results["cells"]]})
     if again["verdict"] != results["verdict"]:
-        raise NotAsClaimed(f"results.json: verdict: {results['verdict']} recorded, {again['verdict']} from its cells")
+        raise NotAsClaimed(f"results.json: verdict: {results['verdict']} recorded, "
+                           f"{again['verdict']} from its cells")
 
 
 def _short(value: Any) -> str:
@@ -317,7 +326,8 @@ def _same_artefact(spec: str, results: dict[str, Any]) -> None:
     recorded = ((results.get("certify") or {}).get("artefact") or {}).get("sha256")
     mine = artefact(spec).get("sha256")
     if recorded != mine:
-        raise NotAsClaimed(f"results.json: certify.artefact.sha256: the bundle certified {recorded}, {spec} is {mine}")
+        raise NotAsClaimed(f"results.json: certify.artefact.sha256: the bundle certified {recorded}, "
+                           f"{spec} is {mine}")
 
 
 def _same_answers(spec: str, kept: list[tuple[str, int, Any, str]], results: dict[str, Any],
