@@ -11,7 +11,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import select
 import shlex
 import signal
 import subprocess
@@ -26,7 +25,7 @@ from oracle import Call
 
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
-from conformance.backends.processes import as_user, exit_code, wait_exit
+from conformance.backends.processes import as_user, exit_code, ready, wait_exit
 from conformance.backends.shared_images import SharedImages
 
 PROTOCOL = 1
@@ -35,7 +34,7 @@ HELLO_TIMEOUT = 30.0            # seconds a program may take to start and answer
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
 REPLY_LIMIT = 64 << 20          # bytes a reply line may hold; a longer one is a protocol error
-REPLY_SPIN = 0.001              # seconds a reply is waited for without sleeping (see _ready)
+REPLY_SPIN = 0.001              # seconds a reply is waited for without sleeping (see processes.ready)
 TRACE_ENV = "ASCEND_CONFORMANCE_TRACE"
 
 
@@ -92,9 +91,11 @@ class ExecBackend:
         products = self._supports.get(api, set())
         return "*" in products or product in products
 
-    def images(self, sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
-        """Where the kit builds a call's images: views of the shared file (no copy on the way in or out)."""
-        (self._places,) = self.shm.layout([sizes])
+    def images(self, sizes: Mapping[str, int], busy: Mapping[str, tuple[int, int]] | None = None
+               ) -> dict[str, np.ndarray]:
+        """Where the kit builds a call's images: views of the shared file (no copy on the way in or out);
+        clear of `busy`, the places of a call the program still has (see Sent.places)."""
+        self._places = self.shm.layout_clear_of(sizes, busy)
         self._views = self.shm.views(self._places)
         return self._views
 
@@ -108,10 +109,13 @@ class ExecBackend:
         places = self._placed(memory)
         said = _Raw(text) if text is not None else call.to_dict()
         request, deadline = self._request({"op": "run", "call": said, "memory": self.shm.describe(places)})
-        return Sent(request, deadline, memory, places)
+        return Sent(request, deadline, memory, places, self._proc)
 
     def finish(self, sent: "Sent") -> None:
-        """The second half of `run`: the reply read and acted on (Rejected, BackendCrash, or None: it ran)."""
+        """The second half of `run`: the reply read and acted on (Rejected, BackendCrash, or None: it ran).
+        Replies come in the order of the requests: a caller with two out finishes the first first."""
+        if sent.process is not self._proc:
+            raise BackendCrash("the program was restarted before it answered (an earlier call crashed it)")
         self._settle(self._reply(sent.request, sent.deadline), sent.memory, sent.places)
 
     def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
@@ -287,9 +291,9 @@ class ExecBackend:
             if not data:
                 return
             left = deadline - time.monotonic()
-            ready = _ready(self._exit_watch(), fd, left)
-            writable = fd in ready
-            if ready and not writable:
+            found = ready(self._exit_watch(), fd, left)
+            writable = fd in found
+            if found and not writable:
                 raise self._died()
             if left <= 0 and not writable:
                 self._kill()
@@ -310,13 +314,13 @@ class ExecBackend:
             if self._scanned > REPLY_LIMIT:
                 break
             left = deadline - time.monotonic()
-            ready = _ready(watch, None, left, REPLY_SPIN)
-            if fd in ready:
+            found = ready(watch, None, left, REPLY_SPIN)
+            if fd in found:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:
                     raise self._died()
                 self._pending += chunk
-            elif ready:                             # the program exited, and its output holds no more
+            elif found:                             # the program exited, and its output holds no more
                 raise self._died()
             else:
                 self._kill()
@@ -420,29 +424,11 @@ class Sent:
     deadline: float
     memory: dict[str, np.ndarray]
     places: Mapping[str, tuple[int, int]]
+    process: Any = None                 # the program it went to
 
 
 def _short(value: Any) -> str:
     return json.dumps(value)[:200]
-
-
-def _ready(readers: list[int], writer: int | None, seconds: float, spin: float = 0.0) -> set[int]:
-    """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select),
-    looked at without sleeping for the first `spin` seconds: a reply that comes within them is read
-    without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
-    hundreds of microseconds to resume)."""
-    poller = select.poll()
-    for fd in readers:
-        poller.register(fd, select.POLLIN)
-    if writer is not None:
-        poller.register(writer, select.POLLOUT)
-    if spin > 0:
-        until = time.monotonic() + min(spin, max(seconds, 0))
-        while time.monotonic() < until:
-            found = poller.poll(0)
-            if found:
-                return {fd for fd, _ in found}
-    return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}
 
 
 def _kit_version() -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -152,3 +153,22 @@ def wait_exit(proc: subprocess.Popen, seconds: float) -> int | None:
     while (code := exit_code(proc)) is None and time.monotonic() < deadline:
         time.sleep(0.005)
     return code
+
+
+def ready(readers: list[int], writer: int | None, seconds: float, spin: float = 0.0) -> set[int]:
+    """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select),
+    looked at without sleeping for the first `spin` seconds: a reply that comes within them is read
+    without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
+    hundreds of microseconds to resume)."""
+    poller = select.poll()
+    for fd in readers:
+        poller.register(fd, select.POLLIN)
+    if writer is not None:
+        poller.register(writer, select.POLLOUT)
+    if spin > 0:
+        until = time.monotonic() + min(spin, max(seconds, 0))
+        while time.monotonic() < until:
+            found = poller.poll(0)
+            if found:
+                return {fd for fd, _ in found}
+    return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}

@@ -92,6 +92,22 @@ class SharedImages:
         self.ensure(at)
         return out
 
+    def layout_clear_of(self, sizes: Mapping[str, int], busy: Mapping[str, tuple[int, int]] | None
+                        ) -> dict[str, tuple[int, int]]:
+        """One call's places: from the start of the file, or past `busy` (another call's places, still
+        in use) where they would overlap it."""
+        (places,) = self.layout([sizes])
+        if not busy:
+            return places
+        start = min(offset for offset, _ in busy.values())
+        end = max(offset + size for offset, size in busy.values())
+        if max((offset + size for offset, size in places.values()), default=0) <= start:
+            return places
+        base = -(-end // ALIGN) * ALIGN
+        moved = {scope: (base + offset, size) for scope, (offset, size) in places.items()}
+        self.ensure(max((offset + size for offset, size in moved.values()), default=0))
+        return moved
+
     def views(self, places: Mapping[str, tuple[int, int]]) -> dict[str, np.ndarray]:
         assert self._buffer is not None
         return {scope: self._buffer[offset:offset + size] for scope, (offset, size) in places.items()}

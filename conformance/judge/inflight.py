@@ -171,19 +171,62 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
         slot.leave()
 
 
-def judge(case: Any, backend: Any, rulebook: Any = None) -> Outcome:
+def judge(case: Any, backend: Any, rulebook: Any = None, then: Any = None) -> Outcome:
     """verdicts.judge of one case by `rulebook` (the run's, with its declared readings; None: the
     default), recorded as in flight while the backend has it. Two backends held against each other (the
-    kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked."""
-    with running((case,), backend):
-        if isinstance(backend, Pair):
-            outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
-                                         rulebook=rulebook)
-        else:
-            outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook),
-                                     case.key[0])
+    kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked.
+
+    `then`: the case the caller means to judge next. For a backend in a process of its own its request
+    goes out before this case's verdict is worked out, so that the backend runs it while the kit judges
+    this one; a caller that then judges another case first has the one sent ahead drained unjudged."""
+    if not isinstance(backend, ExecBackend):
+        settle()
+        with running((case,), backend):
+            if isinstance(backend, Pair):
+                outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
+                                             rulebook=rulebook)
+            else:
+                outcome = verdicts.judge(case.call, case.memory, backend, rulebook,
+                                         known_violations(case, rulebook))
+        evidence.note(case, outcome)
+        return outcome
+    with running((case,), backend):        # the call sent ahead is recorded when it is judged
+        started = _taken(case, backend) or verdicts.start(case.call, case.memory, backend, case.key[0])
+        if then is not None:
+            _ahead.append((_same(then), backend, verdicts.start(then.call, then.memory, backend, then.key[0],
+                                                                busy=started)))
+        outcome = verdicts.complete(started, backend, rulebook, known_violations(case, rulebook))
     evidence.note(case, outcome)
     return outcome
+
+
+# the call sent ahead (judge's `then`): what it is, to which backend, and its request
+_ahead: list[tuple[tuple[Any, ...], Any, Any]] = []
+
+
+def _same(case: Any) -> tuple[Any, ...]:
+    """What makes two cases the same call on the same images (a case mapped to a pool again is another
+    object)."""
+    recipe = case.memory
+    return case.key, recipe.seed, recipe.pool, tuple(sorted(recipe.sizes.items()))
+
+
+def _taken(case: Any, backend: Any) -> Any:
+    """The request sent ahead for this case, if that is what went ahead (anything else is drained)."""
+    if not _ahead:
+        return None
+    key, owner, started = _ahead.pop()
+    if owner is backend and key == _same(case):
+        return started
+    verdicts.drain(started, owner)
+    return None
+
+
+def settle() -> None:
+    """No call left out ahead: one sent and not judged is drained (a cell's end, another way of judging)."""
+    while _ahead:
+        _, owner, started = _ahead.pop()
+        verdicts.drain(started, owner)
 
 
 def known_violations(case: Any, rulebook: Any) -> Any:
@@ -196,6 +239,7 @@ def known_violations(case: Any, rulebook: Any) -> Any:
 
 
 def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
+    settle()
     with running(cases, backend):
         outcomes = verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,
                                         [known_violations(c, rulebook) for c in cases])

@@ -219,11 +219,11 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
             if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
                 order.insert(0, order.pop(state["at"]))
             reached = -1
-            for at in order:
+            for k, at in enumerate(order):
                 if not state["failed"] and state["searched"] >= profile.calls:
                     break           # the profile's calls are spent (the last batch may be cut short)
                 state["now"] = at
-                one(cases[at])
+                one(cases[at], None if state["failed"] else ahead(cases, order[k + 1:], cases[at]))
                 reached = max(reached, len(cases[at].tags))
             if profile.target and reached >= 0 and not state["failed"]:    # once per example (Hypothesis's rule)
                 target(float(reached), label="boundaries reached at once")
@@ -236,7 +236,17 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
         prop._hypothesis_internal_database_key = b"ascend-conformance:search:" + cell.id.encode()
         prop()
 
-    def one(case: Case) -> None:
+    def ahead(cases: list[Case], rest: Sequence[int], now: Case) -> Case | None:
+        """The case `one` will judge after `now`, if the search goes on: sent to the backend ahead."""
+        if state["searched"] + 1 >= profile.calls:
+            return None
+        for at in rest:
+            case = cases[at]
+            if case.key not in keys and case.key != now.key:
+                return from_pool((case,), pool)[0] if pool else case
+        return None
+
+    def one(case: Case, then: Case | None = None) -> None:
         if pool:
             (case,) = from_pool((case,), pool)
         if not state["failed"]:
@@ -247,7 +257,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         began = time.monotonic()
-        outcome = inflight.judge(case, backend, rulebook)
+        outcome = inflight.judge(case, backend, rulebook, then)
         if state["failed"]:
             result.shrink_calls += 1
             budget.record(outcome, time.monotonic() - began)
@@ -291,6 +301,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
         result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
     finally:
+        inflight.settle()
         inflight.shrinking(False)
     # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
     first = state["first"]
@@ -329,8 +340,9 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = 
     """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
     more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
     if not callable(getattr(backend, "run_batch", None)):
-        for case in cases:
-            yield case, inflight.judge(case, backend, rulebook)
+        for k, case in enumerate(cases):
+            yield case, inflight.judge(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
+        inflight.settle()
         return
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]

@@ -160,19 +160,53 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook
 def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook: Rulebook | None,
                 violations: Sequence[Violation] | None, text: str | None = None) -> Outcome:
     """judge, for a backend in a process of its own: the request goes out first and the oracle works out
-    the expected image while the backend runs the call. The oracle reads its own inputs, never the shared
-    images the backend writes: the pool's windows (read only) where the recipe has them, a copy taken
-    before the request otherwise."""
-    memory = recipe.build(backend.images)
+    the expected image while the backend runs the call (start, then complete)."""
+    return complete(start(call, recipe, backend, text), backend, rulebook, violations)
+
+
+@dataclass
+class Started:
+    """A call whose request is out to an out-of-process backend: its images (in the shared file), the
+    oracle's own inputs, and the request (or what sending it raised)."""
+
+    call: Call
+    memory: dict[str, np.ndarray]
+    inputs: dict[str, np.ndarray]
+    sent: Any
+    raised: Any
+
+
+def start(call: Call, recipe: MemoryRecipe, backend: ExecBackend, text: str | None = None,
+          busy: Started | None = None) -> Started:
+    """The images built and the request sent (clear of `busy`, a call still out). The oracle will read its
+    own inputs, never the shared images the backend writes: the pool's windows (read only) where the
+    recipe has them, a copy taken before the request otherwise."""
+    held = busy.sent.places if busy is not None and busy.sent is not None else None
+    memory = recipe.build(lambda sizes: backend.images(sizes, held))
     inputs = {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
               for scope, image in memory.items()}
     sent, raised = call_backend(backend.send, call, memory, text)
-    want, found = _expectation(call, inputs, rulebook, violations)
+    return Started(call, memory, inputs, sent, raised)
+
+
+def complete(started: Started, backend: ExecBackend, rulebook: Rulebook | None = None,
+             violations: Sequence[Violation] | None = None) -> Outcome:
+    """The verdict of a started call: the expected image worked out (while the backend runs it), then its
+    answer read and judged."""
+    want, found = _expectation(started.call, started.inputs, rulebook, violations)
+    raised = started.raised
     if raised is None:
-        _, raised = call_backend(backend.finish, sent)
+        _, raised = call_backend(backend.finish, started.sent)
     try:
-        return conclude(Prepared(call, memory, want, found, verdict_class(found)), raised)
+        return conclude(Prepared(started.call, started.memory, want, found, verdict_class(found)), raised)
     finally:
+        forget_traceback(raised)
+
+
+def drain(started: Started, backend: ExecBackend) -> None:
+    """A started call whose verdict is not wanted (the run went another way): its answer read and dropped."""
+    if started.raised is None:
+        _, raised = call_backend(backend.finish, started.sent)
         forget_traceback(raised)
 
 
