@@ -116,7 +116,9 @@ class ExecBackend:
         Replies come in the order of the requests: a caller with two out finishes the first first."""
         if sent.process is not self._proc:
             raise BackendCrash("the program was restarted before it answered (an earlier call crashed it)")
-        self._settle(self._reply(sent.request, sent.deadline), sent.memory, sent.places)
+        # a call sent ahead waited behind the one before it: its time limit counts from when it is awaited
+        deadline = max(sent.deadline, time.monotonic() + self.timeout)
+        self._settle(self._reply(sent.request, deadline), sent.memory, sent.places)
 
     def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
         """One `batch` request for all the calls (the backend's `run_batch` where the program's hello
