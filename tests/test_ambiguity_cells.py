@@ -75,12 +75,14 @@ def test_select_by_ambiguity_glob():
 
 
 def _legal_readings(amb: str, product: str) -> dict[str, str]:
-    """A reading of the ambiguity and of each companion that makes its region legal (no variant)."""
+    """A reading of the ambiguity and of each companion that makes its region legal (one without a
+    variant where there is one: legality is what is checked here)."""
     spec = RULEBOOK.api(amb.split(".")[0])
     ids = {amb} | set().union(*(companions(spec, RULEBOOK.ambiguity(amb), r, product)
                                 for r in RULEBOOK.ambiguity(amb).regions))
-    return {a: next(r.id for r in RULEBOOK.ambiguity(a).readings if r.legality == "legal" and not r.variant)
-            for a in ids}
+    legal = {a: sorted((bool(r.variant), r.id) for r in RULEBOOK.ambiguity(a).readings if r.legality == "legal")
+             for a in ids}
+    return {a: found[0][1] for a, found in legal.items()}
 
 
 @pytest.mark.parametrize("amb", IDS)

@@ -311,3 +311,30 @@ def test_oracle_backend_follows_its_readings():
     with pytest.raises(Rejected):
         backend.run(vts(repeat=0), {s: a.copy() for s, a in memory.items()})
     OracleBackend().run(vts(repeat=0), {s: a.copy() for s, a in memory.items()})      # undeclared: not refused
+
+
+def test_in_order_iterations_read_what_earlier_ones_wrote():
+    """vec_trans_scatter.overlap.later_dependency read `in_order`: repeat 3, strides of 16 blocks, the
+    dst of iteration 0 is the src of iteration 2. Iteration 2 transposes what iteration 0 wrote (for
+    16-bit elements the transpose of a transpose: iteration 0's own source blocks); read as the default
+    math (every read before any write) it would transpose the blocks that were there before the call."""
+    from oracle.rules import with_readings
+    stride = 16
+    src = entries(0)                              # blocks 0..15 (then 16..31, 32..47 for iterations 1, 2)
+    dst = entries(2 * stride * 32)                # iteration 0 writes blocks 32..47: iteration 2's source
+    call = vts(dst=dst, src=src, repeat=3, dst_stride=stride, src_stride=stride)
+    memory = {"UB": np.random.default_rng(7).integers(0, 256, TOP, dtype=np.uint8)}
+    before = memory["UB"].copy()
+    book = with_readings(None, declared("vec_trans_scatter.overlap.later_dependency", "in_order"))
+    assert check(call, memory, book) == []
+    out = expected(call, memory, book).memory["UB"]
+
+    def blocks(image, first):
+        return image[first * 32:(first + 16) * 32].reshape(16, 16, 2)
+
+    def transposed(image, first):
+        return blocks(image, first).transpose(1, 0, 2)
+
+    assert np.array_equal(blocks(out, 2 * stride), transposed(before, 0))        # iteration 0
+    assert np.array_equal(blocks(out, 4 * stride), blocks(before, 0))            # iteration 2: T(T(src 0))
+    assert not np.array_equal(blocks(out, 4 * stride), transposed(before, 2 * stride))   # not the old blocks'

@@ -9,7 +9,8 @@ One rule covers the three element widths of the page's examples: the 16 source p
 its transpose, read row after row, is cut into 16 parts of m elements, part k going to dst entry k (for
 8-bit types into the half dst_high_half picks; the other half is untouched). 16-bit: a 16 x 16
 transpose. 32-bit: m = 8, so dst block k element e = src block (k mod 2) * 8 + e, element k div 2.
-All reads of a call happen before its writes; a block two iterations write keeps the later one.
+All reads of a call happen before its writes (under the in_order reading of a later dependency, each
+iteration's happen after the writes of the ones before it); a block two iterations write keeps the later one.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from ..call import Call
 from ..footprint import Runs
 
 FIRST_REPEAT = "variant.first_repeat"   # strides added to the first repeat (0: "第二次需要加上", the default)
+IN_ORDER = "variant.in_order"           # 1: each iteration reads after the ones before it wrote
 
 
 def _stride_on_single_repeat(units: Mapping[str, int]) -> dict:
@@ -29,7 +31,15 @@ def _stride_on_single_repeat(units: Mapping[str, int]) -> dict:
     return {**units, FIRST_REPEAT: 1}
 
 
-VARIANTS = {"default": dict, "stride_on_single_repeat": _stride_on_single_repeat}
+def _in_order(units: Mapping[str, int]) -> dict:
+    """in_order (vec_trans_scatter.overlap.later_dependency): iterations run one after the other, so an
+    iteration reads what an earlier one wrote ("第N次迭代的目的操作数是第N+1次的源操作数" names the next
+    one only)."""
+    return {**units, IN_ORDER: 1}
+
+
+VARIANTS = {"default": dict, "stride_on_single_repeat": _stride_on_single_repeat,
+            "in_order": _in_order}
 
 
 def accesses(call: Call, units: Mapping[str, int],
@@ -58,6 +68,11 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     src, dst = args["src_list"], args["dst_list"]
     repeat, width = args["repeat_times"], units["element"]
     if repeat <= 0:
+        return
+    if units.get(IN_ORDER) and repeat > 1:      # one iteration at a time, each on what the last one left
+        one, first = call.replace(repeat_times=1), units.get(FIRST_REPEAT, 0)
+        for k in range(repeat):
+            apply(one, image, {**units, IN_ORDER: 0, FIRST_REPEAT: first + k})
         return
     part, src_off, dst_off = part_offsets(call, units)
     n, m = len(src), part // width
