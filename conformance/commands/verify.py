@@ -292,9 +292,8 @@ def _same_outputs(folder: Path, results: dict[str, Any]) -> None:
     for name, content in made.items():
         if name == "junit.xml" or name.endswith(".html") or name.startswith("repro/"):
             _same_file(folder, name, content if isinstance(content, bytes) else content.encode())
-    environment = json.loads((folder / "environment.json").read_text(encoding="utf-8"))
     _same_file(folder, "README.md", readme_text(results, (folder / "waivers.yaml").exists()).encode())
-    _same_file(folder, STATEMENT, statement_text(folder, results, environment).encode())
+    _same_file(folder, STATEMENT, statement_text(folder, results).encode())
     sums = folder / "SHA256SUMS"
     listed = {}
     for number, line in enumerate(sums.read_text(encoding="utf-8").splitlines(), start=1):

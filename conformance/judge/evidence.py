@@ -17,7 +17,7 @@ A cell's entries are in the order the calls were judged (kept cases, edge sweep,
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -112,13 +112,3 @@ def parse(entry: Any) -> tuple[str, str]:
             or (answer.startswith("sha256:") and len(answer) == 71)):
         raise ValueError(f"{entry[:80]!r}: not an answer the kit records")
     return call, answer
-
-
-def summary(entries: Sequence[str]) -> dict[str, int]:
-    """How many answers of each kind (for a report's figures)."""
-    out: dict[str, int] = {}
-    for entry in entries:
-        answer = entry.partition(" ")[2]
-        kind = answer.partition(":")[0] if answer != EQUAL else EQUAL
-        out[kind] = out.get(kind, 0) + 1
-    return out

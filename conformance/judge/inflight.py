@@ -179,23 +179,20 @@ def judge(case: Any, backend: Any, rulebook: Any = None, then: Any = None) -> Ou
     `then`: the case the caller means to judge next. For a backend in a process of its own its request
     goes out before this case's verdict is worked out, so that the backend runs it while the kit judges
     this one; a caller that then judges another case first has the one sent ahead drained unjudged."""
-    if not isinstance(backend, ExecBackend):
-        settle()
-        with running((case,), backend):
-            if isinstance(backend, Pair):
-                outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
-                                             rulebook=rulebook)
-            else:
-                outcome = verdicts.judge(case.call, case.memory, backend, rulebook,
-                                         known_violations(case, rulebook))
-        evidence.note(case, outcome)
-        return outcome
-    with running((case,), backend):        # the call sent ahead is recorded when it is judged
-        started = _taken(case, backend) or verdicts.start(case.call, case.memory, backend, case.key[0])
-        if then is not None:
-            _ahead.append((_same(then), backend, verdicts.start(then.call, then.memory, backend, then.key[0],
-                                                                busy=started)))
-        outcome = verdicts.complete(started, backend, rulebook, known_violations(case, rulebook))
+    with running((case,), backend):        # a call sent ahead is recorded when it is judged
+        if isinstance(backend, ExecBackend):
+            started = _taken(case, backend) or verdicts.start(case.call, case.memory, backend, case.key[0])
+            if then is not None:
+                _ahead.append((_same(then), backend, verdicts.start(then.call, then.memory, backend,
+                                                                    then.key[0], busy=started)))
+            outcome = verdicts.complete(started, backend, rulebook, known_violations(case, rulebook))
+        elif isinstance(backend, Pair):
+            settle()
+            outcome = backend.judge_case(case.call, case.memory, _slot.which if _slot is not None else None,
+                                         rulebook=rulebook)
+        else:
+            settle()
+            outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
     evidence.note(case, outcome)
     return outcome
 

@@ -44,6 +44,6 @@ def statement(folder: Path, results: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def statement_text(folder: Path, results: dict[str, Any], environment: dict[str, Any] | None = None) -> str:
+def statement_text(folder: Path, results: dict[str, Any]) -> str:
     """The Statement as the bundle holds it (the same text from the same folder)."""
     return json.dumps(statement(folder, results), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
