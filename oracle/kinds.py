@@ -208,6 +208,21 @@ def _offset_align(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+@kind("offset_unique")
+def _offset_unique(rule: Rule, ctx: Context) -> str | None:
+    """Two elements of an offset-addressed operand start at one place (two offsets of one value)."""
+    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
+        if runs is None or runs.empty or runs.count < 2:
+            continue
+        starts = np.asarray(runs.starts())
+        order = np.argsort(starts, kind="stable")
+        same = np.flatnonzero(starts[order][1:] == starts[order][:-1])
+        if same.size:
+            i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+            return f"elements {i} and {j} of {label} are both sent to byte {tensor.addr + int(starts[i])}"
+    return None
+
+
 def _all_aligned(addr: int, starts: np.ndarray, width: int) -> bool:
     """addr + every start a multiple of a power-of-two width: one OR over the starts (False: look closer)."""
     return not width & (width - 1) and not (addr | int(np.bitwise_or.reduce(starts))) & (width - 1)

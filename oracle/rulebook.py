@@ -49,6 +49,8 @@ class Rule:
     when: Mapping[str, Any] | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
     note: str | None = None
+    quote_reads: str | None = None      # how the quote is read where its characters say otherwise
+    editions: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # edition -> {quote, says}
 
     def __getitem__(self, key: str) -> Any:
         return self.fields[key]
@@ -59,14 +61,18 @@ class Rule:
 
 @dataclass(frozen=True)
 class Source:
-    """Where a reading comes from: a seed page and its exact text, or other vendor material and what it says."""
+    """Where a reading comes from: a seed page and its exact text, a newer edition of the spec's page and
+    its exact text, or other vendor material and what it says."""
 
     page: str | None = None
     quote: str | None = None
     material: str | None = None
     says: str | None = None
+    edition: str | None = None
 
     def __str__(self) -> str:
+        if self.edition:
+            return f"the {self.edition} edition: 「{self.quote}」"
         return f"{self.page}: 「{self.quote}」" if self.page else f"{self.material}: {self.says}"
 
 
@@ -97,6 +103,7 @@ class Ambiguity:
     checks: tuple[Rule, ...] = ()       # rule-shaped tests; the region holds the calls one of them flags
     overrides: tuple[str, ...] = ()     # rules whose verdict the reading takes over inside the region
     declared: Reading | None = None     # the reading a backend follows (Rulebook.with_readings); None: none
+    settled: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # edition -> {reading, quote, says}
 
     @property
     def legality(self) -> str:
@@ -146,6 +153,7 @@ class ApiSpec:
     ambiguities: tuple[Ambiguity, ...]
     file: str
     named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
+    editions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)   # edition -> {source, statements}
 
     def form_params(self, form: str | None) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:
         """(name, type) of the parameters a call of this form has, and the fields of each mapping

@@ -128,7 +128,7 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
     def fail(where: str, problem: str) -> None:
         raise SpecError(f"{path.name}: {where}: {problem}")
 
-    operands, params = data["operands"], data["params"]
+    operands, params, editions = data["operands"], data["params"], data.get("editions", {})
     if data["dtype_of"] not in operands:
         fail("dtype_of", f"{data['dtype_of']!r} is not an operand")
     rules, seen = [], set()
@@ -141,11 +141,13 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
         seen.add(rid)
         _check_rule_fields(raw, f"rules[{i}]", api, operands, params, dtypes, fail)
         _check_when(raw.get("when"), f"rules[{i}].when", params, fail)
-        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source", "note"}
+        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source", "note", "quote_reads", "editions"}
         inferred = raw.get("inferred", {})
+        _check_editions(raw.get("editions", {}), f"rules[{i}].editions", editions, fail)
         rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", page),
                           Inferred((a, inferred[a]) for a in INFERRED_ASPECTS if a in inferred), raw.get("when"),
-                          {k: v for k, v in raw.items() if k not in meta}, raw.get("note")))
+                          {k: v for k, v in raw.items() if k not in meta}, raw.get("note"), raw.get("quote_reads"),
+                          raw.get("editions", {})))
     ambiguities = []
     for i, raw in enumerate(data.get("ambiguities", [])):
         if not raw["id"].startswith(api + ".") or raw["id"] in seen:
@@ -166,26 +168,42 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
         for j, rule_id in enumerate(raw.get("overrides", [])):
             if rule_id not in {r.id for r in rules}:
                 fail(f"ambiguities[{i}].overrides[{j}]", f"{rule_id!r} is not a rule of {api}")
-        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"],
-                                     _readings(raw["readings"], f"ambiguities[{i}].readings", fail),
+        readings = _readings(raw["readings"], f"ambiguities[{i}].readings", editions, fail)
+        settled = raw.get("settled", {})
+        _check_editions(settled, f"ambiguities[{i}].settled", editions, fail)
+        for name, how in settled.items():
+            if how["reading"] not in {r.id for r in readings}:
+                fail(f"ambiguities[{i}].settled.{name}.reading", f"{how['reading']!r} is not a reading of {raw['id']}")
+        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"], readings,
                                      raw["region"], raw.get("source", page), used, tuple(checks),
-                                     tuple(raw.get("overrides", ()))))
+                                     tuple(raw.get("overrides", ())), settled=settled))
     for name, p in data.get("paths", {}).items():
         for unit_param in p["units"]:
             if unit_param not in params:
                 fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {api}")
     return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
                    operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name,
-                   data.get("units", {}))
+                   data.get("units", {}), editions)
 
 
-def _readings(raw: list[Mapping[str, Any]], where: str, fail: Any) -> tuple[Reading, ...]:
-    """What the schema cannot say: reading ids unique; a variant only where the region is legal."""
+def _check_editions(named: Mapping[str, Any], where: str, editions: Mapping[str, Any], fail: Any) -> None:
+    """An edition a rule, reading or settlement names is one of the spec's `editions`."""
+    for name in named:
+        if name not in editions:
+            fail(f"{where}.{name}", f"edition {name!r} is not in the spec's editions ({', '.join(editions) or 'none'})")
+
+
+def _readings(raw: list[Mapping[str, Any]], where: str, editions: Mapping[str, Any], fail: Any) -> tuple[Reading, ...]:
+    """What the schema cannot say: reading ids unique; a variant only where the region is legal; an
+    edition source names one of the spec's editions."""
     out, seen = [], set()
     for j, r in enumerate(raw):
         if r["id"] in seen:
             fail(f"{where}[{j}].id", f"duplicate reading id {r['id']!r}")
         seen.add(r["id"])
+        for k, s in enumerate(r["sources"]):
+            if "edition" in s:
+                _check_editions({s["edition"]: None}, f"{where}[{j}].sources[{k}]", editions, fail)
         if r.get("variant") and r["legality"] != "legal":
             fail(f"{where}[{j}].variant", f"a {r['legality']} region moves nothing to model; only a legal one has a variant")
         out.append(Reading(r["id"], r["sentence"], tuple(Source(**s) for s in r["sources"]), r["legality"],

@@ -428,12 +428,13 @@ class CollisionsSummed(OffsetSim):
     left there (wrapping for integers, in the element type for floats), as the scatter-add / index_add
     of ML frameworks do.
 
-    The page says nothing of two offsets that meet; a conforming backend leaves one of the elements
-    sent there (conformance/judge/verdicts.py), never a value none of them had.
+    The seed page says nothing of two offsets that meet (the ambiguity scatter.offset.duplicate): under
+    its reading one_survives a conforming backend leaves one of the elements sent there
+    (conformance/judge/verdicts.py), never a value none of them had.
 
-    Expected: FAIL in the legal Scatter cells, on calls whose offsets collide (tag
-    dstOffsetLocal=collide); the failure names the place ("none of them"). Calls without collisions
-    come out right."""
+    Expected: FAIL in the ambiguity cell of scatter.offset.duplicate once one_survives is declared (tag
+    dstOffsetLocal=collide), the failure naming the place ("none of them"); no legal cell draws two equal
+    offsets, and calls without collisions come out right."""
 
     name = "offset-bug-g-collisions-summed"
     bug = "colliding elements summed"

@@ -16,6 +16,8 @@ DEFAULT_MATH = {
     "asc_gather.dst.repeat_overlap": "last_wins",
     "vec_trans_scatter.overlap.half_block": "blocks",
     "vec_trans_scatter.b32.older_products": "supported",
+    "scatter.offset.duplicate": "one_survives",
+    "scatter.repeatTimes.zero": "nop",
 }
 
 

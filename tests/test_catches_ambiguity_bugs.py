@@ -30,6 +30,9 @@ CASES = [
     (bo.GatherSrcAdvancedByStride, bo.OffsetSim, "asc_gather/ascend910b/ambiguity/asc_gather.offset.repeat_advance",
      {"asc_gather.offset.repeat_advance": "whole_repeat", "asc_gather.repeat.layout": "datablocks"},
      None),          # src moving with dst is no reading: it fails under every legal one
+    (bo.CollisionsSummed, bo.OffsetSim, "scatter/ascend310b/ambiguity/scatter.offset.duplicate",
+     {"scatter.offset.duplicate": "one_survives"},
+     {"scatter.offset.duplicate": "undefined"}),     # the 2026 edition's reading: two equal offsets are open
     (bn.SrcNStrideIn12Bits, bn.Nz2NdSim, "data_copy_nz2nd/ascend910b/ambiguity/data_copy_nz2nd.srcNStride.max",
      {"data_copy_nz2nd.srcNStride.max": "legal"},
      None),          # 4096 wraps to 0 instead of being refused: not the `reject` reading either

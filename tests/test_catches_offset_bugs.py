@@ -212,14 +212,15 @@ def _offsets_travel(failure: dict[str, Any], call: Call) -> None:
     assert failure["memory"].get("writes"), "the offsets travel with the reproducer"
 
 
-# Issue 18 made these regions ambiguities: the planted behaviour is one of their readings (or the region
+# These regions are ambiguities: the planted behaviour is one of their readings (or the region
 # is not generated while no reading is declared); they are caught again once a backend declares readings.
 # (Bug d, the mask ignored, shows outside the region too: the edge sweep's single-repeat calls catch it.)
-IN_AN_AMBIGUITY = {'offset-bug-e-offset-index-follows-stride': 'scatter.offset.repeat_advance', 'offset-bug-j-gather-stride-in-elements': 'asc_gather.repeat.layout', 'offset-bug-k-gather-src-advanced-by-stride': 'asc_gather.offset.repeat_advance'}
+IN_AN_AMBIGUITY = {'offset-bug-e-offset-index-follows-stride': 'scatter.offset.repeat_advance',
+                   'offset-bug-g-collisions-summed': 'scatter.offset.duplicate', 'offset-bug-j-gather-stride-in-elements': 'asc_gather.repeat.layout', 'offset-bug-k-gather-src-advanced-by-stride': 'asc_gather.offset.repeat_advance'}
 
 
 @pytest.mark.parametrize("expect", [pytest.param(e, marks=pytest.mark.xfail(
-    reason=f"in the ambiguity {IN_AN_AMBIGUITY[e.id]} (issue 18)", strict=True)) if e.id in IN_AN_AMBIGUITY else e
+    reason=f"in the ambiguity {IN_AN_AMBIGUITY[e.id]}", strict=True)) if e.id in IN_AN_AMBIGUITY else e
     for e in BUGS], ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
     assert_caught(expect, RUN_SEED, correct=bo.OffsetSim, min_cells=2, check_failure=_offsets_travel)

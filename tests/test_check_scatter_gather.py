@@ -142,6 +142,7 @@ def test_every_rule_and_ambiguity_has_a_test_here():
                    "scatter.offset.range_16bit_310b", "scatter.dstLocal.reach", "scatter.overlap.src",
                    "scatter.overlap.offsets", "scatter.count.zero", "scatter.repeat.8bit",
                    "scatter.offset.unaligned", "scatter.offset.repeat_advance", "scatter.dstOffsetLocal.dtype", "scatter.dstLocal.scope",
+                   "scatter.offset.duplicate", "scatter.repeatTimes.zero",
                    "scatter.srcLocal.scope", "scatter.dstOffsetLocal.scope"}
     gather_ids = {"asc_gather.product.supported", "asc_gather.dtype.supported", "asc_gather.dtype.same",
                   "asc_gather.dst.scope", "asc_gather.src.scope", "asc_gather.src_offset.scope",

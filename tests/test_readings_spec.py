@@ -49,7 +49,7 @@ def test_every_reading_is_data(amb):
         assert r.variant is None or r.legality == "legal"
         assert r.sources
         for s in r.sources:
-            assert (s.page and s.quote) or (s.material and s.says), s
+            assert (s.page and s.quote) or (s.edition and s.quote) or (s.material and s.says), s
     assert len({(r.legality, r.variant) for r in amb.readings}) == len(amb.readings), "two readings alike"
 
 
@@ -75,6 +75,7 @@ PAGE_TEXT = {
     "002_94c60850db7e14df.txt": [
         "__aicore__ inline void Scatter(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<uint32_t>& dstOffsetLocal, const uint32_t dstBaseAddr, const uint32_t count)",
         "执行处理的数据个数,不得超过srcLocal和dstOffsetLocal的元素个数。",
+        "每个元素在dst中对应的地址偏移,地址偏移要大于等于0。该偏移量是相对于dst的基地址而言,支持数据类型(uint32_t)。每个数值的单位为Bytes。",
         "每个数值的单位为Bytes。",
         "当操作数为8位或16位时,mask∈[1, 128]",
         "指令迭代次数,每次迭代完成8个datablock的数据收集,数据范围:repeatTimes∈[0,255]。",
@@ -122,7 +123,7 @@ def test_other_material_is_named():
     ("scatter.repeatTimes.range", ()), ("data_copy_nz2nd.ndNum.range", ()),
     ("scatter.mask.continuous_64bit", ()), ("scatter.mask.bits_64bit", ()), ("vec_trans_scatter.dtype.same", ()),
     ("data_copy_nz2nd.product.supported", ()),
-    ("scatter.srcLocal.bounds", ("extent",)), ("scatter.dstOffsetLocal.bounds", ("extent",)),
+    ("scatter.srcLocal.bounds", ("extent", "severity")), ("scatter.dstOffsetLocal.bounds", ("extent", "severity")),
     ("asc_gather.offset.align", ("severity",)), ("asc_gather.src.reach", ("severity",)),
     ("vec_trans_scatter.overlap.single_repeat", ("severity",)),
     ("vec_trans_scatter.overlap.repeat_dependency", ("severity",)),

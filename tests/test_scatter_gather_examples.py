@@ -317,7 +317,7 @@ def test_scatter_mask_continuous_stride_zero(product):
 @pytest.mark.parametrize("product", SCATTER_PRODUCTS)
 @pytest.mark.parametrize("form, mask", [("mask_bits", [ALL_ONES, ALL_ONES]), ("mask_continuous", 128)])
 def test_scatter_repeat_times_zero_moves_nothing(product, form, mask):
-    """"repeatTimes∈[0,255]": zero iterations leave UB as it was."""
+    """"repeatTimes∈[0,255]": zero iterations leave UB as it was (the reading nop of scatter.repeatTimes.zero)."""
     ub = rep_ub(product, 37, "float16", np.arange(1024), {})
     out = run_legal(scatter_rep(product, "float16", form, mask, 0, 8), ub)
     assert np.array_equal(out, ub)

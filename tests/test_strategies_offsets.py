@@ -76,12 +76,18 @@ def test_cells_follow_forms_and_ambiguities() -> None:
 
 
 def test_offset_shapes() -> None:
+    """Legal cells draw every shape of distinct offsets, and never two alike (two equal offsets are the
+    ambiguity scatter.offset.duplicate): its own cell draws them."""
     cases = [c for cell in _cells("scatter", "ascend310p-aicore") if cell.kind == "legal" for c in _cases(cell)]
     tags = collections.Counter(t for c in cases for t in c.tags)
-    for shape in ("identity", "reversed", "permutation", "scattered", "collide", "top"):
+    for shape in ("identity", "reversed", "permutation", "scattered", "top"):
         assert tags[f"dstOffsetLocal={shape}"], shape
-    collided = [c for c in cases if len(set(_offsets(c).tolist())) < _offsets(c).size]
-    assert collided                                           # several elements sent to one place
+    assert all(len(set(_offsets(c).tolist())) == _offsets(c).size for c in cases)
+    (duplicate,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.offset.duplicate"])
+                    if c.kind == "ambiguity"]
+    drawn = collect(duplicate, examples=20)
+    assert drawn and all(len(set(_offsets(c).tolist())) < _offsets(c).size for c in drawn)
+    assert all("dstOffsetLocal=collide" in c.tags for c in drawn)
     permuted = [c for c in cases if _offsets(c).size > 2
                 and sorted(_offsets(c).tolist()) == _offsets(c)[np.argsort(_offsets(c))].tolist()
                 and not np.all(np.diff(_offsets(c)) > 0)]
@@ -111,11 +117,15 @@ def test_every_mask_shape(form: str) -> None:
     assert any(m == (1, 0) for _, m in masks)
 
 
-def test_repeat_zero_and_255() -> None:
+def test_repeat_one_and_255_legal_zero_in_its_ambiguity() -> None:
+    """repeatTimes = 0 is the ambiguity scatter.repeatTimes.zero: legal cells reach 1 and 255, its own cell 0."""
     cases = [c for cell in _cells("scatter", "ascend310p-aicore")
              if cell.kind == "legal" and cell.form != "count" for c in _cases(cell)]
     repeats = {c.call.args["repeatTimes"] for c in cases}
-    assert 0 in repeats and 255 in repeats
+    assert 0 not in repeats and 1 in repeats and 255 in repeats
+    (zero,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.repeatTimes.zero"])
+               if c.kind == "ambiguity"]
+    assert {c.call.args["repeatTimes"] for c in collect(zero, examples=10)} == {0}
 
 
 def test_counts_that_are_not_a_multiple_of_a_repeat() -> None:

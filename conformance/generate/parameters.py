@@ -312,8 +312,8 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
 
 # Kinds of rule only the bytes a call touches can break: a call that moves nothing (a count at 0) breaks
 # none of them, so a count that empties every footprint is not drawn at 0 for such a target.
-FOOTPRINT_KINDS = frozenset({"bounds", "overlap", "reach", "offset_range", "offset_align", "iteration_overlap",
-                             "self_overlap"})
+FOOTPRINT_KINDS = frozenset({"bounds", "overlap", "reach", "offset_range", "offset_align", "offset_unique",
+                             "iteration_overlap", "self_overlap"})
 
 
 def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> None:

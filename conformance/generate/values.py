@@ -19,10 +19,10 @@ from conformance.generate.picks import Picks
 
 def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
-    of the operand they address, on its element grid. Shapes: identity, reversed (the pages'
-    example), a permutation, scattered, colliding, or one at the top of the allowed range; for a target
-    rule about the values, one offset breaks it (one past the range, past UB, misaligned, or onto the
-    bytes of another operand)."""
+    of the operand they address, on its element grid, no two alike. Shapes: identity, reversed (the pages'
+    example), a permutation, scattered, or one at the top of the allowed range; for a target rule about
+    the values, one offset breaks it (one past the range, past UB, misaligned, onto the bytes of another
+    operand, or onto another offset: colliding)."""
     writes = []
     ctx = Context(call, env.spec, env.rulebook, env.product)
     nominal = index_math(env.spec.api).nominal(call, ctx.units)
@@ -51,13 +51,15 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         slots = max(1, min(slots, _free_slots(_others(call, ctx, x_name), base + shift, width)))
         n = index.size
         rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
-        style = pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"), v_name)
-        if style in ("identity", "reversed", "permutation") and slots < n:
-            style = "scattered"
+        kind = target.kind if target is not None else None
+        colliding = kind == "offset_unique" and target["operand"] == x_name
+        style = "collide" if colliding else pick.choice(("identity", "reversed", "permutation", "scattered", "top"),
+                                                        v_name)
+        require(slots >= n or colliding)                      # distinct offsets need a slot each
         k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
              "permutation": lambda: rng.permutation(n),
              "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
-            style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
+            style, lambda: rng.choice(slots, n, replace=False))()
         offsets = shift + np.asarray(k, dtype=np.int64) * width
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
@@ -65,7 +67,6 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
             offsets[j] = _grid_down(top, shift, width)
             aimed = target["operands"] if target is not None and target.kind == "overlap" else ()
             require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name, aimed)))     # the edge, alone
-        kind = target.kind if target is not None else None
         if kind == "offset_range" and target["operand"] == v_name:
             past = target["max"] + 1
             offsets[j] = _grid_up(past, shift, width)
@@ -89,6 +90,7 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
                                width)
             style = f"onto-{other}"
         require(offsets.min() >= 0 and offsets.max() < 2**32)
+        require(colliding == (n > 1 and np.unique(offsets).size < n))     # no two alike, but where asked to
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
         writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))

@@ -28,6 +28,7 @@ _EDGES = {
     "bounds": ("*=largest-fit",),
     "reach": ("{operand}=top",),
     "offset_range": ("{operand}=top",),
+    "offset_unique": ("*=collide",),
     "overlap": ("{operands}=in-place",),
     "iteration_overlap": ("{operands}=in-place",),
     "self_overlap": ("*=collide",),

@@ -31,7 +31,10 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     width = units["element"]
     index, src, offs = plain_side(call, units, call.form == "count", repeats)
     offsets = offset_entries(call, memory, "dstOffsetLocal", index)
-    dst = Spots.offsets(offsets, call.args["dstBaseAddr"], width) if offsets is not None else None
+    dst = None
+    if offsets is not None:
+        offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
+        dst = Spots.offsets(offsets, base, width)
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 
@@ -45,7 +48,8 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     if offsets is None or not offsets.size:
         return []
     values = read_plain(image[src.scope], src.addr, at, offsets.size, width)     # (n, width), read first
-    target, shift = image[dst.scope], dst.addr + call.args["dstBaseAddr"]
+    offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
+    target, shift = image[dst.scope], dst.addr + base
     slots = slots_of(offsets, shift, width, target.shape[0])
     if slots is not None and put_distinct(target, slots, values, width):       # the usual case
         return []
@@ -60,6 +64,14 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         return []
     order = stable_order(starts[collided])
     return [(dst.scope, starts[collided][order], values[collided][order])]
+
+
+def _placed(offsets: np.ndarray, base: int, width: int, units: Mapping[str, int]) -> tuple[np.ndarray, int]:
+    """The offsets and dstBaseAddr as the call places elements by them: as given (bytes), or under the
+    reading element_below each rounded down to a whole element."""
+    if not units.get(ELEMENT_BELOW):
+        return offsets, base
+    return offsets - offsets % width, base - base % width
 
 
 def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int) -> list:
@@ -94,4 +106,13 @@ def _per_repeat_128(units: Mapping[str, int]) -> dict:
     return {**units, "repeat": 128 * units["element"]}
 
 
-VARIANTS = {"default": dict, "per_repeat_128": _per_repeat_128, "offsets_follow_stride": follow_stride}
+ELEMENT_BELOW = "offsets_in_elements"      # a units flag: the reading scatter.offset.unaligned=element_below
+
+
+def _element_below(units: Mapping[str, int]) -> dict:
+    """element_below: dstBaseAddr and the offsets count whole elements (each rounded down to one)."""
+    return {**units, ELEMENT_BELOW: 1}
+
+
+VARIANTS = {"default": dict, "per_repeat_128": _per_repeat_128, "offsets_follow_stride": follow_stride,
+            "element_below": _element_below}
