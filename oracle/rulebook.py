@@ -21,6 +21,7 @@ class SpecError(ValueError):
 # What a rule's `inferred` may name: the rule itself (no sentence states it), its severity (the sentence
 # is on the page, refuse-or-undefined is not), or its extent (stated for fewer forms / dtypes than `when`).
 INFERRED_ASPECTS = ("rule", "severity", "extent")
+SEED = "seed"           # the edition of the seed pages, every spec's `page`: the default one
 LEGALITIES = ("legal", "reject", "undefined")
 
 
@@ -269,6 +270,27 @@ class Rulebook:
                     return amb
         known = ", ".join(a.id for spec in self.apis.values() for a in spec.ambiguities)
         raise ValueError(f"unknown ambiguity {ambiguity_id!r} (known: {known})")
+
+    @property
+    def editions(self) -> tuple[str, ...]:
+        """The editions of the pages the specs record: the seed pages, then every newer one by name."""
+        return (SEED, *sorted({e for spec in self.apis.values() for e in spec.editions}))
+
+    def edition_pages(self, edition: str) -> dict[str, str]:
+        """api -> the page of that edition the spec quotes (an API without one keeps its seed page)."""
+        self._known_edition(edition)
+        return {name: spec.editions[edition]["source"] if edition in spec.editions else spec.page
+                for name, spec in self.apis.items()}
+
+    def settled(self, edition: str) -> dict[str, str]:
+        """ambiguity id -> the reading `edition` settles it on (none for the seed pages)."""
+        self._known_edition(edition)
+        return {a.id: a.settled[edition]["reading"] for spec in self.apis.values() for a in spec.ambiguities
+                if edition in a.settled}
+
+    def _known_edition(self, edition: str) -> None:
+        if edition not in self.editions:
+            raise ValueError(f"unknown edition {edition!r} (known: {', '.join(self.editions)})")
 
     def readings(self, declared: Mapping[str, str]) -> dict[str, Reading]:
         """ambiguity id -> Reading for a declaration (ambiguity id -> reading id); an unknown ambiguity or

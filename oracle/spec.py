@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .rulebook import (INFERRED_ASPECTS, LEGALITIES, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
+from .rulebook import (INFERRED_ASPECTS, LEGALITIES, SEED, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
                        Rulebook, Source, SpecError)
 
 _HERE = Path(__file__).resolve().parent
@@ -308,5 +308,5 @@ def default_rulebook() -> Rulebook:
 __all__ = ["DEFAULT_SPEC_DIR", "PARSED_FILE", "VALIDATED_FILE", "load_rulebook", "default_rulebook",
            "record_validated", "specs_digest",
            # the rulebook's data classes, defined in oracle/rulebook.py
-           "INFERRED_ASPECTS", "LEGALITIES", "Ambiguity", "ApiSpec", "Inferred", "Product", "Reading", "Rule",
+           "INFERRED_ASPECTS", "LEGALITIES", "SEED", "Ambiguity", "ApiSpec", "Inferred", "Product", "Reading", "Rule",
            "Rulebook", "Source", "SpecError"]

@@ -353,9 +353,11 @@ class NdNumZeroAsOne(Nz2NdSim):
     the way a hardware repeat counter that cannot be zero is often modelled, although 表3 allows
     "ndNum∈[0, 4095]". One count serves the mover and the bounds checks.
 
-    Expected: in the legal cells, on calls with ndNum = 0 (tag intriParams.ndNum=min), FAIL (one matrix
-    written where nothing must change) or FALSE_REJECT (src or dst too small for a matrix the call does
-    not move); calls with ndNum >= 1 come out right."""
+    ndNum = 0 is the ambiguity data_copy_nz2nd.ndNum.zero: no legal cell draws it.
+
+    Expected: in the ambiguity cell of data_copy_nz2nd.ndNum.zero once its reading nop is declared, FAIL
+    (one matrix written where nothing must change) or FALSE_REJECT (src or dst too small for a matrix the
+    call does not move); calls with ndNum >= 1 come out right."""
 
     name = "nz2nd-bug-h-ndnum-zero-as-one"
     bug = "ndNum = 0 moves one matrix"

@@ -33,6 +33,9 @@ CASES = [
     (bo.CollisionsSummed, bo.OffsetSim, "scatter/ascend310b/ambiguity/scatter.offset.duplicate",
      {"scatter.offset.duplicate": "one_survives"},
      {"scatter.offset.duplicate": "undefined"}),     # the 2026 edition's reading: two equal offsets are open
+    (bn.NdNumZeroAsOne, bn.Nz2NdSim, "data_copy_nz2nd/ascend910b/ambiguity/data_copy_nz2nd.ndNum.zero",
+     {"data_copy_nz2nd.ndNum.zero": "nop"},
+     None),          # one matrix moved is neither reading: not nothing, not a refusal
     (bn.SrcNStrideIn12Bits, bn.Nz2NdSim, "data_copy_nz2nd/ascend910b/ambiguity/data_copy_nz2nd.srcNStride.max",
      {"data_copy_nz2nd.srcNStride.max": "legal"},
      None),          # 4096 wraps to 0 instead of being refused: not the `reject` reading either

@@ -269,11 +269,12 @@ def test_every_bug_is_listed() -> None:
 
 # Issue 18 made these regions ambiguities: the planted behaviour is one of their readings (or the region
 # is not generated while no reading is declared); they are caught again once a backend declares readings.
-IN_AN_AMBIGUITY = {'nz2nd-bug-m-src-n-stride-in-12-bits': 'data_copy_nz2nd.srcNStride.max'}
+IN_AN_AMBIGUITY = {'nz2nd-bug-m-src-n-stride-in-12-bits': 'data_copy_nz2nd.srcNStride.max',
+                   'nz2nd-bug-h-ndnum-zero-as-one': 'data_copy_nz2nd.ndNum.zero'}
 
 
 @pytest.mark.parametrize("expect", [pytest.param(e, marks=pytest.mark.xfail(
-    reason=f"in the ambiguity {IN_AN_AMBIGUITY[e.id]} (issue 18)", strict=True)) if e.id in IN_AN_AMBIGUITY else e
+    reason=f"in the ambiguity {IN_AN_AMBIGUITY[e.id]}", strict=True)) if e.id in IN_AN_AMBIGUITY else e
     for e in BUGS], ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
     assert_caught(expect, RUN_SEED, correct=bn.Nz2NdSim, min_cells=3)

@@ -62,15 +62,15 @@ def nz(product: str = "ascend910b", dtype: str = "float16", *, src_dtype: str | 
                                "intriParams": ip})
 
 
-def found(call: Call) -> list[tuple[str, str]]:
-    """(rule, severity) of every violation, sorted; every violation carries a message; memory (which no
-    rule of this API reads) changes nothing."""
-    violations = check(call)
+def found(call: Call, readings: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(rule, severity) of every violation (under the readings given), sorted; every violation carries a
+    message; memory (which no rule of this API reads) changes nothing."""
+    violations = check(call, readings=readings)
     for v in violations:
         assert v.message, v
     static = sorted((v.rule, v.severity) for v in violations)
     memory = {"UB": np.zeros(UB_BYTES[call.product], dtype=np.uint8), "GM": np.zeros(16, dtype=np.uint8)}
-    assert sorted((v.rule, v.severity) for v in check(call, memory)) == static
+    assert sorted((v.rule, v.severity) for v in check(call, memory, readings=readings)) == static
     return static
 
 
@@ -91,7 +91,7 @@ def test_every_rule_has_a_test_here():
            "data_copy_nz2nd.srcNStride.range", "data_copy_nz2nd.dstDStride.range",
            "data_copy_nz2nd.dstNdMatrixStride.range", "data_copy_nz2nd.src.align", "data_copy_nz2nd.src.bounds",
            "data_copy_nz2nd.dst.bounds", "data_copy_nz2nd.src.capacity", "data_copy_nz2nd.dst.rows_overlap",
-           "data_copy_nz2nd.srcNStride.max"}
+           "data_copy_nz2nd.srcNStride.max", "data_copy_nz2nd.ndNum.zero"}
     assert {r.id for r in spec.rules} | {a.id for a in spec.ambiguities} == ids
     severities = {r.id: r.severity for r in spec.rules}
     assert severities.pop("data_copy_nz2nd.dst.rows_overlap") == "undefined"
@@ -200,9 +200,12 @@ def test_same_dtype_and_unsupported_src():
 # ranges (表3)
 
 def test_nd_num_range_low_end():
-    """"ndNum∈[0, 4095]": 0 and 1 are legal (0 moves nothing), -1 is refused and moves nothing either."""
+    """"ndNum∈[0, 4095]": 1 is legal, 0 the ambiguity data_copy_nz2nd.ndNum.zero (legal under nop, moving
+    nothing), -1 is refused and moves nothing either."""
     roomy = {"src": Tensor("UB", 0, "float16", 384), "dst": Tensor("GM", 0, "float16", 560)}
-    assert found(nz(ndNum=0, **roomy)) == []
+    assert found(nz(ndNum=0, **roomy)) == [("data_copy_nz2nd.ndNum.zero", "undefined")]
+    assert found(nz(ndNum=0, **roomy), {"data_copy_nz2nd.ndNum.zero": "nop"}) == []
+    assert found(nz(ndNum=0, **roomy), {"data_copy_nz2nd.ndNum.zero": "reject"}) == [("data_copy_nz2nd.ndNum.zero", "reject")]
     assert found(nz(ndNum=1, **roomy)) == []
     assert found(nz(ndNum=1)) == []
     assert found(nz(ndNum=-1, **roomy)) == nd("ndNum.range")
@@ -392,7 +395,8 @@ def test_src_bounds_count_whole_fractal_rows_of_the_last_block():
 
 def test_nothing_moved_needs_no_room():
     """ndNum = 0: no element is read or written, so even empty tensors are in bounds."""
-    assert found(nz(ndNum=0, src=Tensor("UB", 0, "float16", 0), dst=Tensor("GM", 0, "float16", 0))) == []
+    empty = nz(ndNum=0, src=Tensor("UB", 0, "float16", 0), dst=Tensor("GM", 0, "float16", 0))
+    assert found(empty, {"data_copy_nz2nd.ndNum.zero": "nop"}) == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,13 +52,13 @@ def nz2nd(product: str, dtype: str, ip: dict[str, int], src_addr: int, src_numel
                                "src": Tensor("UB", src_addr, dtype, src_numel), "intriParams": ip})
 
 
-def run_legal(call: Call, ub: np.ndarray, gm: np.ndarray) -> np.ndarray:
-    """The GM image a conforming backend must leave: the call is legal with and without memory, every byte
-    is defined, UB (read only) and the inputs are untouched."""
+def run_legal(call: Call, ub: np.ndarray, gm: np.ndarray, readings: dict[str, str] | None = None) -> np.ndarray:
+    """The GM image a conforming backend must leave: the call is legal with and without memory (under the
+    readings given), every byte is defined, UB (read only) and the inputs are untouched."""
     ub0, gm0 = ub.copy(), gm.copy()
-    assert check(call) == []
-    assert check(call, {"UB": ub, "GM": gm}) == []
-    out = expected(call, {"UB": ub, "GM": gm})
+    assert check(call, readings=readings) == []
+    assert check(call, {"UB": ub, "GM": gm}, readings=readings) == []
+    out = expected(call, {"UB": ub, "GM": gm}, readings=readings)
     assert np.array_equal(ub, ub0) and np.array_equal(gm, gm0), "expected() modified its input"
     assert out.violations == [] and out.choices == []
     assert out.fully_defined("GM") and out.fully_defined("UB")
@@ -329,9 +329,15 @@ def test_float_figure(product):
 @pytest.mark.parametrize("product", NZ2ND_PRODUCTS)
 @pytest.mark.parametrize("dtype, ip", [("float16", HALF_FIG), ("float32", FLOAT_FIG), ("float16", CODE_IP)])
 def test_nd_num_zero_moves_nothing(product, dtype, ip):
-    """"ndNum: 传输NZ矩阵的数目,取值范围:ndNum∈[0, 4095]。": zero matrices is legal and writes nothing."""
+    """"ndNum: 传输NZ矩阵的数目,取值范围:ndNum∈[0, 4095]。": zero matrices is the ambiguity
+    data_copy_nz2nd.ndNum.zero; under its reading nop the call is legal and writes nothing, under reject it
+    is refused, undeclared it is open."""
     ub, gm = random_image(UB_BYTES[product], 30), random_image(GM_BYTES, 31)
     call = nz2nd(product, dtype, {**ip, "ndNum": 0}, FIG_SRC, 1024, FIG_DST, 1024)
-    out = run_legal(call, ub, gm)
+    nop = {"data_copy_nz2nd.ndNum.zero": "nop"}
+    out = run_legal(call, ub, gm, nop)
     assert np.array_equal(out, gm)
-    assert not expected(call, {"UB": ub, "GM": gm}).written["GM"].any()
+    assert not expected(call, {"UB": ub, "GM": gm}, readings=nop).written["GM"].any()
+    assert [(v.rule, v.severity) for v in check(call)] == [("data_copy_nz2nd.ndNum.zero", "undefined")]
+    assert [(v.rule, v.severity) for v in check(call, readings={"data_copy_nz2nd.ndNum.zero": "reject"})] == [
+        ("data_copy_nz2nd.ndNum.zero", "reject")]

@@ -74,8 +74,10 @@ def test_range_ends_that_fit() -> None:
     assert any(_fields(c)["ndNum"] >= 100 for c in cases)                  # many small matrices
     assert any(_fields(c)["dstDStride"] == 65535 or _fields(c)["dstNdMatrixStride"] == 65535 for c in cases)
     everything = _legal("ascend310p-aicore")
-    assert any(_fields(c)["ndNum"] == 0 for c in everything)               # the empty move
+    assert not any(_fields(c)["ndNum"] == 0 for c in everything)       # the empty move: its ambiguity's cell
     assert all(_fields(c)["dValue"] % 16 == 0 for c in everything)
+    (zero,) = [c for c in cells(["ascend310p-aicore"], [API], ambiguities=[f"{API}.ndNum.zero"]) if c.kind == "ambiguity"]
+    assert {_fields(c)["ndNum"] for c in collect(zero, examples=10)} == {0}
 
 
 def test_off_multiple_and_overlapping_rows() -> None:

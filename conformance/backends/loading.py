@@ -82,6 +82,12 @@ def _host_environment() -> dict[str, str]:
 def _load_in_process(name: str) -> Backend:
     if name == "oracle":
         return OracleBackend()
+    if name.startswith("oracle@"):            # the reference, reading the ambiguities as that edition settles them
+        from oracle.spec import default_rulebook
+        try:
+            return OracleBackend(default_rulebook().settled(name[len("oracle@"):]))
+        except ValueError as exc:
+            raise BackendLoadError(f"backend {name!r}: {exc}") from None
     if ":" in name:
         module_name, _, attr = name.partition(":")
         try:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import SEED, Rulebook, default_rulebook
 
 from conformance.backends.calling import backend_text, call_backend, forget_traceback
 from conformance.backends.contract import BackendLoadError
 
 BACKEND, COMMAND_LINE, REPRODUCER = "backend", "command line", "reproducer"   # who declared a reading
+EDITION = "edition"     # "edition 2026": the reading that edition of the pages settles on
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,13 @@ def backend_readings(backend: Any, spec: str) -> dict[str, str]:
 
 
 def declare(backend: Any, spec: str, command_line: Mapping[str, str] | None = None,
-            rulebook: Rulebook | None = None, recorded: Mapping[str, str] | None = None) -> Declared:
+            rulebook: Rulebook | None = None, recorded: Mapping[str, str] | None = None,
+            edition: str | None = None) -> Declared:
     """The run's readings: the backend's, overridden by those a reproducer recorded (`replay`), overridden
     by the command line's; each checked against the specs (BackendLoadError naming the ambiguity or
-    reading, and who declared it)."""
+    reading, and who declared it). Under an `edition` of the pages, the ambiguities it settles are read
+    as it settles them, and a declaration of another reading is a BackendLoadError: that edition leaves
+    no choice there."""
     rulebook = rulebook or default_rulebook()
     layers = [(BACKEND, backend_readings(backend, spec), f"backend {spec!r} declares"),
               (REPRODUCER, dict(recorded or {}), "the reproducer records"),
@@ -64,11 +68,34 @@ def declare(backend: Any, spec: str, command_line: Mapping[str, str] | None = No
         for amb, reading in given.items():
             _known(rulebook, amb, reading, f"{said} {amb}={reading}")
             readings[amb], by[amb] = reading, who
+    for amb, reading in _settled(rulebook, edition).items():
+        if readings.get(amb, reading) != reading:
+            raise BackendLoadError(backend_text(
+                f"{by[amb]} declares {amb}={readings[amb]}, which the {edition} edition of the pages settles on "
+                f"{reading}: drop that declaration, or judge by the seed pages (no --edition)")[:500])
+        readings[amb], by[amb] = reading, f"{EDITION} {edition}"
     try:
         judged = rulebook.with_readings(readings)
     except ValueError as exc:           # a reading whose index math the oracle lacks
         raise BackendLoadError(f"readings: {exc}") from None
     return Declared(dict(sorted(readings.items())), dict(sorted(by.items())), judged)
+
+
+def _settled(rulebook: Rulebook, edition: str | None) -> dict[str, str]:
+    if edition is None:
+        return {}
+    try:
+        return rulebook.settled(edition)
+    except ValueError as exc:
+        raise BackendLoadError(f"--edition: {exc}") from None
+
+
+def edition_described(edition: str | None, rulebook: Rulebook | None = None) -> dict[str, Any]:
+    """What a results document says of the pages it was judged by: the edition's name and, per API, the
+    page of that edition the specs quote."""
+    rulebook = rulebook or default_rulebook()
+    name = edition or SEED
+    return {"name": name, "pages": rulebook.edition_pages(name)}
 
 
 def _known(rulebook: Rulebook, amb: str, reading: str, who: str) -> None:

@@ -129,9 +129,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from conformance.supervise.tasks import Stop
     if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
-    from conformance.commands.options import isolation_of, readings_of
+    from conformance.commands.options import edition_of, isolation_of, readings_of
     supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle,
-                            readings=readings_of(args), isolation=isolation_of(args))
+                            readings=readings_of(args), isolation=isolation_of(args), edition=edition_of(args))
     stop = Stop()
     restore = stop.install()
     try:

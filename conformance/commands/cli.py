@@ -68,7 +68,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 # specs
 
 def cmd_specs(args: argparse.Namespace) -> int:
+    from conformance.commands.options import edition_of
     rulebook = default_rulebook()
+    for api in args.api or ():
+        if api not in rulebook.apis:
+            raise UsageError(f"unknown api {api!r} (known: {', '.join(sorted(rulebook.apis))})")
+    if args.editions:
+        from conformance.commands.editions import print_editions
+        return print_editions(rulebook, args.api)
+    edition = edition_of(args)
+    settled = rulebook.settled(edition) if edition else {}
+    if edition:
+        print(f"the {edition} edition of the pages: its sentence beside each rule it restates; the ambiguities "
+              f"it settles are read as it settles them")
     print("products:")
     for p in rulebook.products.values():
         sizes = ", ".join(f"{s} {n // 1024} KB" if n else f"no {s}" for s, n in p.scope_bytes.items())
@@ -76,16 +88,20 @@ def cmd_specs(args: argparse.Namespace) -> int:
     for spec in rulebook.apis.values():
         if args.api and spec.api not in args.api:
             continue
-        print(f"\n{spec.api}: {spec.title}  [{spec.page}]")
+        page = spec.editions[edition]["source"] if edition in spec.editions else spec.page
+        print(f"\n{spec.api}: {spec.title}  [{page}]")
         width = max(len(r.id) for r in spec.rules)
         for r in spec.rules:
             tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
             print(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{' '.join(r.quote.split())[:70]}」")
+            if edition in r.editions:
+                print(f"  {'':<9} {'':<{width}} {edition:<17}  「{' '.join(r.editions[edition]['quote'].split())[:70]}」")
         for a in spec.ambiguities:
             print(f"  ambiguity {a.id}: {' '.join(a.question.split())}")
             for reading in a.readings:
                 variant = f", index math {reading.variant}" if reading.variant else ""
-                print(f"    reading {reading.id} ({reading.legality}{variant}): {' '.join(reading.sentence.split())}")
+                mark = f" <- settled by the {edition} edition" if settled.get(a.id) == reading.id else ""
+                print(f"    reading {reading.id} ({reading.legality}{variant}): {' '.join(reading.sentence.split())}{mark}")
     return EXIT_OK
 
 
@@ -98,6 +114,9 @@ def add_reading_options(parser: argparse.ArgumentParser) -> None:
                              "(repeatable; `specs` lists them)")
     parser.add_argument("--readings", metavar="FILE", help="YAML mapping ambiguity id -> reading id (--reading "
                         "options go over it)")
+    parser.add_argument("--edition", metavar="EDITION", help="judge by that edition of the vendor's pages: seed "
+                        "(the default) or a newer one (`specs --editions`); the ambiguities it settles are read "
+                        "as it settles them")
 
 
 def add_isolation_options(parser: argparse.ArgumentParser) -> None:
@@ -201,6 +220,9 @@ def parser() -> argparse.ArgumentParser:
 
     spc = sub.add_parser("specs", help="list products, apis, rules and ambiguities")
     spc.add_argument("--api", action="append")
+    spc.add_argument("--edition", metavar="EDITION", help="show the specs as that edition of the pages reads "
+                     "them: each rule's sentence in it, and the readings it settles")
+    spc.add_argument("--editions", action="store_true", help="list what differs between the editions, rule by rule")
     spc.set_defaults(func=cmd_specs)
     return top
 

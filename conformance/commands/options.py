@@ -124,6 +124,18 @@ def _known(rulebook: Any, amb: str, reading: str, where: str) -> None:
         raise UsageError(f"{where}: {exc}") from None
 
 
+def edition_of(args: argparse.Namespace) -> str | None:
+    """--edition: None for the seed pages (the default), else an edition the specs record (a usage error
+    naming the known ones otherwise)."""
+    edition = getattr(args, "edition", None)
+    if edition is None:
+        return None
+    rulebook = default_rulebook()
+    if edition not in rulebook.editions:
+        raise UsageError(f"--edition {edition}: unknown edition (known: {', '.join(rulebook.editions)})")
+    return None if edition == rulebook.editions[0] else edition
+
+
 def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> list[str]:
     """The ambiguities whose regions the run enters: those a reading is declared for, or under --against
     every ambiguity of the apis (judged UNDEFINED where none is declared, and for agreement)."""

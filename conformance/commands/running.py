@@ -14,7 +14,7 @@ from oracle.spec import default_rulebook
 from conformance.backends.contract import kit_version
 from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, challenge_of,
                                           chosen_cells,
-                                          isolation_of, products_and_apis, readings_of, waive, waivers_of,
+                                          edition_of, isolation_of, products_and_apis, readings_of, waive, waivers_of,
                                           worker_count)
 from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
@@ -28,7 +28,8 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
-                   cluster=getattr(args, "cluster", None), readings=readings_of(args), isolation=isolation_of(args))
+                   cluster=getattr(args, "cluster", None), readings=readings_of(args), isolation=isolation_of(args),
+                   edition=edition_of(args))
 
 
 def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
@@ -47,7 +48,8 @@ def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]
 def _readings_line(session: Any) -> str:
     from conformance.report.readings import readings_text
     said = readings_text(session.readings)
-    return f"; readings {said}" if said else ""
+    edition = f"; the {session.edition} edition of the pages" if session.edition else ""
+    return edition + (f"; readings {said}" if said else "")
 
 
 def _by_command_line(results: dict[str, Any]) -> dict[str, str]:

@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from oracle.spec import default_rulebook
 
+from conformance.backends.readings import edition_described
 from conformance.commands.lock import FolderLock
 from conformance.report.results import calls, results_document
 from conformance.supervise.pool import Supervisor, run_tasks
@@ -36,18 +37,19 @@ class Session:
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
-                 isolation: Isolation = Isolation()):
+                 isolation: Isolation = Isolation(), edition: str | None = None):
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
+        self.edition = edition
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
         self.isolation = isolation
         if cluster:
             from conformance.supervise.cluster import ClusterSupervisor
             self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle,
-                                                     readings=readings, isolation=isolation)
+                                                     readings=readings, isolation=isolation, edition=edition)
         else:
             self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle,
-                                         readings=readings, isolation=isolation)
+                                         readings=readings, isolation=isolation, edition=edition)
         self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
@@ -116,6 +118,7 @@ class Session:
         if self.against is not None:
             settings["against"] = dict(self.against, oracle=self.oracle)
         settings["isolation"] = self.isolation.described()
+        settings["edition"] = edition_described(self.edition)
         results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
                                    duration_s=round(time.monotonic() - began, 2),
                                    interrupted=bool(self.stop), readings=self.readings, **settings)

@@ -61,6 +61,17 @@ def banner(results: dict[str, Any], product: str) -> dict[str, Any]:
             "partial": not scope["complete"], "text": line}
 
 
+def edition_view(edition: Any) -> list[dict[str, Any]]:
+    """The editions of the pages the results were judged by (several where merged runs differ): name and
+    the page of each API (text only: what the template prints is escaped)."""
+    out = []
+    for entry in edition if isinstance(edition, list) else [edition] if edition else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            pages = entry.get("pages") if isinstance(entry.get("pages"), dict) else {}
+            out.append({"name": entry["name"], "pages": sorted((str(k), str(v)) for k, v in pages.items())})
+    return out
+
+
 def isolation_view(isolation: Any) -> list[dict[str, Any]]:
     """How the backend was kept apart from the judge (one entry, or one per merged run): in-process runs
     are flagged as what they are, and otherwise the user the backend ran as, and whether it was the
@@ -192,6 +203,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "product": rulebook.product(product) if product in rulebook.products else None,
         "product_id": product,
         "verdict": shown["verdict"], "banner": shown, "isolation": isolation_view(results.get("isolation")),
+        "editions": edition_view(results.get("edition")),
         "certified": results.get("certify") if isinstance(results.get("certify"), dict) else None,
         "meta": meta, "backend": backend, "kit": _kits(results.get("kit")),
         "current_spec_hash": spec_hash(rulebook),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-from oracle.spec import Rulebook
+from oracle.spec import SEED, Rulebook
 
 from conformance.report.scope import verdict_line, verdict_of
 
@@ -76,7 +76,11 @@ def verdict_text(results: Mapping[str, Any], words: str | None = None) -> str:
     calls = results.get("calls")
     if calls is None:
         calls = sum(n for c in results["cells"] for v, n in c["counts"].items() if v != "NOT_SUPPORTED")
-    return verdict_line(verdict, scope, reasons, readings_text(results.get("readings")), calls, words)
+    readings = readings_text(results.get("readings"))
+    edition = results.get("edition")
+    if isinstance(edition, dict) and edition.get("name") not in (None, SEED):
+        readings = f"{readings} (the {edition['name']} edition of the pages)"
+    return verdict_line(verdict, scope, reasons, readings, calls, words)
 
 
 def merged_readings(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:

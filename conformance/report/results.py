@@ -364,9 +364,10 @@ def merge(sources: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         "readings": merged_readings(docs),
         "waivers": [w | {"source": name} for name, d in sources for w in d.get("waivers") or []],
     }
-    isolation = _one_or_all(d.get("isolation") for d in docs)
-    if isolation:
-        merged["isolation"] = isolation
+    for key in ("isolation", "edition"):
+        value = _one_or_all(d.get(key) for d in docs)
+        if value:
+            merged[key] = value
     selects = [d.get("select") or [] for d in docs]
     if all(selects):                    # every run narrowed by --select: the merge covers what they matched
         merged["select"] = _distinct(selects)

@@ -40,7 +40,7 @@ def _supervisor(config: dict[str, Any]) -> Supervisor:
                            "Dask workers with DASK_DISTRIBUTED__WORKER__DAEMON=False")
     supervisor = Supervisor(config["backend"], 1, config["timeout"], config["db"], config["against"],
                             config["oracle"], start_method="forkserver", readings=dict(config["readings"]),
-                            isolation=Isolation(config["isolated"], config["user"]))
+                            isolation=Isolation(config["isolated"], config["user"]), edition=config["edition"])
     supervisor.start()
     _local.held = (key, supervisor)
     return supervisor
@@ -74,13 +74,13 @@ class ClusterSupervisor:
 
     def __init__(self, address: str, backend_spec: str, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, readings: dict[str, str] | None = None,
-                 isolation: Isolation = Isolation()):
+                 isolation: Isolation = Isolation(), edition: str | None = None):
         self.address = address
         self.isolation = isolation
         # readings: the command line's, as sorted pairs (the config is a key of the supervisors kept)
         self.config = {"backend": backend_spec, "timeout": timeout, "db": db_spec, "against": against,
                        "oracle": oracle, "readings": tuple(sorted((readings or {}).items())),
-                       "isolated": isolation.isolated, "user": isolation.user}
+                       "isolated": isolation.isolated, "user": isolation.user, "edition": edition}
         self.client: Any = None
         self.described: dict[str, Any] = {}
         self._futures: dict[Any, Task] = {}

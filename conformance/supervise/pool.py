@@ -75,12 +75,14 @@ class Supervisor:
 
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, start_method: str | None = None,
-                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation()):
+                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation(),
+                 edition: str | None = None):
         self.backend_spec, self.size = backend_spec, max(1, workers)
         self.isolation = isolation
         if isolation.isolated:
             out_of_reach()
         self.readings = dict(readings or {})        # the command line's (--reading, --readings FILE)
+        self.edition = edition                      # the pages' edition judged by (--edition; None: the seed pages)
         self.against, self.oracle = against, oracle
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.db_spec = db_spec
@@ -116,7 +118,7 @@ class Supervisor:
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
-                                       self.against, self.oracle, self.readings, self.isolation))
+                                       self.against, self.oracle, self.readings, self.isolation, self.edition))
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
         # itself (22 ms less of its start); unfrozen after, this process collects its own as before.
         # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any

@@ -38,6 +38,12 @@ def _load(spec: str, timeout: float, isolation: Isolation) -> Any:
         raise BackendLoadError(f"backend {spec!r}: loading it raised {type(exc).__name__}: {exc}") from None
 
 
+def _reference(spec: str, edition: str | None) -> str:
+    """The built-in reference under an edition of the pages follows it (`oracle@2026`): its readings of
+    the ambiguities that edition settles are that edition's."""
+    return f"oracle@{edition}" if spec == "oracle" and edition else spec
+
+
 def _described(backend: Any, spec: str) -> dict[str, str]:
     return {"name": str(getattr(backend, "name", "") or spec), "spec": spec,
             "version": str(getattr(backend, "version", "") or "")}
@@ -45,22 +51,24 @@ def _described(backend: Any, spec: str) -> dict[str, str]:
 
 def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
                  parent: int, against: str | None = None, oracle: bool = True,
-                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation()) -> None:
+                 readings: dict[str, str] | None = None, isolation: Isolation = Isolation(),
+                 edition: str | None = None) -> None:
     """Load the backend (and the one it is held against), resolve the run's readings (the backend's,
-    overridden by the command line's `readings`), say "ready" with both, then run tasks until told to stop."""
+    overridden by the command line's `readings`, and those the `edition` settles), say "ready" with both,
+    then run tasks until told to stop."""
     _become_worker(parent, isolation)
     inflight.install(slot)
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()
     try:
-        backend = _state["backend"] = _load(backend_spec, timeout, isolation)
+        backend = _state["backend"] = _load(_reference(backend_spec, edition), timeout, isolation)
         described = _described(backend, backend_spec)
-        declared = declare(backend, backend_spec, readings)
+        declared = declare(backend, backend_spec, readings, edition=edition)
         described.update(declared.described())
         tested = backend
         if against is not None:
             from conformance.judge.agreement import Pair
-            other = _load(against, timeout, isolation)
+            other = _load(_reference(against, edition), timeout, isolation)
             backend = _state["backend"] = Pair(backend, other, oracle)
             described["against"] = _described(other, against)
     except BackendLoadError as exc:
@@ -81,7 +89,8 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
                 break
             slot.reset()
             _tell(conn, "done", _run_task(task, backend, db, timeout, conn, declared,
-                                          lambda recorded: declare(tested, backend_spec, readings, recorded=recorded)))
+                                          lambda recorded: declare(tested, backend_spec, readings, recorded=recorded,
+                                                                             edition=edition)))
     finally:
         _close_backend()
 
