@@ -46,12 +46,12 @@ def test_shards_merge_into_one_report(tmp_path):
     assert "shard 2/3 missing" in json.loads((tmp_path / "part" / "results.json").read_text())["errors"][0]
 
 
-@pytest.mark.parametrize("text, seconds", [("90s", 90), ("15m", 900), ("8h", 28800), ("1h30m", 5400), ("2.5", 2.5)])
+@pytest.mark.parametrize("text, seconds", [("90s", 90), ("15m", 900), ("8h", 28800), ("1h30m", 5400), ("2.5s", 2.5)])
 def test_durations(text, seconds):
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["", "0s", "ten minutes", "5x"])
+@pytest.mark.parametrize("text", ["", "0s", "ten minutes", "5x", "30", "2.5"])
 def test_bad_durations(text):
     with pytest.raises(ValueError, match="--duration"):
         parse_duration(text)

@@ -173,7 +173,8 @@ class ExecBackend:
                                           pass_fds=self.shm.inherited(), env=self.env, **as_user(self.user))
         except OSError as exc:
             who = f" as user {self.user!r} (who must be able to run it and read what it loads)" if self.user else ""
-            raise BackendCrash(f"cannot start {self.argv[0]!r}{who}: {exc.strerror or exc}") from None
+            why = "it is a folder, not a program" if os.path.isdir(self.argv[0]) else exc.strerror or exc
+            raise BackendCrash(f"cannot start {self.argv[0]!r}{who}: {why}") from None
         os.set_blocking(self._proc.stdin.fileno(), False)       # writes wait under select, with a deadline
         try:
             self._pidfd = os.pidfd_open(self._proc.pid)

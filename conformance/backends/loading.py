@@ -79,6 +79,14 @@ def _host_environment() -> dict[str, str]:
     return env
 
 
+def _current_folder_first() -> None:
+    """`module:attr` imports from the folder the command was started in, as `python -m` and pytest do
+    (the installed `ascend-conformance` script has its own folder on sys.path, not the user's); the
+    isolated host gets the same folder first on its PYTHONPATH (_host_environment)."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def _load_in_process(name: str) -> Backend:
     if name == "oracle":
         return OracleBackend()
@@ -90,6 +98,7 @@ def _load_in_process(name: str) -> Backend:
             raise BackendLoadError(f"backend {name!r}: {exc}") from None
     if ":" in name:
         module_name, _, attr = name.partition(":")
+        _current_folder_first()
         try:
             module = importlib.import_module(module_name)
         except Exception as exc:       # noqa: BLE001

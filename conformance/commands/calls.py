@@ -3,6 +3,7 @@ or run again on a backend."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -130,16 +131,36 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     from conformance.commands.options import edition_of, isolation_of, readings_of
+    files = reproducer_files(args.files)
     supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle,
                             readings=readings_of(args), isolation=isolation_of(args), edition=edition_of(args))
     stop = Stop()
     restore = stop.install()
     try:
         supervisor.start(stop)
-        return _replay(args.files, supervisor, stop)
+        return _replay(files, supervisor, stop)
     finally:
         supervisor.close(stop)
         restore()
+
+
+REPRODUCER_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def reproducer_files(given: list[str]) -> list[str]:
+    """The files to replay: each file given, and the reproducers (.yaml, .yml, .json) of each folder given,
+    by name; a folder with none is a usage error."""
+    out = []
+    for path in given:
+        if os.path.isdir(path):
+            found = sorted(os.path.join(path, n) for n in os.listdir(path)
+                           if n.endswith(REPRODUCER_SUFFIXES) and os.path.isfile(os.path.join(path, n)))
+            if not found:
+                raise UsageError(f"{path}: a folder with no reproducer in it (.yaml, .yml or .json files)")
+            out += found
+        else:
+            out.append(path)
+    return out
 
 
 def _replay(files: list[str], supervisor: Any, stop: Any) -> int:

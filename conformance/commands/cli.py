@@ -19,8 +19,8 @@ from conformance.backends.contract import BackendLoadError, kit_version
 from conformance.backends.loading import load_backend
 from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
-from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError,
-                                          reading_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
+from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
+                                          reading_arg, seed_arg, unknown, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
@@ -72,7 +72,7 @@ def cmd_specs(args: argparse.Namespace) -> int:
     rulebook = default_rulebook()
     for api in args.api or ():
         if api not in rulebook.apis:
-            raise UsageError(f"unknown api {api!r} (known: {', '.join(sorted(rulebook.apis))})")
+            raise unknown("api", api, sorted(rulebook.apis))
     if args.editions:
         from conformance.commands.editions import print_editions
         return print_editions(rulebook, args.api)
@@ -130,17 +130,18 @@ def add_isolation_options(parser: argparse.ArgumentParser) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="ascend-conformance",
+    top = Parser(prog="ascend-conformance",
                                   description="Conformance suite for Ascend data-movement instructions.")
     top.add_argument("--version", action="version", version=f"%(prog)s {kit_version()}")
     sub = top.add_subparsers(dest="command", required=True)
 
     # What every command that runs a backend on cells takes.
-    target = argparse.ArgumentParser(add_help=False)
+    target = Parser(add_help=False)
     target.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
     target.add_argument("--product", action="append", required=True, help="product id (repeatable)")
     target.add_argument("--api", action="append", help="api (repeatable; default: all)")
-    target.add_argument("-n", dest="workers", default="1", type=workers_arg, help="worker processes")
+    target.add_argument("-n", dest="workers", default="1", type=workers_arg,
+                        help="worker processes: a number, or auto (one per core); default 1")
     target.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
                         help="a call taking longer is a CRASH (default 10)")
     target.add_argument("--against", metavar="B", help="also run every call on backend B, on a copy of the same "
@@ -151,18 +152,18 @@ def parser() -> argparse.ArgumentParser:
                         "not the backend against the oracle")
     add_isolation_options(target)
     add_reading_options(target)
-    narrowing = argparse.ArgumentParser(add_help=False)
+    narrowing = Parser(add_help=False)
     narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
     narrowing.add_argument("--shard", type=shard_arg, metavar="I/N",
                            help="only shard I of N: every N-th cell from the I-th (merge with `report`)")
     narrowing.add_argument("--report", default="reports", help="report folder (default reports/)")
-    narrowing.add_argument("--seed", type=int, help="run seed; the same seed repeats the run exactly")
-    challenged = argparse.ArgumentParser(add_help=False)
+    narrowing.add_argument("--seed", type=seed_arg, help="run seed (from 0); the same seed repeats the run exactly")
+    challenged = Parser(add_help=False)
     challenged.add_argument("--challenge", metavar="HEX",
                             help="derive every seed and the memory images from this value (16-64 random bytes in "
                                  "hex, picked by whoever receives the results; or ASCEND_CONFORMANCE_CHALLENGE), "
                                  "so that no backend can recognise the test")
-    waiving = argparse.ArgumentParser(add_help=False)
+    waiving = Parser(add_help=False)
     waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
 
     run = sub.add_parser("run", parents=[target, narrowing, waiving, challenged],

@@ -157,9 +157,9 @@ def _clock(seconds: float) -> str:
 
 
 def parse_duration(text: str) -> float:
-    """'90s', '15m', '8h', '1h30m' or a number of seconds."""
+    """'90s', '15m', '8h', '1h30m', '2.5s': every number with its unit (a bare '30' could mean anything)."""
     import re
-    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s?)?\s*", text)
+    parts = re.fullmatch(r"\s*(?:(\d+(?:\.\d+)?)h)?\s*(?:(\d+(?:\.\d+)?)m)?\s*(?:(\d+(?:\.\d+)?)s)?\s*", text)
     if not text.strip() or parts is None or not any(parts.groups()):
         raise ValueError(f"--duration expects a time like 90s, 15m, 8h or 1h30m, got {text!r}")
     h, m, s = (float(g) if g else 0.0 for g in parts.groups())

@@ -22,10 +22,48 @@ WORKERS_PER_CORE = 4
 MAX_TIMEOUT_S = 24 * 3600  # a call's time limit is below a day
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse as the kit's commands use it: no abbreviated options (`--profil` is not `--profile`), and
+    an error in one line on stderr, exit 2, with the nearest valid choice where one is near."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        import re
+        import sys
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            message += did_you_mean(wrong[1], re.findall(r"'([^']*)'", wrong[2]))
+        print(f"{self.prog}: error: {' '.join(message.split())}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def did_you_mean(given: str, known: Any) -> str:
+    """' (did you mean X?)' for a near miss of one of `known`, else ''."""
+    import difflib
+    near = difflib.get_close_matches(str(given), [str(k) for k in known], n=1, cutoff=0.6)
+    return f" (did you mean {near[0]}?)" if near else ""
+
+
+def unknown(what: str, given: str, known: Any) -> UsageError:
+    """'unknown product 'ascend91b' (did you mean ascend910b?) (known: ...)'."""
+    known = list(known)
+    return UsageError(f"unknown {what} {given!r}{did_you_mean(given, known)} (known: {', '.join(map(str, known))})")
+
+
+def seed_arg(value: str) -> int:
+    """--seed: a whole number from 0 (a negative one would name the same run as another)."""
+    if not (value.isascii() and value.isdigit()):
+        raise argparse.ArgumentTypeError(f"--seed expects a whole number from 0, got {value!r}")
+    return int(value)
+
+
 def workers_arg(value: str) -> str:
-    """-n: 'auto' or a number of worker processes the machine can hold."""
-    if value != "auto" and not (value.isascii() and value.isdigit()):
-        raise argparse.ArgumentTypeError(f"-n expects a number of workers or 'auto', got {value!r}")
+    """-n: 'auto' or a number of worker processes (at least 1) the machine can hold."""
+    if value != "auto" and not (value.isascii() and value.isdigit() and int(value) >= 1):
+        raise argparse.ArgumentTypeError(f"-n expects a number of workers from 1, or 'auto', got {value!r}")
     limit = min(MAX_WORKERS, WORKERS_PER_CORE * (os.cpu_count() or 1))
     if value != "auto" and int(value) > limit:
         raise argparse.ArgumentTypeError(f"-n {value}: at most {limit} workers ({WORKERS_PER_CORE} per core on "
@@ -37,11 +75,11 @@ def products_and_apis(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     rulebook = default_rulebook()
     for p in args.product:
         if p not in rulebook.products:
-            raise UsageError(f"unknown product {p!r} (known: {', '.join(rulebook.products)})")
+            raise unknown("product", p, rulebook.products)
     apis = args.api or sorted(rulebook.apis)
     for a in apis:
         if a not in rulebook.apis:
-            raise UsageError(f"unknown api {a!r} (known: {', '.join(sorted(rulebook.apis))})")
+            raise unknown("api", a, sorted(rulebook.apis))
     return list(args.product), apis
 
 

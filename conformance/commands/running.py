@@ -24,6 +24,8 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
     """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
     never here)."""
     from conformance.commands.session import Session
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder}: a file is there, where the report folder should be: name a folder")
     if getattr(args, "no_oracle", False) and not getattr(args, "against", None):
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
