@@ -74,6 +74,9 @@ PAGE_TEXT = {
         "Atlas 200/300/500 推理产品,支持的数据类型为Tensor(int8/uint8/int16/uint16/float16/int32/uint32/float32)。",
         "Atlas 训练系列产品,支持的数据类型为Tensor(int8/uint8/int16/uint16/float16/int32/uint32/float32)。",
         "当src_list和dst_list 数据类型为int32/uint32/float32时, 需预留出11KB的编译空间。",
+        "相邻迭代间,目的操作数相同 block 地址 stride,dst_rep_stride∈[0,65535],单位:block。支持的数据类型:Scalar(int16/int32/int64/uint16/uint32/uint64)、立即数(int)、Expr(int16/int32/int64/uint16/uint32/uint64)",
+        "相邻迭代间,源操作数相同 block 地址 stride,src_rep_stride∈[0,65535],单位:block。支持的数据类型:Scalar(int16/int32/int64/uint16/uint32/uint64)、立即数(int)、Expr(int16/int32/int64/uint16/uint32/uint64)",
+        "为了节省地址空间,开发者可以定义一个Tensor,供源操作数与目的操作数同时使用(即地址重叠),相关约束如下:",
     ],
     "001_e45651b2d591d11d.txt": ["SMMU ID,为硬件保留接口,输入0即可,取值范围:sid∈[0, 15],支持数据类型:Scalar(int32)"],
     "002_94c60850db7e14df.txt": [
@@ -162,12 +165,30 @@ def test_310b_ub_cites_cann():
 
 
 def test_specs_command_shows_what_is_inferred():
-    done = subprocess.run([sys.executable, "-m", "conformance", "specs", "--api", "asc_gather"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert re.search(r"asc_gather\.src\.reach\s+reach\s+\(inferred: severity\)", done.stdout)
-    assert re.search(r"asc_gather\.dst\.align\s+align\s+「", done.stdout)
-    assert "reading datablocks (legal)" in done.stdout and "reading nop (legal)" in done.stdout
+    """Every API in one line a rule; one API (--api) every rule whole, its inferred parts with why; and
+    the same as JSON (--format json)."""
+    def specs(*args):
+        done = subprocess.run([sys.executable, "-m", "conformance", "specs", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    short = specs()
+    assert re.search(r"asc_gather\.src\.reach\s+reach\s+\(inferred: severity\)", short)
+    assert re.search(r"asc_gather\.dst\.align\s+align\s+「", short)
+    whole = specs("--api", "asc_gather")
+    assert "asc_gather.src.reach  (undefined, reach)" in whole
+    reach = BOOK.api("asc_gather").rule("asc_gather.src.reach")
+    assert f"inferred severity: {' '.join(reach.inferred['severity'].split())}" in whole
+    assert f"quote: {' '.join(reach.quote.split())}" in whole              # the quote whole, not cut
+    assert "reading datablocks (legal)" in whole and "reading nop (legal)" in whole
+    paths = specs("--api", "data_move")
+    assert '"ascend310p-vectorcore": ["UB->GM", "UB->UB", "GM->UB"]' in paths            # the paths per product
+    import json
+    data = json.loads(specs("--api", "scatter", "--format", "json"))
+    rules = {r["id"]: r for r in data["apis"]["scatter"]["rules"]}
+    assert rules["scatter.mask.bits_32bit"]["quote_reads"].startswith("(0, 264-1] is (0, 2^64-1]")
+    assert rules["scatter.dstLocal.reach"]["editions"]["2026"]["quote"] == "偏移地址后不能超出UB大小数据的范围。"
+    assert {a["id"] for a in data["apis"]["scatter"]["ambiguities"]} >= {"scatter.offset.duplicate"}
 
 
 # -- declaring readings ----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                                           reading_arg, seed_arg, unknown, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
+from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
 from conformance.supervise import pool
@@ -62,47 +63,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     for path in [written["results"], written["junit"], *written["html"]]:
         print("  " + printable(str(path)))
     return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
-
-
-# ---------------------------------------------------------------------------------------------
-# specs
-
-def cmd_specs(args: argparse.Namespace) -> int:
-    from conformance.commands.options import edition_of
-    rulebook = default_rulebook()
-    for api in args.api or ():
-        if api not in rulebook.apis:
-            raise unknown("api", api, sorted(rulebook.apis))
-    if args.editions:
-        from conformance.commands.editions import print_editions
-        return print_editions(rulebook, args.api)
-    edition = edition_of(args)
-    settled = rulebook.settled(edition) if edition else {}
-    if edition:
-        print(f"the {edition} edition of the pages: its sentence beside each rule it restates; the ambiguities "
-              f"it settles are read as it settles them")
-    print("products:")
-    for p in rulebook.products.values():
-        sizes = ", ".join(f"{s} {n // 1024} KB" if n else f"no {s}" for s, n in p.scope_bytes.items())
-        print(f"  {p.id:<22} {sizes}; block {p.block_bytes} B   ({' / '.join(p.names)})")
-    for spec in rulebook.apis.values():
-        if args.api and spec.api not in args.api:
-            continue
-        page = spec.editions[edition]["source"] if edition in spec.editions else spec.page
-        print(f"\n{spec.api}: {spec.title}  [{page}]")
-        width = max(len(r.id) for r in spec.rules)
-        for r in spec.rules:
-            tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
-            print(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{' '.join(r.quote.split())[:70]}」")
-            if edition in r.editions:
-                print(f"  {'':<9} {'':<{width}} {edition:<17}  「{' '.join(r.editions[edition]['quote'].split())[:70]}」")
-        for a in spec.ambiguities:
-            print(f"  ambiguity {a.id}: {' '.join(a.question.split())}")
-            for reading in a.readings:
-                variant = f", index math {reading.variant}" if reading.variant else ""
-                mark = f" <- settled by the {edition} edition" if settled.get(a.id) == reading.id else ""
-                print(f"    reading {reading.id} ({reading.legality}{variant}): {' '.join(reading.sentence.split())}{mark}")
-    return EXIT_OK
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,6 +184,8 @@ def parser() -> argparse.ArgumentParser:
     spc.add_argument("--edition", metavar="EDITION", help="show the specs as that edition of the pages reads "
                      "them: each rule's sentence in it, and the readings it settles")
     spc.add_argument("--editions", action="store_true", help="list what differs between the editions, rule by rule")
+    spc.add_argument("--format", choices=["text", "json"], default="text",
+                     help="text (default; with --api every rule whole) or json (the specs as data)")
     spc.set_defaults(func=cmd_specs)
     return top
 

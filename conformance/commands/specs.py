@@ -1,0 +1,130 @@
+"""`ascend-conformance specs`: what the kit holds the pages to. Without --api, one line per rule (its
+quote cut short); with --api, every rule whole (quote, how it is read, what is inferred and why, where
+it applies, its fields, what a newer edition says) and every ambiguity with its readings and sources;
+`--format json` gives the same as data; `--editions` what differs between editions (editions.py)."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from oracle.spec import ApiSpec, Rulebook, default_rulebook
+
+from conformance.commands.options import EXIT_OK, edition_of, unknown
+
+
+def cmd_specs(args: argparse.Namespace) -> int:
+    rulebook = default_rulebook()
+    for api in args.api or ():
+        if api not in rulebook.apis:
+            raise unknown("api", api, sorted(rulebook.apis))
+    if args.editions:
+        from conformance.commands.editions import print_editions
+        return print_editions(rulebook, args.api)
+    edition = edition_of(args)
+    chosen = [spec for spec in rulebook.apis.values() if not args.api or spec.api in args.api]
+    if getattr(args, "format", "text") == "json":
+        print(json.dumps(specs_data(rulebook, chosen, edition), ensure_ascii=False, indent=1))
+        return EXIT_OK
+    if edition:
+        print(f"the {edition} edition of the pages: its sentence beside each rule it restates; the ambiguities "
+              f"it settles are read as it settles them")
+    print("products:")
+    for p in rulebook.products.values():
+        sizes = ", ".join(f"{s} {n // 1024} KB" if n else f"no {s}" for s, n in p.scope_bytes.items())
+        print(f"  {p.id:<22} {sizes}; block {p.block_bytes} B   ({' / '.join(p.names)})")
+    for spec in chosen:
+        lines = whole_spec(spec, rulebook, edition) if args.api else spec_summary(spec, rulebook, edition)
+        print("\n" + "\n".join(lines))
+    return EXIT_OK
+
+
+def _flat(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _page(spec: ApiSpec, edition: str | None) -> str:
+    return spec.editions[edition]["source"] if edition in spec.editions else spec.page
+
+
+def spec_summary(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> list[str]:
+    """One line per rule and reading: what `specs` shows of every API."""
+    settled = rulebook.settled(edition) if edition else {}
+    out = [f"{spec.api}: {spec.title}  [{_page(spec, edition)}]"]
+    width = max(len(r.id) for r in spec.rules)
+    for r in spec.rules:
+        tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
+        out.append(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{_flat(r.quote)[:70]}」")
+        if edition in r.editions:
+            out.append(f"  {'':<9} {'':<{width}} {edition:<17}  「{_flat(r.editions[edition]['quote'])[:70]}」")
+    for a in spec.ambiguities:
+        out.append(f"  ambiguity {a.id}: {_flat(a.question)}")
+        for reading in a.readings:
+            variant = f", index math {reading.variant}" if reading.variant else ""
+            mark = f" <- settled by the {edition} edition" if settled.get(a.id) == reading.id else ""
+            out.append(f"    reading {reading.id} ({reading.legality}{variant}): {_flat(reading.sentence)}{mark}")
+    return out
+
+
+def whole_spec(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> list[str]:
+    """Every rule and ambiguity of one API, whole: what a backend author needs without the YAML."""
+    data = api_data(spec, rulebook, edition)
+    out = [f"{spec.api}: {spec.title}  [{data['page']}]", f"  signature: {spec.signature}"]
+    for r in data["rules"]:
+        out.append(f"\n  {r['id']}  ({r['severity']}, {r['kind']})")
+        out += [f"    {key}: {_shown(r[key])}" for key in r if key not in ("id", "severity", "kind", "inferred", "editions")]
+        out += [f"    inferred {aspect}: {_flat(why)}" for aspect, why in r.get("inferred", {}).items()]
+        out += [f"    {name} edition: 「{_flat(said['quote'])}」: {_flat(said['says'])}"
+                for name, said in r.get("editions", {}).items()]
+    for a in data["ambiguities"]:
+        out += [f"\n  ambiguity {a['id']}: {_flat(a['question'])}", f"    quote: 「{_flat(a['quote'])}」",
+                f"    region: {_shown(a['region'])}"]
+        out += [f"    check: {_shown(c)}" for c in a.get("check", ())]
+        for reading in a["readings"]:
+            mark = " <- settled by the " + edition + " edition" if a.get("settled", {}).get(edition, {}).get(
+                "reading") == reading["id"] else ""
+            variant = f", index math {reading['variant']}" if reading.get("variant") else ""
+            out.append(f"    reading {reading['id']} ({reading['legality']}{variant}): {_flat(reading['sentence'])}{mark}")
+            out += [f"      source: {_flat(s)}" for s in reading["sources"]]
+    return out
+
+
+def _shown(value: Any) -> str:
+    return _flat(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def api_data(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> dict[str, Any]:
+    """One API's spec as plain data (what `--format json` prints)."""
+    rules = []
+    for r in spec.rules:
+        entry: dict[str, Any] = {"id": r.id, "severity": r.severity, "kind": r.kind, **dict(r.fields)}
+        if r.when:
+            entry["when"] = dict(r.when)
+        entry["quote"] = r.quote
+        for key, value in (("source", r.page if r.page != spec.page else None), ("quote_reads", r.quote_reads),
+                           ("note", r.note)):
+            if value:
+                entry[key] = value
+        if r.inferred:
+            entry["inferred"] = dict(r.inferred)
+        if r.editions:
+            entry["editions"] = {k: dict(v) for k, v in r.editions.items()}
+        rules.append(entry)
+    ambiguities = [{"id": a.id, "question": a.question, "quote": a.quote, "region": a.region,
+                    **({"check": [{"kind": c.kind, **dict(c.fields)} for c in a.checks]} if a.checks else {}),
+                    **({"overrides": list(a.overrides)} if a.overrides else {}),
+                    **({"settled": {k: dict(v) for k, v in a.settled.items()}} if a.settled else {}),
+                    "readings": [{"id": r.id, "sentence": r.sentence, "legality": r.legality,
+                                  **({"variant": r.variant} if r.variant else {}),
+                                  "sources": [str(s) for s in r.sources]} for r in a.readings]}
+                   for a in spec.ambiguities]
+    return {"api": spec.api, "title": spec.title, "page": _page(spec, edition), "signature": spec.signature,
+            "forms": list(spec.forms), "operands": {k: dict(v) for k, v in spec.operands.items()},
+            "params": {k: dict(v) for k, v in spec.params.items()}, "rules": rules, "ambiguities": ambiguities}
+
+
+def specs_data(rulebook: Rulebook, chosen: list[ApiSpec], edition: str | None) -> dict[str, Any]:
+    return {"edition": edition or rulebook.editions[0],
+            "products": {p.id: {"names": list(p.names), "block_bytes": p.block_bytes, **dict(p.scope_bytes)}
+                         for p in rulebook.products.values()},
+            "apis": {spec.api: api_data(spec, rulebook, edition) for spec in chosen}}
