@@ -161,3 +161,37 @@ def test_redis_database_is_shared(redis_url, tmp_path, modules):  # noqa: F811
     assert "1 kept failure(s) replayed first" in done.stdout and done.returncode == 1, done.stdout + done.stderr
     promoted = cli("promote", "--db", redis_url, "--out", "kept", "--product", "ascend910b", cwd=tmp_path)
     assert promoted.returncode == 0 and len(list((tmp_path / "kept").glob("*.yaml"))) >= 1
+    import redis
+    keys = [k.decode() for k in redis.Redis.from_url(redis_url).keys("*")]
+    assert keys and all(k.startswith("ascend-conformance") and "ascend-conformance:ascend-conformance" not in k
+                        for k in keys), keys           # the kit's key names, prefixed once
+
+
+def test_a_kept_failure_the_backend_now_passes_is_marked_fixed(tmp_path):
+    """Kept in the database, a failure the (fixed) backend passes when fuzzing replays it is moved to the
+    fixed ones: not replayed again, and `promote` says so rather than writing it as failing."""
+    db_path = str(tmp_path / "db")
+    failure = {"cell": "data_move/ascend910b/legal/int8", "verdict": "FAIL", "message": "m", "expect": "legal",
+               "rule": None, "memory": {"seed": 1, "sizes": {"UB": 196608}},
+               "call": {"api": "data_move", "product": "ascend910b", "form": None, "args": {
+                   "dst": {"scope": "UB", "addr": 0, "dtype": "int8", "numel": 64},
+                   "src": {"scope": "UB", "addr": 64, "dtype": "int8", "numel": 64},
+                   "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0}}}
+    record(open_database(db_path), failure)
+    done = cli("fuzz", "--backend", "oracle", "--product", "ascend910b", "--select", failure["cell"],
+               "--duration", "1s", "--db", db_path, "--report", "r", cwd=tmp_path)
+    assert done.returncode == 0 and "1 kept failure(s) replayed first" in done.stdout, done.stdout + done.stderr
+    assert stored(open_database(db_path), [failure["cell"]]) == {}
+    promoted = cli("promote", "--db", db_path, "--out", "kept", "--product", "ascend910b", "--api", "data_move",
+                   cwd=tmp_path)
+    assert promoted.returncode == 0 and not list((tmp_path / "kept").glob("*.yaml"))
+    assert "1 failure(s) kept earlier were passed by a later run's backend: fixed, not written" in promoted.stdout
+
+
+@pytest.mark.parametrize("data, passed", [
+    ({"status": "ran", "frozen_calls": 3}, 3), ({"status": "ran", "frozen_calls": 2, "failure": {"verdict": "FAIL"}}, 1),
+    ({"status": "ran", "frozen_calls": 3, "failure": {"verdict": "FAIL"}}, 2), ({"status": "error", "frozen_calls": 3}, 0),
+    ({"status": "ran", "frozen_calls": 0}, 0)])
+def test_which_kept_failures_passed(data, passed):
+    kept = [{"n": i} for i in range(3)]
+    assert fuzzing.passed_kept(kept, data) == kept[:passed]

@@ -45,8 +45,11 @@ class Progress:
 class Fuzzer:
     def __init__(self, chosen: Sequence[Cell], *, duration: float, seed: int,
                  kept: dict[str, list[dict[str, Any]]], write: Callable[[list[dict[str, Any]]], None],
-                 out: TextIO = sys.stdout, pool: int = 0):
+                 out: TextIO = sys.stdout, pool: int = 0,
+                 fixed: Callable[[list[dict[str, Any]]], None] | None = None):
         self.cells = list(chosen)
+        self.fixed = fixed              # told the kept failures a cell's task judged and the backend passed
+        self._replaying: dict[str, list[dict[str, Any]]] = {}
         self.duration, self.seed, self.kept, self.write, self.out = duration, seed, kept, write, out
         self.pool = pool                # the random pool of the images (a challenge's)
         self.weight = {c.id: 1 for c in self.cells}
@@ -82,12 +85,16 @@ class Fuzzer:
         cell = self._round.pop(free[-1])
         self._busy.add(cell.id)
         seed = zlib.crc32(f"{self.seed}:{self.progress.rounds}:{cell.id}".encode())
-        return cell, BASE_CALLS * self.weight[cell.id], seed, self.kept.pop(cell.id, [])
+        kept = self._replaying[cell.id] = self.kept.pop(cell.id, [])
+        return cell, BASE_CALLS * self.weight[cell.id], seed, kept
 
     def _learn(self, data: dict[str, Any]) -> None:
         from conformance.report.results import calls, combine_runs
         cell_id = data["id"]
         self._busy.discard(cell_id)
+        passed = passed_kept(self._replaying.pop(cell_id, []), data)
+        if passed and self.fixed is not None:
+            self.fixed(passed)
         self.progress.tasks += 1
         self.progress.calls += calls(data["counts"])
         self._done_in_round.add(cell_id)
@@ -149,6 +156,15 @@ class Fuzzer:
             print("\r" + line, end="", file=self.out, flush=True)
         else:
             print(("\r" if self.out.isatty() else "") + line, file=self.out, flush=True)
+
+
+def passed_kept(kept: list[dict[str, Any]], data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The kept failures a cell's task judged first and the backend passed: every one judged where the
+    task found nothing; where it found a failure, those before the last one judged (which may be it)."""
+    judged = min(int(data.get("frozen_calls") or 0), len(kept))
+    if data.get("status") != "ran":
+        return []
+    return kept[:judged - 1] if data.get("failure") or data.get("divergence") else kept[:judged]
 
 
 def _clock(seconds: float) -> str:

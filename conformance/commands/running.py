@@ -257,7 +257,7 @@ def _database(spec: str | None):
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     from conformance.commands.fuzz import Fuzzer, parse_duration
-    from conformance.judge.failuredb import DEFAULT_DB, stored
+    from conformance.judge.failuredb import DEFAULT_DB, mark_fixed, stored
     from conformance.report.results import finish
 
     try:
@@ -293,7 +293,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
               + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
               f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + _readings_line(session), flush=True)
         fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept, pool=challenge.pool if challenge else 0,
-                        write=lambda cells: session.write(document(cells, False)))
+                        write=lambda cells: session.write(document(cells, False)),
+                        fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed])
         session.write(document([], False))
         fuzzer.run(session.supervisor, session.stop)
         results = document(list(fuzzer.results.values()), True)
@@ -302,7 +303,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    from conformance.judge.failuredb import reproducer_file_name, stored
+    from conformance.judge.failuredb import fixed, reproducer_file_name, stored
     from conformance.report.outputs import reproducer_text
 
     products = args.product or list(default_rulebook().products)
@@ -311,7 +312,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")
-    kept = stored(db, [c.id for c in cells(products, apis, ambiguities=every_ambiguity(apis))])   # every region
+    every = [c.id for c in cells(products, apis, ambiguities=every_ambiguity(apis))]       # every region
+    kept = stored(db, every)
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
     new = 0
@@ -323,5 +325,8 @@ def cmd_promote(args: argparse.Namespace) -> int:
             print(f"{failure['verdict']:<13} {failure['cell']} -> {path}")
     total = sum(map(len, kept.values()))
     print(f"{total} kept failure(s) written to {folder} ({new} new); replay them with "
-          f"`ascend-conformance replay {folder}/*.yaml --backend B`")
+          f"`ascend-conformance replay {folder} --backend B`")
+    passed = fixed(db, every)
+    if passed:
+        print(f"{passed} failure(s) kept earlier were passed by a later run's backend: fixed, not written")
     return EXIT_OK

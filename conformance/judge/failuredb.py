@@ -27,6 +27,7 @@ from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
 
 DEFAULT_DB = ".hypothesis/ascend-conformance"
 PREFIX = b"ascend-conformance/failure/"
+FIXED = b"ascend-conformance/fixed/"    # kept failures a later run's backend passed: not promoted
 REDIS_EXPIRY = timedelta(days=90)       # Redis forgets keys not touched for this long (promote before)
 
 
@@ -52,7 +53,8 @@ def open_database(spec: str | None) -> ExampleDatabase | None:
             client.ping()
         except redis.RedisError as exc:
             raise DatabaseError(f"--db {spec}: cannot reach Redis: {exc}") from None
-        return RedisExampleDatabase(client, expire_after=REDIS_EXPIRY, key_prefix=b"ascend-conformance:")
+        # no prefix of its own: every key the kit writes already starts with "ascend-conformance"
+        return RedisExampleDatabase(client, expire_after=REDIS_EXPIRY, key_prefix=b"")
     try:
         Path(spec).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -97,9 +99,15 @@ def as_cases(failures: list[dict[str, Any]]) -> list[Case]:
             for f in failures]
 
 
-def forget(db: ExampleDatabase, failure: dict[str, Any]) -> None:
-    """Drop a kept failure (it no longer fails)."""
-    db.delete(_key(failure["cell"]), _value(failure))
+def mark_fixed(db: ExampleDatabase, failure: dict[str, Any]) -> None:
+    """A kept failure the backend now passes: moved from the failures kept to the fixed ones, so that a
+    later run does not replay it first and `promote` does not write it as failing."""
+    db.move(_key(failure["cell"]), FIXED + failure["cell"].encode(), _value(failure))
+
+
+def fixed(db: ExampleDatabase, cell_ids: Iterable[str]) -> int:
+    """How many kept failures of these cells are marked fixed."""
+    return sum(1 for cell_id in cell_ids for _ in db.fetch(FIXED + cell_id.encode()))
 
 
 def reproducer_file_name(failure: dict[str, Any]) -> str:
