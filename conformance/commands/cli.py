@@ -20,7 +20,7 @@ from conformance.backends.loading import load_backend
 from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
-                                          reading_arg, seed_arg, unknown, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
+                                          maxfail_arg, reading_arg, seed_arg, unknown, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
@@ -129,6 +129,13 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", parents=[target, narrowing, waiving, challenged],
                          help="run the suite on a backend and write a report")
     run.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="quick | ci | nightly (default ci)")
+    run.add_argument("--list", action="store_true", help="list the cells the run would judge, one id a line, and stop")
+    run.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
+                     help="stop at the first failing cell (--maxfail 1)")
+    run.add_argument("--maxfail", type=maxfail_arg, metavar="N", help="stop once N cells have failed")
+    run.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                     help="re-run only the cells that failed in the report folder's last run (all of them "
+                          "where none did)")
     run.set_defaults(func=cmd_run)
 
     cert = sub.add_parser("certify", parents=[target, waiving, challenged],

@@ -53,6 +53,13 @@ def unknown(what: str, given: str, known: Any) -> UsageError:
     return UsageError(f"unknown {what} {given!r}{did_you_mean(given, known)} (known: {', '.join(map(str, known))})")
 
 
+def maxfail_arg(value: str) -> int:
+    """--maxfail: a number of failing cells from 1."""
+    if not (value.isascii() and value.isdigit() and int(value) >= 1):
+        raise argparse.ArgumentTypeError(f"--maxfail expects a number of failing cells from 1, got {value!r}")
+    return int(value)
+
+
 def seed_arg(value: str) -> int:
     """--seed: a whole number from 0 (a negative one would name the same run as another)."""
     if not (value.isascii() and value.isdigit()):

@@ -13,9 +13,8 @@ from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
 from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, challenge_of,
-                                          chosen_cells,
-                                          edition_of, isolation_of, products_and_apis, readings_of, waive, waivers_of,
-                                          worker_count)
+                                          chosen_cells, edition_of, isolation_of, products_and_apis, readings_of,
+                                          waive, waivers_of, worker_count)
 from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
 
@@ -146,8 +145,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     waivers = waivers_of(args)
     challenge = challenge_of(args)
     seed = _seed(args, challenge)
-    _select_early(args, products, apis)
     report = Path(args.report)
+    if args.last_failed:
+        _last_failed(args, report)
+    if args.list:
+        return _list_cells(args, products, apis)
+    _select_early(args, products, apis)
     prof = profile(args.profile)
     session = _session(args, report)
     with session:
@@ -158,10 +161,48 @@ def cmd_run(args: argparse.Namespace) -> int:
               flush=True)
         results = session.run(chosen, plan(chosen, prof, seed, pool=challenge.pool if challenge else 0),
                               lambda r: _settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
-                              select=args.select or [], timeout=args.timeout,
+                              select=args.select or [], timeout=args.timeout, maxfail=args.maxfail,
                               challenge=challenge.digest if challenge else None,
                               **_shard_settings(args, session, products, apis))
     return print_end(results, report, args.backend)
+
+
+def _list_cells(args: argparse.Namespace, products: list[str], apis: list[str]) -> int:
+    """--list: the cells the run would judge, one id a line, and nothing run. The ambiguity cells are
+    those of the readings the command line (or --edition) declares: the backend's own are known only
+    once it is loaded."""
+    from oracle.spec import default_rulebook
+    declared = dict(readings_of(args))
+    edition = edition_of(args)
+    if edition:
+        declared.update(default_rulebook().settled(edition))
+    chosen = chosen_cells(args, products, apis, ambiguity_ids(apis, declared, bool(getattr(args, "against", None))))
+    for cell in chosen:
+        print(cell.id)
+    print(f"{len(chosen)} cells (the ambiguity cells of readings the backend declares itself are added when it runs)",
+          file=sys.stderr)
+    return EXIT_OK
+
+
+def _last_failed(args: argparse.Namespace, report: Path) -> None:
+    """--lf: narrow --select to the cells that failed (or could not run) in the report folder's last run;
+    where none did, or there is no last run, every cell is run, as pytest does."""
+    from conformance.report.results import ResultsError, load_results
+    path = report / "results.json"
+    if not path.is_file():
+        print(f"--lf: no earlier run in {report}: running every cell", file=sys.stderr)
+        return
+    try:
+        last = load_results(path)
+    except ResultsError as exc:
+        raise UsageError(f"--lf: {exc}") from None
+    failed = [c["id"] for c in last["cells"] if c.get("failure") or c.get("divergence")
+              or c.get("status") in ("error", "unreachable")]
+    if not failed:
+        print(f"--lf: no cell failed in the last run ({path}): running every cell", file=sys.stderr)
+        return
+    print(f"--lf: re-running the {len(failed)} cell(s) that failed in the last run ({path})", file=sys.stderr)
+    args.select = failed
 
 
 def _seed(args: argparse.Namespace, challenge: Any) -> int:

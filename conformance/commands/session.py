@@ -133,9 +133,10 @@ class Session:
     # -------------------------------------------------------------------- running
 
     def run(self, chosen: Sequence[Any], tasks: Sequence[Task], finish: Callable[[dict[str, Any]], None] | None = None,
-            **settings: Any) -> dict[str, Any]:
+            maxfail: int | None = None, **settings: Any) -> dict[str, Any]:
         """Every task to its result, with a line per cell, writes as it goes; the final results. The parts
-        of a split cell are combined into one result when the last one is in."""
+        of a split cell are combined into one result when the last one is in. `maxfail`: the run stops
+        once that many cells have failed (the cells not run leave it INCOMPLETE as well as NOT CONFORMANT)."""
         from conformance.report.results import combine_runs
         parts = {t.cell.id: t.parts for t in tasks}
         arrived: dict[str, list[dict[str, Any]]] = {}
@@ -143,6 +144,9 @@ class Session:
         started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         began = time.monotonic()
         total = len(parts)
+        enough = _Enough(self.stop)
+        if maxfail:
+            settings["maxfail"] = maxfail
 
         def snapshot(final: bool) -> dict[str, Any]:
             return self.document(chosen, gathered, started, began, final, finish, **settings)
@@ -164,6 +168,8 @@ class Session:
             gathered.append(result)
             self.out.write(cell_line(result, len(gathered), total) + "\n")
             self.out.flush()
+            enough.failed += bool(result.get("failure") or result.get("divergence"))
+            enough.reached = bool(maxfail) and enough.failed >= maxfail
 
         def tick() -> None:
             nonlocal written
@@ -171,11 +177,24 @@ class Session:
                 self.write(snapshot(False))
                 written = time.monotonic()
 
-        run_tasks(self.supervisor, tasks, got, self.stop, tick, begun)
+        run_tasks(self.supervisor, tasks, got, enough, tick, begun)
+        if enough.reached and not self.stop:
+            self.out.write(f"stopped after {enough.failed} failing cell(s) (--maxfail {maxfail}): "
+                           f"{total - len(gathered)} cell(s) not run\n")
         with _uncollected():
             results = snapshot(True)
             self.write(results)
         return results
+
+
+class _Enough:
+    """What the run's loop stops on: a signal (the session's Stop), or --maxfail failing cells."""
+
+    def __init__(self, stop: Stop):
+        self.stop, self.failed, self.reached = stop, 0, False
+
+    def __bool__(self) -> bool:
+        return bool(self.stop) or self.reached
 
 
 @contextlib.contextmanager
