@@ -117,7 +117,27 @@ def _align(rule: Rule, ctx: Context) -> str | None:
 
 @kind("bounds")
 def _bounds(rule: Rule, ctx: Context) -> str | None:
-    for label, tensor, runs in ctx.entries(rule.fields["operand"]):
+    """With `half_by` (a bool parameter naming the 16-byte half of each block an 8-bit entry touches):
+    broken when the whole blocks leave a tensor and, for every entry, the half it touches does not (the
+    calls on which whole blocks and touched halves disagree)."""
+    entries = ctx.entries(rule.fields["operand"])
+    found = _outside(entries, ctx)
+    half_by = rule.fields.get("half_by")
+    if found is None or half_by is None:
+        return found
+    if ctx.units["element"] != 1:                          # wider elements touch their whole blocks
+        return None
+    high = bool(ctx.call.args[half_by])
+    halves = [(label, tensor, None if runs is None else
+               runs._replace(first=runs.first + runs.length // 2 * high, length=runs.length // 2))
+              for label, tensor, runs in entries]
+    if _outside(halves, ctx) is not None:
+        return None
+    return f"{found}; the half {half_by}={high} picks lies inside"
+
+
+def _outside(entries, ctx: Context) -> str | None:
+    for label, tensor, runs in entries:
         if runs is None:
             continue
         begin, end = runs.span                             # (0, 0) when it touches nothing: inside
@@ -210,18 +230,33 @@ def _offset_align(rule: Rule, ctx: Context) -> str | None:
 
 @kind("offset_unique")
 def _offset_unique(rule: Rule, ctx: Context) -> str | None:
-    """Two elements of an offset-addressed operand start at one place (two offsets of one value)."""
+    """Two offsets (two entries of the offsets tensor) send their elements to one place. One entry read
+    for two elements is one offset, not two alike."""
     for label, tensor, runs in ctx.entries(rule.fields["operand"]):
         if runs is None or runs.empty or runs.count < 2:
             continue
-        starts = np.asarray(runs.starts())
-        if not _repeats_a_start(starts, runs.span):
+        starts, element = np.asarray(runs.starts()), None
+        by = ctx.spec.operands[rule.fields["operand"]].get("addressed_by")
+        entries = ctx.accesses.get(by) if by else None
+        if entries is not None and entries.count == starts.size and not _distinct_runs(entries):
+            _, first = np.unique(np.asarray(entries.starts()), return_index=True)
+            if first.size < starts.size:        # an entry read more than once: its first element stands for it
+                element = np.sort(first)
+                starts = starts[element]
+        if starts.size < 2 or not _repeats_a_start(starts, (int(starts.min()), int(starts.max()) + 1)):
             continue
         order = np.argsort(starts, kind="stable")
         same = np.flatnonzero(starts[order][1:] == starts[order][:-1])
         i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-        return f"elements {i} and {j} of {label} are both sent to byte {tensor.addr + int(starts[i])}"
+        if element is not None:
+            i, j = int(element[i]), int(element[j])
+        return f"elements {i} and {j} of {label} are both sent to byte {tensor.addr + int(runs.starts()[i])}"
     return None
+
+
+def _distinct_runs(runs: object) -> bool:
+    """Runs one after another, none over another (a count form's entries): no start repeats."""
+    return isinstance(runs, Runs) and runs.step >= runs.length > 0
 
 
 def _repeats_a_start(starts: np.ndarray, span: tuple[int, int]) -> bool:
@@ -264,6 +299,20 @@ def _multiple(rule: Rule, ctx: Context) -> str | None:
     return None
 
 
+@kind("scaled_multiple")
+def _scaled_multiple(rule: Rule, ctx: Context) -> str | None:
+    """param x times is a multiple of of_param (x the element width with of_bytes); an of_param of 0 divides
+    nothing and is left to its own range rule."""
+    f = rule.fields
+    value, of = ctx.call.int_arg(f["param"]) * f["times"], ctx.call.int_arg(f["of_param"])
+    if f.get("of_bytes"):
+        of *= ctx.units.get("element", 1)
+    if of > 0 and value % of:
+        what = f" x {ctx.units.get('element', 1)} bytes" if f.get("of_bytes") else ""
+        return f"{f['param']} x {f['times']} = {value} is not a multiple of {f['of_param']}{what} = {of}"
+    return None
+
+
 @kind("self_overlap")
 def _self_overlap(rule: Rule, ctx: Context) -> str | None:
     """Two of the runs an operand writes share a byte (its footprint says how: Grid.self_overlaps)."""
@@ -299,7 +348,7 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
     for scope in set(fa) & set(fb):
         (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
         whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
-        first = first_meeting(family_a, family_b, (lo, hi), distinct=a == b, identical=whole)
+        first = _first(family_a, family_b, lo, hi, a == b, whole)
         if first is None:
             continue
         r, i, j = first
@@ -309,3 +358,13 @@ def _iteration_overlap(rule: Rule, ctx: Context) -> str | None:
         return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
                 f"in {scope}{extra}")
     return None
+
+
+def _first(fa, fb, lo: int, hi: int | None, same: bool, identical: bool) -> tuple[int, int, int] | None:
+    """first_meeting for an iteration_overlap rule: an operand against itself leaves out an entry's own
+    run in the same iteration only (at a lag >= 1 entry i meets its own later iterations: a stride 0)."""
+    if not same or lo > 0 or hi == 0:
+        return first_meeting(fa, fb, (lo, hi), distinct=same and lo == 0, identical=identical)
+    found = [f for f in (first_meeting(fa, fb, (0, 0), distinct=True, identical=identical),
+                         first_meeting(fa, fb, (1, hi), identical=identical)) if f is not None]
+    return min(found, default=None)

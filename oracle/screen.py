@@ -188,8 +188,8 @@ class Screen:
     `rest`: the (rule, ranges) whose kinds are still asked when the screen holds, in plan order.
 
     `regions`: the parameter ranges of every ambiguity region of the cell, when each region has ranges
-    (None when one covers the whole cell); `holds` then also says the call lies outside every region, so
-    that no ambiguity concerns it (`outside_regions`)."""
+    (None when one covers the whole cell; left out: a region whose checks only a broken screened bounds
+    rule can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`)."""
 
     __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
                  "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes", "dtypes",
@@ -252,12 +252,15 @@ def _source(screen: Screen) -> tuple[str, dict]:
     def fail_if(test: str) -> None:
         lines.append(f"    if {test}: return False")
 
-    for ranges in screen.regions or ():            # inside an ambiguity region: ask the kinds
+    guards = screen.__dict__.get("guards") or (None,) * len(screen.regions or ())
+    for ranges, guard in zip(screen.regions or (), guards):     # inside an ambiguity region: ask the kinds
+        spread = f" and not _spread(ctx, {guard!r})" if guard else ""      # (but where its checks cannot flag)
+        consts["_spread"] = _spread
         if all(not field and type(lo) is int and type(hi) is int for _, field, lo, hi in ranges):
-            fail_if(" and ".join(f"isinstance(v := args.get({head!r}), int) and {lo} <= v <= {hi}"
-                                 for head, _, lo, hi in ranges) or "True")      # in_ranges, written out
+            fail_if("(" + (" and ".join(f"isinstance(v := args.get({head!r}), int) and {lo} <= v <= {hi}"
+                                        for head, _, lo, hi in ranges) or "True") + ")" + spread)
         else:
-            fail_if(f"_in_ranges({literal(ranges)}, args)")
+            fail_if(f"_in_ranges({literal(ranges)}, args){spread}")
     for name, lo, hi in screen.range:
         lines.append(f"    v = args[{name!r}]")
         fail_if(f"type(v) is not int or not {literal(lo)} <= v <= {literal(hi)}")
@@ -376,11 +379,55 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> Screen | None:
             tables.setdefault(rule.kind, []).extend(made)
     if len(rest) == len(rules):
         return None
-    regions = [ranges for _, amb_regions in ambiguities for ranges in amb_regions]
+    # a region whose checks are all bounds checks of operands a screened bounds rule holds (half_by: the
+    # whole blocks broken) cannot hold a call the screen passes: left out of `regions`
+    bounded = {name for rule, ranges in rules if rule.kind == "bounds" and ranges is None
+               for name in [rule.fields["operand"]]
+               if (name in listed and listed[name].bounds) or name in tables.get("bounds", ())}
+    kept = [(amb, ranges) for amb, amb_regions in ambiguities
+            if not (amb.checks and all(c.kind == "bounds" and c.fields["operand"] in bounded for c in amb.checks))
+            for ranges in amb_regions]
+    regions = [ranges for _, ranges in kept]
     # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
     # operand: a list's is its first entry's): part of the cell, so the same for every call of it
     spec, (_, _, dtype, path) = ctx.spec, cell
     scopes = dict(zip(spec.path_operands, path)) if path is not None else {}
     dtypes = {spec.dtype_of: dtype} if dtype in ctx.rulebook.dtypes and not spec.is_list(spec.dtype_of) else {}
-    return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+    made = Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
                   None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes)
+    made.guards = tuple(_self_lists(amb, spec) for amb, _ in kept)
+    return made
+
+
+def _self_lists(amb, spec) -> tuple | None:
+    """The list operands of an ambiguity whose checks are all iteration_overlap of a list operand against
+    itself at lags >= 1 (vec_trans_scatter.dst.repeat_overlap); None for any other."""
+    ops = [c.fields["operands"][0] for c in amb.checks if c.kind == "iteration_overlap"
+           and c.fields["operands"][0] == c.fields["operands"][1] and spec.is_list(c.fields["operands"][0])
+           and c.fields.get("lag", [0, 0])[0] >= 1]
+    return tuple(ops) if amb.checks and len(ops) == len(amb.checks) else None
+
+
+def _spread(ctx, names: tuple) -> bool:
+    """Can no entry of these list operands meet an entry's later iteration? Told where it is cheap: one
+    scope, one Runs for all, entries and step on a grid of the run's length (runs meet whole or not at
+    all): entries in one residue class of the step need `count` steps between them. False where that
+    does not show it (the kinds are asked)."""
+    for name in names:
+        tensors, runs = ctx.call.args[name], ctx.accesses[name]
+        if not runs or any(r != runs[0] for r in runs) or len({t.scope for t in tensors}) > 1:
+            return False
+        step, count, length = runs[0].step, runs[0].count, runs[0].length
+        if count <= 1:
+            continue
+        addrs = [t.addr for t in tensors]
+        if step <= 0 or length <= 0 or step % length or any((a - addrs[0]) % length for a in addrs):
+            return False
+        lanes: dict[int, list[int]] = {}
+        for a in addrs:
+            lanes.setdefault(a % step, []).append(a // step)
+        for q in lanes.values():
+            q.sort()
+            if any(0 < y - x < count for x, y in zip(q, q[1:])):
+                return False
+    return True

@@ -220,8 +220,9 @@ def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: M
     for j, name in enumerate(raw.get("operands", [])):
         if name not in operands:
             fail(f"{where}.operands[{j}]", f"{name!r} is not an operand of {api}")
-    if "param" in raw and raw["param"] not in params:
-        fail(f"{where}.param", f"{raw['param']!r} is not a parameter of {api}")
+    for key in ("param", "of_param"):
+        if key in raw and raw[key] not in params:
+            fail(f"{where}.{key}", f"{raw[key]!r} is not a parameter of {api}")
     for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
         if name not in dtypes:
             fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")

@@ -418,8 +418,10 @@ class EarlierIterationWins(VtsSim):
     needs; the reads all happen first anyway, so only the order of the writes changes. The page numbers the
     iterations ("第一次 ... 第二次 ... 以此类推"): the last one's data must be left.
 
-    Expected: FAIL in the legal cells, on calls where two iterations write one block (dst_rep_stride = 0
-    and repeat_times >= 2: the shrunk call); calls that write every block once come out right."""
+    Expected: FAIL on calls where two iterations write one block (dst_rep_stride = 0 and repeat_times >= 2:
+    the shrunk call), once a run declares vec_trans_scatter.dst.repeat_overlap = last_wins (the ambiguity's
+    cell enters that region; undeclared, no cell generates it); calls that write every block once come
+    out right."""
 
     name = "vts-bug-k-earlier-iteration-wins"
     bug = "iterations written last to first"

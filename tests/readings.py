@@ -16,6 +16,7 @@ DEFAULT_MATH = {
     "asc_gather.dst.repeat_overlap": "last_wins",
     "vec_trans_scatter.overlap.half_block": "blocks",
     "vec_trans_scatter.b32.older_products": "supported",
+    "vec_trans_scatter.dst.repeat_overlap": "last_wins",
     "scatter.offset.duplicate": "one_survives",
     "scatter.repeatTimes.zero": "nop",
 }

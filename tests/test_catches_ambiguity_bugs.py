@@ -12,6 +12,7 @@ import pytest
 
 import buggy_nz2nd_backends as bn
 import buggy_offset_backends as bo
+import buggy_vts_backends as bv
 from catching import region_cases
 from oracle.spec import default_rulebook
 
@@ -39,6 +40,9 @@ CASES = [
     (bn.SrcNStrideIn12Bits, bn.Nz2NdSim, "data_copy_nz2nd/ascend910b/ambiguity/data_copy_nz2nd.srcNStride.max",
      {"data_copy_nz2nd.srcNStride.max": "legal"},
      None),          # 4096 wraps to 0 instead of being refused: not the `reject` reading either
+    (bv.EarlierIterationWins, bv.VtsSim, "vec_trans_scatter/ascend910b/ambiguity/vec_trans_scatter.dst.repeat_overlap",
+     {"vec_trans_scatter.dst.repeat_overlap": "last_wins"},
+     {"vec_trans_scatter.dst.repeat_overlap": "undefined"}),     # blocks two iterations write left open
 ]
 
 

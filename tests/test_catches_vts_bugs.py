@@ -183,7 +183,14 @@ def _sixteen_entries(failure: dict[str, Any], call: Call) -> None:
     assert [len(call.args[op]) for op in ("dst_list", "src_list")] == [16, 16]
 
 
-@pytest.mark.parametrize("expect", BUGS, ids=lambda e: e.id)
+# A region that is an ambiguity: the planted behaviour is its other reading, and the region is not
+# generated while no reading is declared; caught once the run declares last_wins (test_catches_ambiguity_bugs.py).
+IN_AN_AMBIGUITY = {"vts-bug-k-earlier-iteration-wins": "vec_trans_scatter.dst.repeat_overlap"}
+
+
+@pytest.mark.parametrize("expect", [pytest.param(e, marks=pytest.mark.xfail(
+    reason=f"in the ambiguity {IN_AN_AMBIGUITY[e.id]}", strict=True)) if e.id in IN_AN_AMBIGUITY else e
+    for e in BUGS], ids=lambda e: e.id)
 def test_suite_catches_bug(expect: Expect) -> None:
     assert_caught(expect, RUN_SEED, correct=bv.VtsSim, min_cells=2, check_failure=_sixteen_entries)
 

@@ -91,7 +91,8 @@ def test_every_rule_has_a_test_here():
            "data_copy_nz2nd.srcNStride.range", "data_copy_nz2nd.dstDStride.range",
            "data_copy_nz2nd.dstNdMatrixStride.range", "data_copy_nz2nd.src.align", "data_copy_nz2nd.src.bounds",
            "data_copy_nz2nd.dst.bounds", "data_copy_nz2nd.src.capacity", "data_copy_nz2nd.dst.rows_overlap",
-           "data_copy_nz2nd.srcNStride.max", "data_copy_nz2nd.ndNum.zero"}
+           "data_copy_nz2nd.srcNStride.max", "data_copy_nz2nd.ndNum.zero",
+           "data_copy_nz2nd.srcNdMatrixStride.divisible"}
     assert {r.id for r in spec.rules} | {a.id for a in spec.ambiguities} == ids
     severities = {r.id: r.severity for r in spec.rules}
     assert severities.pop("data_copy_nz2nd.dst.rows_overlap") == "undefined"

@@ -152,7 +152,8 @@ def test_every_rule_and_ambiguity_has_a_test_here():
                   "asc_gather.src.capacity", "asc_gather.src_offset.capacity", "asc_gather.offset.align",
                   "asc_gather.src.reach", "asc_gather.overlap.src", "asc_gather.overlap.offsets",
                   "asc_gather.count.zero", "asc_gather.src_offset.dtype", "asc_gather.repeat.zero",
-                  "asc_gather.repeat.layout", "asc_gather.offset.repeat_advance", "asc_gather.dst.repeat_overlap"}
+                  "asc_gather.repeat.layout", "asc_gather.offset.repeat_advance", "asc_gather.dst.repeat_overlap",
+                  "asc_gather.dst_repeat_stride.max"}
     for api, ids in (("scatter", scatter_ids), ("asc_gather", gather_ids)):
         spec = book.api(api)
         assert {r.id for r in spec.rules} | {a.id for a in spec.ambiguities} == ids
@@ -323,8 +324,16 @@ def test_gather_repeat_range():
 
 
 def test_gather_dst_repeat_stride_range():
-    """"uint16_t dst_repeat_stride": [0, 65535]; with one repeat the stride moves nothing."""
-    assert both(gather(form="repeat", repeat=1, stride=65535)) == []
+    """"uint16_t dst_repeat_stride": [0, 65535]; with one repeat the stride moves nothing. Past 4095 (the
+    low-level vgather's range) is the ambiguity asc_gather.dst_repeat_stride.max: legal under uint16,
+    refused under vgather."""
+    from readings import DEFAULT_MATH
+    assert both(gather(form="repeat", repeat=1, stride=4095)) == []
+    top = gather(form="repeat", repeat=1, stride=65535)
+    assert found(top) == ga("dst_repeat_stride.max", severity="undefined")
+    for reading, want in (("uint16", []), ("vgather", ga("dst_repeat_stride.max"))):
+        declared = {**DEFAULT_MATH, "asc_gather.dst_repeat_stride.max": reading}
+        assert sorted((v.rule, v.severity) for v in oracle_check(top, readings=declared)) == want
     assert found(gather(form="repeat", repeat=1, stride=65536)) == ga("dst_repeat_stride.range")
     assert found(gather(form="repeat", repeat=1, stride=-1)) == ga("dst_repeat_stride.range")
 

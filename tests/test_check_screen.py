@@ -32,8 +32,9 @@ def test_the_screen_holds_only_where_every_screened_rule_holds(api, product):
             if screen.holds(ctx):
                 assert not broken, (broken, case.call.to_json())
                 if screen.outside_regions:       # and then no ambiguity region of the cell holds the call
-                    inside = [amb.id for amb, regions in cell_plan(ctx)[1] for ranges in regions
-                              if ranges is None or in_ranges(ranges, case.call.args)]
+                    inside = [amb.id for amb, regions in cell_plan(ctx)[1] for ranges in regions   # (its checks:
+                              if (ranges is None or in_ranges(ranges, case.call.args))             # a half_by bounds
+                              and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]  # check)
                     assert not inside, (inside, case.call.to_json())
                 held += 1
             elif not broken:

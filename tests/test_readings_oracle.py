@@ -66,11 +66,11 @@ def dm(sid: int) -> Call:
                                             "sid": sid, "nburst": 1, "burst": 1, "src_stride": 0, "dst_stride": 0})
 
 
-def nz(src_n_stride: int) -> Call:
-    ip = dict(ndNum=1, nValue=4, dValue=16, srcNdMatrixStride=1, srcNStride=src_n_stride, dstDStride=16,
-              dstNdMatrixStride=64)
-    return Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "float16", 64),
-                                                  "src": Tensor("UB", 0, "float16", 64), "intriParams": ip})
+def nz(src_n_stride: int, **fields: int) -> Call:
+    ip = {**dict(ndNum=1, nValue=4, dValue=16, srcNdMatrixStride=1, srcNStride=src_n_stride, dstDStride=16,
+                 dstNdMatrixStride=64), **fields}
+    return Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "float16", 1024),
+                                                  "src": Tensor("UB", 0, "float16", 1024), "intriParams": ip})
 
 
 def _np(dtype: str) -> str:
@@ -95,6 +95,13 @@ def in_order(width: int):
 TOP = UB["ascend910b"]
 HALF = entries(0, "int8")
 HALF_ON = entries(32, "int8")       # one block on: the lists meet in 15 blocks, in different halves
+
+
+def low_half_only(base: int) -> list[Tensor]:
+    """int8 entries a block apart, the last one's tensor 20 bytes: its low half inside, its block not."""
+    return entries(base, "int8")[:15] + [Tensor("UB", base + 15 * 32, "int8", 20)]
+
+
 # ambiguity id -> (call in its region, offsets entry i -> byte offset)
 REGION = {
     "asc_gather.count.zero": (gather("count", count=0), in_order(2)),
@@ -103,6 +110,11 @@ REGION = {
     "asc_gather.offset.repeat_advance": (gather(repeat=2, stride=16), in_order(2)),
     "asc_gather.dst.repeat_overlap": (gather(repeat=2, stride=4), in_order(2)),
     "data_copy_nz2nd.srcNStride.max": (nz(4096), None),
+    "data_copy_nz2nd.ndNum.zero": (nz(16, ndNum=0), None),
+    "data_copy_nz2nd.srcNdMatrixStride.divisible": (nz(16, ndNum=2, nValue=3), None),   # 256 x 2 bytes: not of 6
+    "asc_gather.dst_repeat_stride.max": (gather(repeat=1, stride=4096), in_order(2)),
+    "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
+    "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
     "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
@@ -118,6 +130,11 @@ REGION = {
                                                  src=entries(0, "int32")), None),
     "vec_trans_scatter.b32.reserved_ub": (vts(dtype="int32", dst=entries(64 << 10, "int32"),
                                               src=entries(TOP - 8 * 1024, "int32", size=8 * 1024)), None),
+    "vec_trans_scatter.dst.repeat_overlap": (vts(repeat=2, dst_stride=0, src_stride=16), None),
+    "vec_trans_scatter.src_list.half_block_bounds": (vts(dtype="int8", dst=entries(64 << 10, "int8"),
+                                                         src=low_half_only(0)), None),
+    "vec_trans_scatter.dst_list.half_block_bounds": (vts(dtype="int8", dst=low_half_only(64 << 10),
+                                                         src=entries(0, "int8")), None),
 }
 ALL = [(amb.id, r.id) for spec in BOOK.apis.values() for amb in spec.ambiguities for r in amb.readings]
 

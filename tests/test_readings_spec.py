@@ -34,7 +34,10 @@ FROM_THE_REVIEW = {"scatter.offset.repeat_advance", "asc_gather.offset.repeat_ad
 
 
 # The decisions the third review of the pages found made silently, and the zero counts of the repeat forms.
-ROUND_THREE = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_copy_nz2nd.ndNum.zero"}
+ROUND_THREE = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_copy_nz2nd.ndNum.zero",
+               "data_copy_nz2nd.srcNdMatrixStride.divisible", "asc_gather.dst_repeat_stride.max",
+               "vec_trans_scatter.dst.repeat_overlap", "vec_trans_scatter.src_list.half_block_bounds",
+               "vec_trans_scatter.dst_list.half_block_bounds"}
 
 
 def test_the_list_of_ambiguities():
@@ -100,7 +103,8 @@ PAGE_TEXT = {
         "- 操作数地址重叠约束请参考通用地址重叠约束。",
     ],
     "004_dc35eb371305363d.txt": ["源同一NZ矩阵的相邻Z排布的偏移(头与头),取值范围:srcNStride∈[0, 4096],单位16个元素。",
-                                 "传输NZ矩阵的数目,取值范围:ndNum∈[0, 4095]。"],
+                                 "传输NZ矩阵的数目,取值范围:ndNum∈[0, 4095]。",
+                                 "源相邻NZ矩阵的偏移(头与头),取值范围:srcNdMatrixStride∈[1, 512],单位256 (16 * 16) 个元素。"],
 }
 
 

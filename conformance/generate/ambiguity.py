@@ -194,14 +194,15 @@ def edge_choices(where: Region, pick: Picks) -> dict[str, list[dict[str, Any]]]:
         layouts = _layouts(env, target)
         base = [{"region": key, "form": form, "dtype": dtype, "path": path} for form, dtype, path in layouts]
         overlap = target.kind == "iteration_overlap"
+        # a check that ties a count to other parameters (an overlap's geometry, a multiple of another
+        # parameter) decides how far the count goes in the region: its top is left to the search
+        bottom_only = overlap or target.kind == "scaled_multiple"
         if where.tag[key]:          # an overlap some iterations later needs that many: each count up, too
             out.setdefault(where.tag[key], []).extend(base + [
                 {**c, n: value, f"{n}.interval": "last"} for value in (2, "max") for c in base * overlap
                 for n in env.param_names(c["form"]) if env.spec.param_type(n, c["form"]) != "words"])
         for name, (lo, hi) in when.get("params", {}).items():
-            # an overlap check's geometry (distinct blocks per iteration) decides how far a count goes:
-            # its top is left to the search
-            for edge, value in (("min", lo), ("max", hi)) if lo < hi and not overlap else (("min", lo),):
+            for edge, value in (("min", lo), ("max", hi)) if lo < hi and not bottom_only else (("min", lo),):
                 fitting = [c for c in base if _fits_at(where, target, c, name, value, pick)]
                 if edge == "max" and not fitting:
                     fitting = [c for c in base if _fits_at(where, target, c, name, lo + 1, pick)]
@@ -210,6 +211,10 @@ def edge_choices(where: Region, pick: Picks) -> dict[str, list[dict[str, Any]]]:
                     out.setdefault(f"{name}=region-{edge}{where.suffix[key]}", []).extend(
                         {**c, name: "min" if edge == "min" else "max", f"{name}.interval": "first" if edge == "min" else "last",
                          "order": _last(env, c["form"], name)} for c in fitting)
+        if target.kind == "bounds" and target.get("half_by"):     # the tensor ends with the half, or a byte short
+            op = target["operand"]
+            out.setdefault(f"{op}=half-end", []).extend({**c, f"{op}.short": "min"} for c in base)
+            out.setdefault(f"{op}=one-short", []).extend({**c, f"{op}.short": "max"} for c in base)
         if target.kind == "capacity" and target.get("reserve"):
             op = target["operand"]
             out.setdefault(f"{op}=reserve-edge", []).extend({**c, f"{op}.reserved": "min"} for c in base)

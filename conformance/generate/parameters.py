@@ -12,6 +12,7 @@ from oracle.spec import Rule
 from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
 from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
+from conformance.generate.apart import keep_apart, spread_end
 from conformance.generate.steering import one_repeat, overriding, reaches_below
 
 
@@ -186,8 +187,8 @@ def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping
         align = aligns[scope]
         end = operand_end(draft, op, runs)
         count = draft.counts.get(op, 1)
-        if count != 1:                  # entries an entry's run apart
-            end += (count - 1) * entry_unit(runs, align)
+        if count != 1:                  # entries an entry's run apart (or in lanes: apart.py)
+            end = spread_end(env, op, runs, count, entry_unit(runs, align), end)
         used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
     return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
 
@@ -374,6 +375,8 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
     _stay_out(env, draft, params, forced, domains, aligns=aligns)
     if target is not None:
         _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, target))
+    keep_apart(env, draft, params, domains, forced, target, lambda p: accesses(env, draft, p),
+               lambda p: fits(env, draft, p, aligns))
     for n in names:     # tags from the final values: each says one thing (see _edge_of)
         if n != forced and ends[n] is not None:
             where = _edge_of(params[n], ends[n], fit_top.get(n))

@@ -12,6 +12,7 @@ from oracle.call import nest
 from oracle.iterations import family, first_meeting
 from oracle.spec import Rule
 
+from conformance.generate.apart import apart_ops, lanes, meets_itself
 from conformance.generate.environment import GM_SPREAD, Env, require, round_up
 from conformance.generate.parameters import (Draft, accesses, entry_unit, frame_of, operand_end, operand_ends,
                                              scope_capacity)
@@ -200,13 +201,20 @@ def _span(env: Env, op: str, runs: Any, align: int) -> tuple[int, int]:
     return runs.begin, runs.end
 
 
-def _collide(pick: Picks, offsets: list[int]) -> list[int]:
-    """Two entries of one list operand at the same place."""
+def _collide(pick: Picks, offsets: list[int], runs: Any, lag: list) -> list[int]:
+    """Two entries of one list operand at the same place; at a lag of k >= 1 iterations, one k runs of
+    the other on (a step of 0: every entry meets its own later runs wherever it lies)."""
     require(len(offsets) >= 2)
     i, j = pick.integer(0, len(offsets) - 1, "collide.first"), pick.integer(0, len(offsets) - 2, "collide.second")
     j += j >= i
     out = list(offsets)
-    out[j] = out[i]
+    lo, hi = lag[0], runs.count - 1 if lag[1] is None else min(lag[1], runs.count - 1)
+    if lo <= 0:
+        out[j] = out[i]
+    elif runs.step:
+        require(lo <= hi)
+        out[j] = out[i] + pick.integer(lo, hi, "collide.lag") * runs.step
+        require(out[j] >= 0 and out[j] not in offsets)      # on no entry's own place (that is lag 0)
     return out
 
 
@@ -253,13 +261,17 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
 
         placed = slots()
         require(room(placed) >= 0)
+        apart = apart_ops(env, target, draft.template.replace(**nest(draft.params)))
         for op in ops:                              # list operands: how their entries spread
             if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
                 offsets[op], style = _layout(pick, draft.count(op), unit[op], room(placed) // unit[op], op)
+                if op in apart and meets_itself(env, op, apart[op], offsets[op], acc[op]):
+                    offsets[op], style = lanes(draft.count(op), unit[op], acc[op][0].step, acc[op][0].count), "lanes"
+                    require(offsets[op] is not None)
                 draft.tags.append(f"{op}={style}")
                 placed = slots()
                 if kind == "iteration_overlap" and target["operands"] == [op, op]:
-                    offsets[op] = _collide(pick, offsets[op])
+                    offsets[op] = _collide(pick, offsets[op], acc[op][0], target.get("lag", [0, 0]))
                     placed = slots()
         if pair is not None and pair[3]:
             def fits(follow: Follow | None, a: str = pair[0], b: str = pair[1]) -> bool:
@@ -334,8 +346,7 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             draft.tags.append(f"{op}=off-by-{delta}")
         elif kind == "bounds":
             require(runs.end > 0)
-            numel[op][k] = -(-runs.end // itemsize[op]) - 1
-            draft.tags.append(f"{op}=one-short")
+            numel[op][k] = _short(pick, env, draft, target, runs, itemsize[op])
         elif target.get("reserve"):     # an ambiguity's reserved top of the scope: the tensor ends in it
             require(draft.scopes[op] != "GM")
             top = env.capacity(draft.scopes[op])
@@ -356,3 +367,26 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
         tensors = [Tensor(draft.scopes[op], a, draft.dtypes[op], n) for a, n in zip(addrs[op], numel[op])]
         out[op] = tensors if env.spec.is_list(op) else tensors[0]
     return out
+
+
+def _short(pick: Picks, env: Env, draft: Draft, target: Rule, runs: Any, itemsize: int) -> int:
+    """The elements of a tensor that ends short of what its entry touches: one element short of its
+    runs' end; with `half_by` (the half of each block an 8-bit entry touches), past the end of the low
+    half touched but short of the block's (1 .. half bytes short: an ambiguity's region); for a plain
+    bounds target that such an ambiguity overrides on this call, one element short of the half."""
+    op, half = target["operand"], runs.length // 2
+    low_end = runs.end - half                   # the low half of the last block ends here
+    if target.get("half_by"):
+        require(itemsize == 1 and not draft.params[target["half_by"]])
+        n, _ = pick_between(pick, low_end, runs.end - 1, f"{op}.short")
+        if n in (low_end, runs.end - 1):        # ends with the half / one byte short of the block
+            draft.tags.append(f"{op}={'half-end' if n == low_end else 'one-short'}")
+        return n
+    probe = draft.template.replace(**nest(draft.params))
+    halved = [c for amb in env.spec.ambiguities if target.id in amb.overrides for c in amb.checks
+              if c.kind == "bounds" and c["operand"] == op and c.get("half_by")
+              and any(env.rulebook.matches(r, probe, env.spec) for r in amb.regions)]
+    draft.tags.append(f"{op}=one-short")
+    if any(itemsize == 1 and not draft.params[c["half_by"]] for c in halved):
+        return -(-low_end // itemsize) - 1
+    return -(-runs.end // itemsize) - 1

@@ -34,12 +34,16 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         v_tensor, x_tensor, runs = call.tensor(v_name), call.tensor(x_name), ctx.accesses[v_name]
         v_dtype = v_spec.get("dtype", v_tensor.dtype)      # what the instruction reads, whatever the tensor claims
         v_width = env.rulebook.itemsize(v_dtype)
-        index = (np.asarray(runs.starts()) // v_width).astype(np.int64)
+        read = [(np.asarray(runs.starts()) // v_width).astype(np.int64)]
         for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
             more = index_math(env.spec.api).accesses(call, units)[v_name]
-            index = np.union1d(index, np.asarray(more.starts()) // v_width).astype(np.int64)
+            read.append((np.asarray(more.starts()) // v_width).astype(np.int64))
+        index = np.unique(np.concatenate(read))
         if not index.size:
             continue
+        # the entries one reading reads, by position (an entry two elements read places both in one place:
+        # no offset can keep those apart, and the call is then the duplicate region's under that reading)
+        together = [np.unique(np.searchsorted(index, r)) for r in read]
         base = x_tensor.addr + nominal[x_name].first          # offset 0 lands here
         shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
         cap = env.capacity(x_tensor.scope)
@@ -55,11 +59,13 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         colliding = kind == "offset_unique" and target["operand"] == x_name
         style = "collide" if colliding else pick.choice(("identity", "reversed", "permutation", "scattered", "top"),
                                                         v_name)
-        require(slots >= n or colliding)                      # distinct offsets need a slot each
-        k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
-             "permutation": lambda: rng.permutation(n),
-             "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
-            style, lambda: rng.choice(slots, n, replace=False))()
+        if slots < n and not colliding:      # the readings read more entries together than there are slots
+            k, style = _apart_per_reading(rng, together, n, slots), "per-reading"
+        else:
+            k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
+                 "permutation": lambda: rng.permutation(n),
+                 "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
+                style, lambda: rng.choice(slots, n, replace=False))()
         offsets = shift + np.asarray(k, dtype=np.int64) * width
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
@@ -90,12 +96,31 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
                                width)
             style = f"onto-{other}"
         require(offsets.min() >= 0 and offsets.max() < 2**32)
-        require(colliding == (n > 1 and np.unique(offsets).size < n))     # no two alike, but where asked to
+        # no two alike among the entries one reading reads, but where asked to (under the default reading)
+        require(colliding == _alike(offsets, together[0]) and (colliding or not any(_alike(offsets, t) for t in together)))
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
         writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
+
+
+def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
+    return positions.size > 1 and np.unique(offsets[positions]).size < positions.size
+
+
+def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: int, slots: int) -> np.ndarray:
+    """Slots for n entries, distinct among the entries each reading reads (the readings read more entries
+    together than there are slots): each reading's entries take free slots in turn."""
+    require(all(t.size <= slots for t in together))
+    k = np.full(n, -1, dtype=np.int64)
+    for positions in together:
+        taken = set(k[positions][k[positions] >= 0].tolist())
+        free = [s for s in rng.permutation(slots).tolist() if s not in taken]
+        todo = positions[k[positions] < 0]
+        require(len(free) >= todo.size)
+        k[todo] = free[:todo.size]
+    return k
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
