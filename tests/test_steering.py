@@ -67,18 +67,21 @@ def thrown_away(found: Counter, rule_id: str | None) -> float:
     return sum(n for k, n in found.items() if k not in ("retry", wanted)) / DRAWS
 
 
-@pytest.mark.parametrize("rule_id, bound", [
-    ("scatter.offset.range_16bit_310b", 0.05),     # (0.70: the past-range offset landed past UB or on the offsets)
-    ("scatter.offset.range_8bit_310b", 0.05),      # (0.65)
-    ("scatter.dstLocal.reach", 0.05),              # (0.52: past UB, but also past the 8/16-bit range)
-    ("scatter.overlap.src", 0.05),                 # (0.18: repeatTimes 0, or a hit between sparse runs)
-    ("scatter.overlap.offsets", 0.05),             # (0.27)
-    ("scatter.srcRepStride.range", 0.05),          # (0.26: srcRepStride -1 walked src below its address)
+# The overlap targets keep fewer draws: their offsets must stay distinct (two alike are the ambiguity
+# scatter.offset.duplicate) beside the operand one of them lands on, and a count near UB's capacity
+# leaves too few free slots within the 8/16-bit offset range; such a draw is retried, never thrown away.
+@pytest.mark.parametrize("rule_id, bound, kept", [
+    ("scatter.offset.range_16bit_310b", 0.05, 3 / 4),     # (0.70: the past-range offset landed past UB or on the offsets)
+    ("scatter.offset.range_8bit_310b", 0.05, 3 / 4),      # (0.65)
+    ("scatter.dstLocal.reach", 0.05, 3 / 4),              # (0.52: past UB, but also past the 8/16-bit range)
+    ("scatter.overlap.src", 0.05, 2 / 3),                 # (0.18: repeatTimes 0, or a hit between sparse runs)
+    ("scatter.overlap.offsets", 0.05, 2 / 3),             # (0.27)
+    ("scatter.srcRepStride.range", 0.05, 3 / 4),          # (0.26: srcRepStride -1 walked src below its address)
 ])
-def test_scatter_draws_break_the_target_alone(rule_id: str, bound: float) -> None:
+def test_scatter_draws_break_the_target_alone(rule_id: str, bound: float, kept: float) -> None:
     found, tags = outcomes("scatter", "ascend310b", rule_id)
     assert thrown_away(found, rule_id) <= bound, found
-    assert sum(found.values()) - found["retry"] >= DRAWS * 3 // 4, found
+    assert sum(found.values()) - found["retry"] >= DRAWS * kept, found
 
 
 def test_scatter_offset_range_keeps_its_edge() -> None:

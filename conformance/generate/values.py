@@ -52,8 +52,16 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
         if limit is not None:                                 # a large tensor: its slots the range reaches
             slots = min(slots, (limit - shift) // width + 1)
         require(slots >= 1)
-        slots = max(1, min(slots, _free_slots(_others(call, ctx, x_name), base + shift, width)))
         n = index.size
+        others = _others(call, ctx, x_name)
+        free = _free_grid(others, base + shift, width, slots)   # None: every slot
+        if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
+            wider = (cap - base - shift) // width
+            if limit is not None:
+                wider = min(wider, (limit - shift) // width + 1)
+            free = _free_grid(others, base + shift, width, max(slots, wider))
+        slots = slots if free is None else free.size
+        require(slots >= 1)
         rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
         kind = target.kind if target is not None else None
         colliding = kind == "offset_unique" and target["operand"] == x_name
@@ -66,7 +74,8 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
                  "permutation": lambda: rng.permutation(n),
                  "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
                 style, lambda: rng.choice(slots, n, replace=False))()
-        offsets = shift + np.asarray(k, dtype=np.int64) * width
+        k = np.asarray(k, dtype=np.int64)
+        offsets = shift + (k if free is None else free[k]) * width
         j = int(rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([cap - width - base] + [limit] * (limit is not None))
@@ -152,11 +161,18 @@ def _identical(ctx: Context, a: Any, b: Any) -> bool:
     return a.scope == b.scope and a.addr == b.addr and ctx.nbytes(a) == ctx.nbytes(b)
 
 
-def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
-    """How many elements fit from byte `low` up to the first of `spans` above it (a tensor past the top of
-    UB, a capacity rule's call, runs over the operands placed above it)."""
-    above = [begin for begin, _ in spans if begin > low]
-    return (min(above) - low) // width if above else 2**62
+def _free_grid(spans: list[tuple[int, int]], low: int, width: int, slots: int) -> np.ndarray | None:
+    """The slots (elements from byte `low`, `slots` of them) whose bytes none of `spans` touch (the operands
+    an overlap rule keeps apart); None where no span falls among them: every slot is free."""
+    top = low + slots * width
+    blocked = [(b, e) for b, e in spans if e > low and b < top]
+    if not blocked:
+        return None
+    at = low + np.arange(slots, dtype=np.int64) * width
+    ok = np.ones(slots, dtype=bool)
+    for begin, end in blocked:
+        ok &= (at + width <= begin) | (at >= end)
+    return np.flatnonzero(ok)
 
 
 def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:
