@@ -53,27 +53,35 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
             slots = min(slots, (limit - shift) // width + 1)
         require(slots >= 1)
         n = index.size
-        others = _others(call, ctx, x_name)
-        free = _free_grid(others, base + shift, width, slots)   # None: every slot
-        if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
-            wider = (cap - base - shift) // width
-            if limit is not None:
-                wider = min(wider, (limit - shift) // width + 1)
-            free = _free_grid(others, base + shift, width, max(slots, wider))
-        slots = slots if free is None else free.size
-        require(slots >= 1)
         rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
         kind = target.kind if target is not None else None
         colliding = kind == "offset_unique" and target["operand"] == x_name
-        style = "collide" if colliding else pick.choice(("identity", "reversed", "permutation", "scattered", "top"),
-                                                        v_name)
-        if slots < n and not colliding:      # the readings read more entries together than there are slots
+        apart = colliding or kept_apart(env.spec, x_name)   # two offsets alike break a rule or enter a region
+        if apart:
+            others = _others(call, ctx, x_name)
+            free = _free_grid(others, base + shift, width, slots)   # None: every slot
+            if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
+                wider = (cap - base - shift) // width
+                if limit is not None:
+                    wider = min(wider, (limit - shift) // width + 1)
+                free = _free_grid(others, base + shift, width, max(slots, wider))
+            slots = slots if free is None else free.size
+            require(slots >= 1)
+            style = "collide" if colliding else pick.choice(("identity", "reversed", "permutation", "scattered", "top"),
+                                                            v_name)
+        else:
+            free = None
+            slots = max(1, min(slots, _free_slots(_others(call, ctx, x_name), base + shift, width)))
+            style = pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"), v_name)
+            if style in ("identity", "reversed", "permutation") and slots < n:
+                style = "scattered"
+        if apart and slots < n and not colliding:   # the readings read more entries together than there are slots
             k, style = _apart_per_reading(rng, together, n, slots), "per-reading"
         else:
             k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
                  "permutation": lambda: rng.permutation(n),
                  "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
-                style, lambda: rng.choice(slots, n, replace=False))()
+                style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
         k = np.asarray(k, dtype=np.int64)
         offsets = shift + (k if free is None else free[k]) * width
         j = int(rng.integers(0, n))
@@ -106,12 +114,29 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
             style = f"onto-{other}"
         require(offsets.min() >= 0 and offsets.max() < 2**32)
         # no two alike among the entries one reading reads, but where asked to (under the default reading)
-        require(colliding == _alike(offsets, together[0]) and (colliding or not any(_alike(offsets, t) for t in together)))
+        if apart:
+            require(colliding == _alike(offsets, together[0])
+                    and (colliding or not any(_alike(offsets, t) for t in together)))
         values = np.zeros(int(index.max()) + 1, dtype=np.int64)
         values[index] = offsets
         writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
         draft.tags.append(f"{v_name}={style}")
     return tuple(writes)
+
+
+def kept_apart(spec: Any, operand: str) -> bool:
+    """Do two offsets alike of an offset-addressed operand matter to the spec (a rule, or an ambiguity's
+    check, of kind offset_unique names it)? Where they do not (a gather reads one place twice), offsets
+    may repeat."""
+    checks = [*spec.rules, *(c for amb in spec.ambiguities for c in amb.checks)]
+    return any(c.kind == "offset_unique" and c.get("operand") == operand for c in checks)
+
+
+def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
+    """How many elements fit from byte `low` up to the first of `spans` above it (a tensor past the top of
+    UB, a capacity rule's call, runs over the operands placed above it)."""
+    above = [begin for begin, _ in spans if begin > low]
+    return (min(above) - low) // width if above else 2**62
 
 
 def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
