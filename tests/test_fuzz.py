@@ -145,14 +145,18 @@ def redis_url(tmp_path):
         proc.wait(timeout=10)
 
 
+# A failure as a fuzzing run keeps it: one burst short of a two-burst int8 move.
+KEPT = {"cell": "data_move/ascend910b/legal/int8", "verdict": "FAIL", "message": "m", "expect": "legal",
+        "rule": None, "memory": {"seed": 1, "sizes": {"UB": 196608}},
+        "call": {"api": "data_move", "product": "ascend910b", "form": None, "args": {
+            "dst": {"scope": "UB", "addr": 0, "dtype": "int8", "numel": 64},
+            "src": {"scope": "UB", "addr": 64, "dtype": "int8", "numel": 64},
+            "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0}}}
+
+
 def test_redis_database_is_shared(redis_url, tmp_path, modules):  # noqa: F811
     db = open_database(redis_url)
-    failure = {"cell": "data_move/ascend910b/legal/int8", "verdict": "FAIL", "message": "m", "expect": "legal",
-               "rule": None, "memory": {"seed": 1, "sizes": {"UB": 196608}},
-               "call": {"api": "data_move", "product": "ascend910b", "form": None, "args": {
-                   "dst": {"scope": "UB", "addr": 0, "dtype": "int8", "numel": 64},
-                   "src": {"scope": "UB", "addr": 64, "dtype": "int8", "numel": 64},
-                   "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0}}}
+    failure = dict(KEPT)
     record(db, failure)
     # another "machine": a second connection sees it
     assert stored(open_database(redis_url), [failure["cell"]])[failure["cell"]][0]["call"] == failure["call"]
@@ -171,12 +175,7 @@ def test_a_kept_failure_the_backend_now_passes_is_marked_fixed(tmp_path):
     """Kept in the database, a failure the (fixed) backend passes when fuzzing replays it is moved to the
     fixed ones: not replayed again, and `promote` says so rather than writing it as failing."""
     db_path = str(tmp_path / "db")
-    failure = {"cell": "data_move/ascend910b/legal/int8", "verdict": "FAIL", "message": "m", "expect": "legal",
-               "rule": None, "memory": {"seed": 1, "sizes": {"UB": 196608}},
-               "call": {"api": "data_move", "product": "ascend910b", "form": None, "args": {
-                   "dst": {"scope": "UB", "addr": 0, "dtype": "int8", "numel": 64},
-                   "src": {"scope": "UB", "addr": 64, "dtype": "int8", "numel": 64},
-                   "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0}}}
+    failure = dict(KEPT)
     record(open_database(db_path), failure)
     done = cli("fuzz", "--backend", "oracle", "--product", "ascend910b", "--select", failure["cell"],
                "--duration", "1s", "--db", db_path, "--report", "r", cwd=tmp_path)
