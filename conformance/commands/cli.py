@@ -204,7 +204,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from conformance.report.text import printable
     from conformance.report.untrusted import FileFormatError
     from conformance.report.waivers import WaiverError
-    args = parser().parse_args(argv)
+    top = parser()
+    try:
+        from conformance.commands.config import with_settings
+        argv = with_settings(sys.argv[1:] if argv is None else argv, top)
+    except UsageError as exc:
+        print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
+        return EXIT_USAGE
+    args = top.parse_args(argv)
     try:
         return args.func(args)
     except (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError,
