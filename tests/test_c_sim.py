@@ -54,7 +54,7 @@ def test_refuses_an_api_its_product_lacks(built, tmp_path):
 def test_planted_bug_is_caught(built, tmp_path):
     done = cli("run", "--backend", f"exec:{built / 'c_sim_buggy'}", "--product", "ascend910b", "--api", "data_move",
                "--profile", "quick", "--seed", "1", "--report", "r", "-n", "2", cwd=tmp_path)
-    assert done.returncode == 1 and "DOES NOT CONFORM" in done.stdout, done.stdout[-3000:] + done.stderr
+    assert done.returncode == 1 and "NOT CONFORMANT" in done.stdout, done.stdout[-3000:] + done.stderr
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     failures = results["failures"]
     assert failures and all(f["verdict"] in ("FAIL", "MISSED_REJECT", "FALSE_REJECT") for f in failures)

@@ -58,7 +58,7 @@ def test_certify_under_readings_says_so(tmp_path):
     done = cli(*CERTIFY, "--backend", "oracle", "--bundle", "b", "--reading", "data_move.sid.reserved=same_data",
                cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "CONFORMS under readings data_move.sid.reserved=same_data" in done.stdout
+    assert "CONFORMANT under readings data_move.sid.reserved=same_data" in done.stdout
     bundle = tmp_path / "b"
     readme = (bundle / "README.md").read_text()
     assert "Verdict: **CONFORMANT under readings data_move.sid.reserved=same_data for data_move on ascend310b**" \
@@ -72,7 +72,7 @@ def test_certify_under_readings_says_so(tmp_path):
 def test_certify_catches_a_bug_and_waives_it(tmp_path, modules):  # noqa: F811
     done = cli(*CERTIFY, "--backend", "userbackends:OneBurstTooFew", "--bundle", "b", cwd=tmp_path,
                extra_path=modules)
-    assert done.returncode == 1 and "DOES NOT CONFORM" in done.stdout
+    assert done.returncode == 1 and "NOT CONFORMANT" in done.stdout
     results = json.loads((tmp_path / "b" / "results.json").read_text())
     failing = sorted(f["cell"] for f in results["failures"])
     # it runs nburst - 1 bursts: one burst short on legal calls, and calls whose last burst oversteps a

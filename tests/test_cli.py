@@ -54,9 +54,9 @@ def cli(*args: str, cwd: Path, extra_path: Path | None = None) -> subprocess.Com
 def test_run_reference_conforms_and_writes_results(tmp_path):
     done = cli("run", "--backend", "oracle", "--product", "ascend310b", "--profile", "quick", "--seed", "5",
                "--select", "data_move/*/legal/float16", "--select", "*/reject/data_move.nburst.range",
-               "--report", "out", cwd=tmp_path)
+               "--report", "out", "-v", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "CONFORMS" in done.stdout and "seed 5" in done.stdout
+    assert "CONFORMANT" in done.stdout and "seed 5" in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert results["conforms"] is True and results["seed"] == 5
     assert {c["id"] for c in results["cells"]} == {"data_move/ascend310b/legal/float16",
@@ -78,7 +78,7 @@ def test_buggy_backend_fails_with_reproducers_that_replay(tmp_path, modules):
                "--seed", "3", "--select", "data_move/*/legal/int32", "--report", "out", "-n", "2",
                cwd=tmp_path, extra_path=modules)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "DOES NOT CONFORM" in done.stdout
+    assert "NOT CONFORMANT" in done.stdout
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     (failure,) = results["failures"]
     assert failure["verdict"] == "FAIL" and failure["call"]["args"]["nburst"] == 2   # shrunk to the minimum

@@ -74,7 +74,7 @@ def test_ctrl_c_on_a_cluster_run_keeps_the_results(cluster, tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)]), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--profile", "ci", "--seed", "1", "--cluster", address, "--report",
-                             str(tmp_path / "r")], cwd=folder, env=env, stdout=subprocess.PIPE, text=True)
+                             str(tmp_path / "r"), "-v"], cwd=folder, env=env, stdout=subprocess.PIPE, text=True)
     try:
         for line in proc.stdout:
             if line.startswith("  ok"):

@@ -148,7 +148,7 @@ def test_ctrl_c_keeps_the_results_gathered(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--api", "data_move", "--profile", "ci", "--seed", "1",
-                             "--report", "out"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+                             "--report", "out", "-v"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
     finished = 0
     for line in proc.stdout:
         finished += line.startswith("  ok ")

@@ -23,7 +23,7 @@ from oracle import CallFormatError
 
 from conformance.commands.calls import load_call_file
 from conformance.commands.cli import main
-from conformance.commands.running import print_end
+from conformance.commands.terminal import Terminal
 from conformance.report.files import write_atomic
 from conformance.report.outputs import write_outputs
 from conformance.report.results import ResultsError, load_results, merge
@@ -244,7 +244,7 @@ def test_hostile_strings_are_stored_losslessly_and_escaped_where_shown(tmp_path,
     repro = tmp_path / doc["cells"][stray_index(doc)]["failure"]["reproducer"]
     assert load_call_file(str(repro))[2]["message"] == "wrong " + HOSTILE.replace("\udc80", "\\udc80")
     # the terminal: no raw control sequence, no line a backend started
-    print_end(back | {"failures": doc["failures"]}, tmp_path, doc["backend"]["spec"])
+    Terminal().end(back | {"failures": doc["failures"]}, tmp_path, doc["backend"]["spec"])
     said = capsys.readouterr().out
     assert "\x1b" not in said and "\x00" not in said and "\u2028" not in said and "\\x1b[31m" in said
     assert not any(line.startswith("red") for line in said.splitlines())

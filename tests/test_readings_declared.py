@@ -157,7 +157,7 @@ def test_a_run_reports_the_backends_readings(tmp_path, modules):
     rows = {a["id"]: a for a in results["ambiguities"]}
     assert rows[ZERO]["declared"] == "nop" and rows[ZERO]["by"] == "backend"
     assert rows["vec_trans_scatter.stride.single_repeat"]["status"] == NOT_TESTED
-    assert f"CONFORMS under readings {ZERO}=nop" in done.stdout
+    assert f"CONFORMANT under readings {ZERO}=nop" in done.stdout
     assert f"ambiguity {ZERO} (declared by backend)" in done.stdout
     html = (tmp_path / "out" / "report-ascend910b.html").read_text()
     assert f"CONFORMANT under readings {ZERO}=nop" in html and NOT_TESTED in html

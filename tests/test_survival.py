@@ -83,7 +83,9 @@ def cli(zoo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProc
 
 
 def start(zoo: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "conformance", *args], cwd=zoo, env=_env(zoo),
+    """The command running, with a line per cell (-v) where it runs cells: wait_for_cells reads them."""
+    verbose = ["-v"] if args and args[0] in ("run", "certify") else []
+    return subprocess.Popen([sys.executable, "-m", "conformance", *args, *verbose], cwd=zoo, env=_env(zoo),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -16,7 +16,7 @@ from oracle.spec import default_rulebook
 
 from conformance import OracleBackend
 from conformance.commands.cli import main
-from conformance.commands.running import print_end
+from conformance.commands.terminal import Terminal
 from conformance.generate.cells import cells
 from conformance.generate.profiles import Profile, profile
 from conformance.judge import runner
@@ -278,7 +278,7 @@ def test_an_incomplete_cell_in_every_output(monkeypatch, tmp_path, capsys):
     assert junit.get("name").startswith("ascend-conformance sim: INCOMPLETE for data_move on ascend910b")
     (error,) = junit.iter("error")
     assert error.get("type") == "INCOMPLETE" and short.incomplete in error.get("message")
-    assert print_end(results, tmp_path, "x:sim") == 1
+    assert Terminal().end(results, tmp_path, "x:sim") == 1
     assert f"INCOMPLETE for data_move on ascend910b: {INT8}: {short.incomplete}; " in capsys.readouterr().out
 
 
@@ -368,7 +368,7 @@ def test_run_of_a_partial_backend_names_its_scope_everywhere(tmp_path):
                     "--api", "scatter", *QUICK, "--report", "r", cwd=tmp_path)
     assert code == 0, out
     said = "data_move on ascend910b (1 of 2 APIs; not supported: scatter)"
-    assert _verdict_line(out).startswith(f"CONFORMS for {said}; ")
+    assert _verdict_line(out).startswith(f"CONFORMANT for {said}; ")
     results = load_results(tmp_path / "r" / "results.json")                    # the schema takes it
     assert results["verdict_text"] == f"CONFORMANT for {said}"
     assert results["scope"]["tested"] == {"data_move": ["ascend910b"]}
@@ -417,6 +417,6 @@ def test_a_shard_with_a_failure_exits_1(tmp_path):
     code, out = run("run", "--backend", f"{HERE}:OneBurstTooFew", "--product", "ascend910b", "--select",
                     "data_move/*/legal/*", *QUICK, "--shard", "1/2", "--report", "s", cwd=tmp_path)
     assert code == 1, out
-    assert _verdict_line(out).startswith("DOES NOT CONFORM for data_move on ascend910b (cells matching --select "
+    assert _verdict_line(out).startswith("NOT CONFORMANT for data_move on ascend910b (cells matching --select "
                                          "data_move/*/legal/*): shard 1/2: ")
     assert json.loads((tmp_path / "s" / "results.json").read_text())["verdict"] == NOT_CONFORMANT

@@ -112,6 +112,11 @@ def parser() -> argparse.ArgumentParser:
                         "not the backend against the oracle")
     add_isolation_options(target)
     add_reading_options(target)
+    loud = target.add_mutually_exclusive_group()
+    loud.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=-1, default=0,
+                      help="print the failures and the verdict line only")
+    loud.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=1,
+                      help="also a line per cell and the table of verdicts per api / product / dtype / rule")
     narrowing = Parser(add_help=False)
     narrowing.add_argument("--select", action="append", help="only cells whose id matches this glob (repeatable)")
     narrowing.add_argument("--shard", type=shard_arg, metavar="I/N",

@@ -30,7 +30,7 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
                    cluster=getattr(args, "cluster", None), readings=readings_of(args), isolation=isolation_of(args),
-                   edition=edition_of(args))
+                   edition=edition_of(args), verbosity=getattr(args, "verbosity", 0))
 
 
 def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
@@ -51,90 +51,6 @@ def _readings_line(session: Any) -> str:
     said = readings_text(session.readings)
     edition = f"; the {session.edition} edition of the pages" if session.edition else ""
     return edition + (f"; readings {said}" if said else "")
-
-
-def _by_command_line(results: dict[str, Any]) -> dict[str, str]:
-    """The readings the command line declared: a replay command repeats them (the backend declares its own)."""
-    return {amb: r["reading"] for amb, r in (results.get("readings") or {}).items() if r.get("by") == "command line"}
-
-
-def print_end(results: dict[str, Any], folder: Path, backend_spec: str) -> int:
-    """The summary, ambiguities, failures with their replay commands and the verdict line; the exit code.
-    Everything a backend may have chosen goes through text.printable (no raw control sequence reaches
-    the terminal); the replay command is shell-quoted, to be pasted as it is."""
-    from conformance.report.html import report_name
-    from conformance.report.results import summary
-    from conformance.report.text import printable, replay_command
-    print()
-    for line in summary(results).splitlines():
-        print(printable(line, 1000))
-    print()
-    for amb in results["ambiguities"]:
-        counts = ", ".join(f"{k} {v}" for k, v in (amb.get("counts") or {}).items())
-        who = f" (declared by {amb['by']})" if amb.get("by") else ""
-        print(printable(f"ambiguity {amb['id']}{who}: {amb.get('status') or 'not tested: no reading declared'}"
-                        + (f": {amb['calls']} calls, {counts}" if amb.get("calls") else "")))
-    for failure in results["failures"]:
-        waived = " (WAIVED)" if failure.get("waived") else ""
-        print(printable(f"{failure['verdict']:<13} {failure['cell']}{waived}: {failure['message']}"))
-        if failure.get("reproducer"):
-            print("              reproduce: "
-                  + printable(replay_command(str(folder / failure["reproducer"]), backend_spec,
-                                             readings=_by_command_line(results))))
-    against = results.get("against")
-    for divergence in (results.get("agreement") or {}).get("divergences", []):
-        print(printable(f"DIVERGE       {divergence['cell']}: {divergence['message']}"))
-        if divergence.get("reproducer"):
-            print("              reproduce: " + printable(replay_command(
-                str(folder / divergence["reproducer"]), backend_spec, against["spec"], against.get("oracle", True),
-                readings=_by_command_line(results))))
-    for err in results["errors"]:
-        print(printable(f"ERROR         {err}"))
-    if results.get("stopped"):
-        print(printable(f"stopped: {results['stopped']}"))
-    for w in results.get("waivers") or []:
-        if w["status"] != "applied":
-            print(printable(f"waiver {w['index']} {w['status'].upper()}: {w['reason']} ({w['tracker']}, "
-                            f"expires {w['expires']})" + (f"; its failures count: {', '.join(w['cells'])}"
-                                                          if w["status"] == "expired" and w["cells"] else "")))
-    counted = ", ".join(f"{k} {v}" for k, v in results["totals"].items())
-    print(printable(f"{_verdict_words(results)}; {results['calls']} calls in {len(results['cells'])}/"
-                    f"{len(results['planned'])} cells, {counted}; {results['duration_s']}s; "
-                    f"seed {results['seed']}; report in {folder}", 100_000))
-    for path in [folder / "results.json", folder / "junit.xml", *(folder / report_name(p) for p in results["products"])]:
-        print("  " + printable(str(path)))
-    if results.get("interrupted") or results.get("stopped"):
-        print("interrupted: the results above are those gathered before the interruption")
-        return {"SIGTERM": 143, "SIGHUP": 129}.get(results.get("stopped"), 130)
-    if against and not results.get("agrees"):
-        return EXIT_NONCONFORMING
-    return EXIT_OK if _passes(results) else EXIT_NONCONFORMING
-
-
-def _verdict_words(results: dict[str, Any]) -> str:
-    """The verdict line's words: the verdict with its scope (report/readings.py:verdict_text), and under
-    --against whether the two backends agree."""
-    from conformance.report.readings import verdict_text
-    from conformance.report.results import CONFORMANT, NOT_CONFORMANT
-    verdict = results["verdict"]
-    words = verdict_text(results, {CONFORMANT: "CONFORMS", NOT_CONFORMANT: "DOES NOT CONFORM"}.get(verdict))
-    against = results.get("against")
-    if not against:
-        return words
-    agreed = results["agreement"]
-    agreement = (("AGREES WITH" if agreed["verdict"] == "AGREE" else "DIVERGES FROM") + f" {against['name']!r} ("
-                 + ", ".join(f"{k} {v}" for k, v in sorted(agreed["totals"].items())) + ")")
-    if against.get("oracle", True):
-        return f"{words}; {agreement}"
-    return f"NOT HELD AGAINST THE ORACLE; {agreement} for {results['scope']['text']}"
-
-
-def _passes(results: dict[str, Any]) -> bool:
-    """Exit 0: the results are CONFORMANT; for one shard of several (which never is, for its products),
-    every cell of the shard conforms, so that each shard of a CI fan-out passes or fails on its own."""
-    from conformance.report.results import CONFORMANT
-    shard = (results.get("scope") or {}).get("shard")
-    return bool(shard["conforms"]) if shard else results["verdict"] == CONFORMANT
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -164,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                               select=args.select or [], timeout=args.timeout, maxfail=args.maxfail,
                               challenge=challenge.digest if challenge else None,
                               **_shard_settings(args, session, products, apis))
-    return print_end(results, report, args.backend)
+    return session.terminal.end(results, report, args.backend)
 
 
 def _list_cells(args: argparse.Namespace, products: list[str], apis: list[str]) -> int:
@@ -275,7 +191,7 @@ def cmd_certify(args: argparse.Namespace) -> int:
                               certified, profile=args.profile, seed=seed, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
         write_bundle(bundle, results, waivers_file=args.waivers, argv=redacted(sys.argv))
-    return print_end(results, bundle, args.backend)
+    return session.terminal.end(results, bundle, args.backend)
 
 
 def described_artefact(backend: str) -> dict[str, Any]:
@@ -340,7 +256,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         fuzzer.run(session.supervisor, session.stop)
         results = document(list(fuzzer.results.values()), True)
         session.write(results)
-    return print_end(results, report, args.backend)
+    return session.terminal.end(results, report, args.backend)
 
 
 def cmd_promote(args: argparse.Namespace) -> int:

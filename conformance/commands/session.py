@@ -37,8 +37,10 @@ class Session:
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
-                 isolation: Isolation = Isolation(), edition: str | None = None):
+                 isolation: Isolation = Isolation(), edition: str | None = None, verbosity: int = 0):
+        from conformance.commands.terminal import Terminal
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
+        self.terminal = Terminal(verbosity, self.out)
         self.edition = edition
         self.stop = Stop()
         self.lock = FolderLock(self.folder)
@@ -166,8 +168,7 @@ class Session:
                 return
             result = combine_runs(same)
             gathered.append(result)
-            self.out.write(cell_line(result, len(gathered), total) + "\n")
-            self.out.flush()
+            self.terminal.cell(result, len(gathered))
             enough.failed += bool(result.get("failure") or result.get("divergence"))
             enough.reached = bool(maxfail) and enough.failed >= maxfail
 
@@ -176,11 +177,16 @@ class Session:
             if time.monotonic() - written >= WRITE_EVERY:
                 self.write(snapshot(False))
                 written = time.monotonic()
+            self.terminal.tick(len(gathered))
 
-        run_tasks(self.supervisor, tasks, got, enough, tick, begun)
+        self.terminal.start(total)
+        try:
+            run_tasks(self.supervisor, tasks, got, enough, tick, begun)
+        finally:
+            self.terminal.stop()
         if enough.reached and not self.stop:
-            self.out.write(f"stopped after {enough.failed} failing cell(s) (--maxfail {maxfail}): "
-                           f"{total - len(gathered)} cell(s) not run\n")
+            self.terminal.line(f"stopped after {enough.failed} failing cell(s) (--maxfail {maxfail}): "
+                               f"{total - len(gathered)} cell(s) not run")
         with _uncollected():
             results = snapshot(True)
             self.write(results)
@@ -209,20 +215,3 @@ def _uncollected() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
-
-
-def cell_line(result: dict[str, Any], done: int, total: int) -> str:
-    """One line per finished cell: its mark, id, calls and time."""
-    from conformance.report.text import printable
-    n = calls(result["counts"])
-    if result.get("failure"):
-        mark = result["failure"]["verdict"]
-    elif result["status"] != "ran":
-        mark = result["status"].upper()
-    elif result.get("incomplete"):
-        mark = "INCOMPLETE"
-    else:
-        mark = "ok"
-    extra = f": {result['error']}" if result["status"] == "error" and result.get("error") else \
-        f": {result['incomplete']}" if mark == "INCOMPLETE" else ""
-    return printable(f"  {mark:<14}{result['id']}  ({n} calls, {result['seconds']:.1f}s) [{done}/{total}]{extra}")

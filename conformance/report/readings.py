@@ -65,10 +65,11 @@ def readings_text(readings: Mapping[str, Mapping[str, str]] | None) -> str:
     return ", ".join(f"{amb}={r['reading']}" for amb, r in sorted((readings or {}).items()))
 
 
-def verdict_text(results: Mapping[str, Any], words: str | None = None) -> str:
+def verdict_text(results: Mapping[str, Any]) -> str:
     """The verdict as a certificate words it, in one line: its scope (what was tested, what the backend
     does not support, the shard), under the readings declared where any was, and why it is INCOMPLETE
-    where it is (conformance/report/scope.py). `words` replaces the verdict's own ('CONFORMS')."""
+    where it is (conformance/report/scope.py). The same words on the terminal, in the HTML, the JUnit file
+    and a bundle's README."""
     if results.get("scope") is None or results.get("verdict_reasons") is None:
         verdict, reasons, scope = verdict_of(dict(results))
     else:
@@ -80,7 +81,7 @@ def verdict_text(results: Mapping[str, Any], words: str | None = None) -> str:
     edition = results.get("edition")
     if isinstance(edition, dict) and edition.get("name") not in (None, SEED):
         readings = f"{readings} (the {edition['name']} edition of the pages)"
-    return verdict_line(verdict, scope, reasons, readings, calls, words)
+    return verdict_line(verdict, scope, reasons, readings, calls)
 
 
 def merged_readings(docs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, str]]:

@@ -225,16 +225,15 @@ def verdict_of(results: dict[str, Any], product: str | None = None) -> tuple[str
     return INCOMPLETE if reasons else CONFORMANT, reasons, scope
 
 
-def verdict_line(verdict: str, scope: dict[str, Any], reasons: Sequence[str], readings: str = "", calls: int = 0,
-                 words: str | None = None) -> str:
+def verdict_line(verdict: str, scope: dict[str, Any], reasons: Sequence[str], readings: str = "",
+                 calls: int = 0) -> str:
     """The verdict in one line, its scope named: 'CONFORMANT for data_move on ascend910b (1 of 5 APIs;
     not supported: ...)', 'CONFORMANT under readings a=r for ...', 'INCOMPLETE for ...: <reasons>',
-    'NOTHING TESTED: backend 'x' supports none of ... (0 calls)'. `words` replaces the verdict's own
-    ('CONFORMS' on the terminal)."""
+    'NOTHING TESTED: backend 'x' supports none of ... (0 calls)'."""
     if scope.get("nothing_tested") and verdict == INCOMPLETE:
         rest = [r for r in reasons if not r.startswith("nothing tested: ")]
         return f"{NOTHING_TESTED}: {scope['nothing_tested']} ({'; '.join(rest + [f'{calls} calls'])})"
-    line = f"{words or verdict}{f' under readings {readings}' if readings else ''} for {scope['text']}"
+    line = f"{verdict}{f' under readings {readings}' if readings else ''} for {scope['text']}"
     if scope.get("detail"):
         line += f" ({scope['detail']})"
     if reasons and verdict != CONFORMANT:

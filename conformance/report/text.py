@@ -27,7 +27,7 @@ _NOT_MARKUP = [(0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0xD800, 
                *((plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))]
 # On the terminal also tab, newline, carriage return, the line / paragraph separators and the
 # direction marks and overrides: a message must not start a line of its own that looks like the kit's
-# ("CONFORMS: ...") nor turn the rest of one around.
+# ("CONFORMANT: ...") nor turn the rest of one around.
 _NOT_TERMINAL = [*_NOT_MARKUP, (0x09, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029), (0x200E, 0x200F), (0x202A, 0x202E),
                  (0x2066, 0x2069)]
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
