@@ -79,7 +79,7 @@ def test_kill_9_leaves_no_stale_lock(tmp_path):
     """A run killed with SIGKILL in the middle of its cells: the kernel dropped its lock, so the next run on
     the folder starts at once."""
     run = subprocess.Popen(command.kit_command("run", "--backend", "oracle", "--product", "ascend910b", "-n", "1",
-                                               *QUICK, "--report", "r"),
+                                               *QUICK, "--report", "r", "-v"),
                            cwd=tmp_path, env=command.kit_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True, start_new_session=True)
     try:
