@@ -39,13 +39,15 @@
                                                                target: data_move isolated within 25%
   (l) evidence and verify: the ci cells of each API with the evidence recorded and not; `verify` of a
       data_move certification against the certification      target: evidence within 10%, verify <= 2x
+  (m) shrinking: a stride bug fails every legal data_move cell under quick; the time from a cell's start
+      to its minimal reproducer                             target: <= 1.5 s per failing cell
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach|evidence]
+                                        out-of-reach|evidence|shrink]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -747,20 +749,52 @@ def _bare_process(code: str = "import gc, os, conformance.commands.cli; gc.freez
     return best
 
 
+def shrink_figures(product: str) -> None:
+    """(m): the time to a minimal reproducer. A backend with a stride bug (data_move's dst_stride read as
+    one more block when nburst > 1) fails every legal data_move cell under `quick`; each cell is searched,
+    its failure shrunk (Hypothesis's shrinker, then minimize()), in this process, one cell at a time."""
+    from conformance import OracleBackend
+    from conformance.generate.profiles import profile
+    from conformance.judge.runner import run_cell
+
+    class StrideOneMore(OracleBackend):
+        name = "stride-one-more"
+
+        def run(self, call, memory):
+            if call.args.get("nburst", 0) > 1:
+                call = call.replace(dst_stride=call.args["dst_stride"] + 1)
+            super().run(call, memory)
+
+    quick = profile("quick")
+    chosen = [c for c in cells([product], ["data_move"]) if c.kind == "legal"]
+    spent, shrunk = [], []
+    for cell in chosen:
+        began = time.perf_counter()
+        result = run_cell(cell, StrideOneMore(), quick, 3)
+        if result.failure:
+            spent.append(time.perf_counter() - began)
+            shrunk.append(result.shrink_calls)
+    mean = sum(spent) / max(len(spent), 1)
+    print(f"(m) shrinking: {len(spent)} of {len(chosen)} legal data_move cells on {product} fail (quick, seed 3); "
+          f"per failing cell {mean:.2f}s on average, {max(spent, default=0):.2f}s at most, "
+          f"{sum(shrunk) / max(len(shrunk), 1):.0f} shrinking runs on average (target <= 1.5s; no previous figure)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach", "evidence"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k) or (l)")
+                                       "cores", "out-of-reach", "evidence", "shrink"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l) or (m)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
-         "out-of-reach": out_of_reach_figures, "evidence": evidence_figures}[args.only](args.product)
+         "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
+         "shrink": shrink_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
