@@ -388,7 +388,7 @@ def test_a_report_that_fails_to_render_writes_nothing(tmp_path, out, monkeypatch
     import conformance.report.outputs as outputs
     before = tree_hash(out)
 
-    def broken(results):
+    def broken(results, **_):
         raise RuntimeError("template bug")
     monkeypatch.setattr(outputs, "render_reports", broken)
     with pytest.raises(RuntimeError):

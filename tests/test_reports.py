@@ -155,7 +155,8 @@ def test_buggy_run_report_shows_the_failure_and_replays(tmp_path):
     card = card[:card.index('<div class="card', 10)] if '<div class="card' in card[10:] else card
     # the minimal call as YAML, the replay command, the first wrong element decoded, the byte map
     assert "api: data_move" in card and "nburst: " in card
-    assert f"ascend-conformance replay {failure['reproducer']} --backend tests:OneBytePastBurst</pre>" in card
+    # the replay command names the reproducer from where the run was started (the folder as it was given)
+    assert f"ascend-conformance replay {tmp_path}/{failure['reproducer']} --backend tests:OneBytePastBurst</pre>" in card
     stray = failure["diff"]["UB"] if "UB" in failure["diff"] else next(iter(failure["diff"].values()))
     assert stray["stray_bytes"] >= 1
     element = stray["elements"][0]

@@ -149,10 +149,13 @@ def _scopes(diff: Any) -> list[dict[str, Any]]:
             for scope, info in (diff or {}).items() if isinstance(info, dict)]
 
 
-def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A failure's card; a divergence's (under --against), with where each differs from the oracle."""
+def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, Any] | None = None,
+                 repro_folder: str = "") -> dict[str, Any]:
+    """A failure's card; a divergence's (under --against), with where each differs from the oracle. Its
+    replay command names the reproducer from where the run was started (`repro_folder`: the report folder
+    as the run was given it)."""
     scopes = _scopes(failure.get("diff"))
-    replay = replay_command(failure["reproducer"], backend_spec, *(
+    replay = replay_command(repro_folder + failure["reproducer"], backend_spec, *(
         (against.get("spec") or "B", against.get("oracle", True)) if against and failure["verdict"] == "DIVERGE"
         else ())) if failure.get("reproducer") else ""
     versus = [(who, {"summary": v.get("summary", ""), "scopes": _scopes(v.get("diff"))})
@@ -189,7 +192,7 @@ def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"columns": columns, "rows": rows}
 
 
-def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> dict[str, Any]:
+def product_view(results: dict[str, Any], product: str, rulebook: Rulebook, repro_folder: str = "") -> dict[str, Any]:
     cells = sorted((c for c in results["cells"] if c["cell"]["product"] == product), key=lambda c: c["id"])
     apis = sorted({c["cell"]["api"] for c in cells})
     counted = totals(cells)
@@ -213,12 +216,12 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook) -> d
         "states": Counter(cell_state(c) for c in cells),
         "ncells": len(cells), "missing": missing_cells(results, product),
         "matrix": matrices(cells, rulebook),
-        "failures": [failure_view(c["failure"], backend.get("spec") or "B") | {"waived": c.get("waived")}
+        "failures": [failure_view(c["failure"], backend.get("spec") or "B", None, repro_folder) | {"waived": c.get("waived")}
                      for c in cells if c.get("failure")],
         "against": results.get("against"),
         "agreement_matrix": agreement_matrix(cells),
         "agreement_totals": sorted(sum((Counter(c.get("agreement") or {}) for c in cells), Counter()).items()),
-        "divergences": [failure_view(c["divergence"], backend.get("spec") or "A", results.get("against"))
+        "divergences": [failure_view(c["divergence"], backend.get("spec") or "A", results.get("against"), repro_folder)
                         for c in cells if c.get("divergence")],
         "errors": [{"id": c["id"], "error": cell_error(c)} for c in cells if c["status"] == "error"]
                   + [{"id": c["id"], "error": f"incomplete: {c['incomplete']}"} for c in cells
@@ -272,9 +275,9 @@ def render(results: dict[str, Any], product: str, rulebook: Rulebook | None = No
     return _render(_clean(results), product, rulebook or default_rulebook())
 
 
-def _render(clean: dict[str, Any], product: str, rulebook: Rulebook) -> str:
+def _render(clean: dict[str, Any], product: str, rulebook: Rulebook, repro_folder: str = "") -> str:
     """The page of results already passed through _clean (everything else on it comes from the specs)."""
-    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook),
+    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook, repro_folder),
                                                                 map_columns=MAP_COLUMNS)
 
 
@@ -283,9 +286,11 @@ def report_name(product: str) -> str:
     return "report-" + re.sub(r"[^A-Za-z0-9_.-]", "_", product) + ".html"
 
 
-def render_reports(results: dict[str, Any], products: Iterable[str] | None = None) -> dict[str, str]:
-    """{report-<product>.html: page} for every product of the results."""
+def render_reports(results: dict[str, Any], products: Iterable[str] | None = None,
+                   repro_folder: str = "") -> dict[str, str]:
+    """{report-<product>.html: page} for every product of the results (`repro_folder`: put before the
+    reproducers' paths in the replay commands, as junit_bytes does)."""
     rulebook = default_rulebook()
     chosen = products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]})
     clean = _clean(results)
-    return {report_name(p): _render(clean, p, rulebook) for p in chosen}
+    return {report_name(p): _render(clean, p, rulebook, repro_folder) for p in chosen}

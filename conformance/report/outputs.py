@@ -51,8 +51,9 @@ def render_outputs(results: dict[str, Any], folder: Path) -> dict[str, str | byt
         name = reproducer_name(failure["cell"], "diverge" if failure["verdict"] == "DIVERGE" else "")
         failure["reproducer"] = name
         files[name] = reproducer_text(failure)
-    files.update(render_reports(results))
-    files["junit.xml"] = junit_bytes(results, f"{folder}/" if str(folder) not in ("", ".") else "")
+    repro_folder = f"{folder}/" if str(folder) not in ("", ".") else ""     # as the run was given it
+    files.update(render_reports(results, repro_folder=repro_folder))
+    files["junit.xml"] = junit_bytes(results, repro_folder)
     files["results.json"] = json_text(results)          # last: it is what marks the folder complete
     return files
 
