@@ -93,3 +93,15 @@ def test_help_says_n_auto_and_its_default(tmp_path):
     shown = " ".join(cli("run", "--help", cwd=tmp_path).stdout.split())
     assert "a number, or auto (one per core); default 1" in shown
     assert "(default ci)" in shown and "(default reports/)" in shown and "(default 10)" in shown
+
+
+def test_a_reader_that_stops_early_gets_no_error(tmp_path):
+    """`ascend-conformance specs | head -1`: the reader closed the pipe; the kit says nothing more."""
+    import subprocess
+    from command import kit_command, kit_env
+    proc = subprocess.Popen(kit_command("specs"), cwd=tmp_path, env=kit_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("products:")
+    proc.stdout.close()
+    assert proc.wait(timeout=60) in (0, 141)        # 0 where the whole listing fitted in the pipe first
+    assert proc.stderr.read() == ""

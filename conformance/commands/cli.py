@@ -223,6 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             CallFormatError, FolderBusy, ClusterError) as exc:
         print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:         # `... | head`: the reader has what it wanted; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except OSError as exc:          # a folder that cannot be written, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"ascend-conformance: error: {printable(where + (exc.strerror or str(exc)), 1000)}", file=sys.stderr)
