@@ -85,3 +85,14 @@ def test_quiet_and_verbose_choose_the_cell_lines():
         t.cell(_cell("ok"), 1)
         t.cell(_cell("FAIL"), 2)
         assert [line.split()[0] for line in out.getvalue().splitlines()] == shown, verbosity
+
+
+def test_the_report_chips_say_what_they_count(tmp_path, modules):  # noqa: F811
+    """PASS counts calls, NOT_SUPPORTED cells: each chip names its unit."""
+    cli("run", "--backend", "oracle", "--product", "ascend910b", "--profile", "quick", "--report", "ok",
+        "--select", "data_move/*/legal/int8", cwd=tmp_path)
+    assert "PASS 25 calls</span>" in (tmp_path / "ok" / "report-ascend910b.html").read_text()
+    cli("run", "--backend", "userbackends:Nothing", "--product", "ascend910b", "--profile", "quick", "--report", "none",
+        "--select", "data_move/*/legal/int*", cwd=tmp_path, extra_path=modules)
+    page = (tmp_path / "none" / "report-ascend910b.html").read_text()
+    assert "NOT_SUPPORTED 4 cells</span>" in page
