@@ -8,7 +8,7 @@ import math
 import os
 from typing import Any
 
-from oracle.spec import default_rulebook
+from oracle.spec import SEED, default_rulebook
 
 EXIT_OK, EXIT_NONCONFORMING, EXIT_USAGE = 0, 1, 2
 
@@ -53,18 +53,17 @@ def unknown(what: str, given: str, known: Any) -> UsageError:
     return UsageError(f"unknown {what} {given!r}{did_you_mean(given, known)} (known: {', '.join(map(str, known))})")
 
 
-def maxfail_arg(value: str) -> int:
-    """--maxfail: a number of failing cells from 1."""
-    if not (value.isascii() and value.isdigit() and int(value) >= 1):
-        raise argparse.ArgumentTypeError(f"--maxfail expects a number of failing cells from 1, got {value!r}")
-    return int(value)
+def whole_number(option: str, least: int, what: str) -> Any:
+    """An option's type: a whole number from `least` (in ASCII digits; a sign is no digit)."""
+    def parse(value: str) -> int:
+        if not (value.isascii() and value.isdigit() and int(value) >= least):
+            raise argparse.ArgumentTypeError(f"{option} expects {what} from {least}, got {value!r}")
+        return int(value)
+    return parse
 
 
-def seed_arg(value: str) -> int:
-    """--seed: a whole number from 0 (a negative one would name the same run as another)."""
-    if not (value.isascii() and value.isdigit()):
-        raise argparse.ArgumentTypeError(f"--seed expects a whole number from 0, got {value!r}")
-    return int(value)
+maxfail_arg = whole_number("--maxfail", 1, "a number of failing cells")
+seed_arg = whole_number("--seed", 0, "a whole number")     # a negative seed would name the same run as another
 
 
 def workers_arg(value: str) -> str:
@@ -178,7 +177,7 @@ def edition_of(args: argparse.Namespace) -> str | None:
     rulebook = default_rulebook()
     if edition not in rulebook.editions:
         raise UsageError(f"--edition {edition}: unknown edition (known: {', '.join(rulebook.editions)})")
-    return None if edition == rulebook.editions[0] else edition
+    return None if edition == SEED else edition
 
 
 def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> list[str]:

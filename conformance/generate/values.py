@@ -19,10 +19,11 @@ from conformance.generate.picks import Picks
 
 def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
-    of the operand they address, on its element grid, no two alike. Shapes: identity, reversed (the pages'
-    example), a permutation, scattered, or one at the top of the allowed range; for a target rule about
-    the values, one offset breaks it (one past the range, past UB, misaligned, onto the bytes of another
-    operand, or onto another offset: colliding)."""
+    of the operand they address, on its element grid. Shapes: identity, reversed (the pages' example), a
+    permutation, scattered, or one at the top of the allowed range; no two alike where two alike matter
+    to the spec (kept_apart: Scatter), else colliding ones too. For a target rule about the values, one
+    offset breaks it (one past the range, past UB, misaligned, onto the bytes of another operand, or onto
+    another offset)."""
     writes = []
     ctx = Context(call, env.spec, env.rulebook, env.product)
     nominal = index_math(env.spec.api).nominal(call, ctx.units)
