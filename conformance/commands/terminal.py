@@ -23,7 +23,7 @@ QUIET, NORMAL, VERBOSE = -1, 0, 1
 SHOW_EVERY = 30.0           # seconds between two progress lines where there is no terminal to redraw
 STYLES = {"ok": "green", "CONFORMANT": "bold green", "NOT CONFORMANT": "bold red", "INCOMPLETE": "bold yellow",
           "NOTHING TESTED": "bold yellow", "FAIL": "red", "CRASH": "red", "FALSE_REJECT": "red",
-          "MISSED_REJECT": "red", "DIVERGE": "red", "INCOMPLETE ": "yellow", "ERROR": "red",
+          "MISSED_REJECT": "red", "DIVERGE": "red", "ERROR": "red",
           "UNREACHABLE": "yellow", "NOT_SUPPORTED": "dim"}
 
 
