@@ -104,4 +104,5 @@ def test_a_reader_that_stops_early_gets_no_error(tmp_path):
     assert proc.stdout.readline().startswith("products:")
     proc.stdout.close()
     assert proc.wait(timeout=60) in (0, 141)        # 0 where the whole listing fitted in the pipe first
-    assert proc.stderr.read() == ""
+    with proc.stderr:
+        assert proc.stderr.read() == ""
