@@ -11,8 +11,9 @@ from oracle.spec import SEED, ApiSpec, Rulebook
 from conformance.commands.options import EXIT_OK
 
 
-def _flat(text: str) -> str:
-    return " ".join(text.split())
+def flat(text: object) -> str:
+    """A sentence of the specs on one line (YAML folds long ones)."""
+    return " ".join(str(text).split())
 
 
 def edition_lines(spec: ApiSpec, edition: str) -> list[str]:
@@ -22,21 +23,21 @@ def edition_lines(spec: ApiSpec, edition: str) -> list[str]:
         said = rule.editions.get(edition)
         if said:
             out += [f"  rule {rule.id}",
-                    f"    {SEED}: 「{_flat(rule.quote)}」" + (f" (read: {_flat(rule.quote_reads)})" if rule.quote_reads else ""),
-                    f"    {edition}: 「{_flat(said['quote'])}」",
-                    f"    so: {_flat(said['says'])}"]
+                    f"    {SEED}: 「{flat(rule.quote)}」" + (f" (read: {flat(rule.quote_reads)})" if rule.quote_reads else ""),
+                    f"    {edition}: 「{flat(said['quote'])}」",
+                    f"    so: {flat(said['says'])}"]
     for amb in spec.ambiguities:
         settled = amb.settled.get(edition)
         sources = [r.id for r in amb.readings for s in r.sources if s.edition == edition]
         if settled:
             out += [f"  ambiguity {amb.id}: settled on {settled['reading']}",
-                    f"    {edition}: 「{_flat(settled['quote'])}」"]
+                    f"    {edition}: 「{flat(settled['quote'])}」"]
             if settled.get("says"):
-                out.append(f"    so: {_flat(settled['says'])}")
+                out.append(f"    so: {flat(settled['says'])}")
         elif sources:
             out.append(f"  ambiguity {amb.id}: the {edition} edition is a source of {', '.join(sources)} (not settled)")
     for statement in spec.editions[edition].get("statements", ()):
-        out += [f"  statement 「{_flat(statement['quote'])}」", f"    so: {_flat(statement['says'])}"]
+        out += [f"  statement 「{flat(statement['quote'])}」", f"    so: {flat(statement['says'])}"]
     return out
 
 

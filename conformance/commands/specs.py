@@ -8,8 +8,9 @@ import argparse
 import json
 from typing import Any
 
-from oracle.spec import ApiSpec, Rulebook, default_rulebook
+from oracle.spec import SEED, Ambiguity, ApiSpec, Reading, Rulebook, default_rulebook
 
+from conformance.commands.editions import flat, print_editions
 from conformance.commands.options import EXIT_OK, edition_of, unknown
 
 
@@ -19,7 +20,6 @@ def cmd_specs(args: argparse.Namespace) -> int:
         if api not in rulebook.apis:
             raise unknown("api", api, sorted(rulebook.apis))
     if args.editions:
-        from conformance.commands.editions import print_editions
         return print_editions(rulebook, args.api)
     edition = edition_of(args)
     chosen = [spec for spec in rulebook.apis.values() if not args.api or spec.api in args.api]
@@ -34,66 +34,63 @@ def cmd_specs(args: argparse.Namespace) -> int:
         sizes = ", ".join(f"{s} {n // 1024} KB" if n else f"no {s}" for s, n in p.scope_bytes.items())
         print(f"  {p.id:<22} {sizes}; block {p.block_bytes} B   ({' / '.join(p.names)})")
     for spec in chosen:
-        lines = whole_spec(spec, rulebook, edition) if args.api else spec_summary(spec, rulebook, edition)
+        lines = whole_spec(spec, edition) if args.api else spec_summary(spec, edition)
         print("\n" + "\n".join(lines))
     return EXIT_OK
-
-
-def _flat(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 def _page(spec: ApiSpec, edition: str | None) -> str:
     return spec.editions[edition]["source"] if edition in spec.editions else spec.page
 
 
-def spec_summary(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> list[str]:
+def spec_summary(spec: ApiSpec, edition: str | None) -> list[str]:
     """One line per rule and reading: what `specs` shows of every API."""
-    settled = rulebook.settled(edition) if edition else {}
     out = [f"{spec.api}: {spec.title}  [{_page(spec, edition)}]"]
     width = max(len(r.id) for r in spec.rules)
     for r in spec.rules:
         tag = f" (inferred: {', '.join(r.inferred.aspects)})" if r.inferred else ""
-        out.append(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{_flat(r.quote)[:70]}」")
+        out.append(f"  {r.severity:<9} {r.id:<{width}} {r.kind:<17}{tag}  「{flat(r.quote)[:70]}」")
         if edition in r.editions:
-            out.append(f"  {'':<9} {'':<{width}} {edition:<17}  「{_flat(r.editions[edition]['quote'])[:70]}」")
+            out.append(f"  {'':<9} {'':<{width}} {edition:<17}  「{flat(r.editions[edition]['quote'])[:70]}」")
     for a in spec.ambiguities:
-        out.append(f"  ambiguity {a.id}: {_flat(a.question)}")
-        for reading in a.readings:
-            variant = f", index math {reading.variant}" if reading.variant else ""
-            mark = f" <- settled by the {edition} edition" if settled.get(a.id) == reading.id else ""
-            out.append(f"    reading {reading.id} ({reading.legality}{variant}): {_flat(reading.sentence)}{mark}")
+        out.append(f"  ambiguity {a.id}: {flat(a.question)}")
+        out += [_reading_line(a, reading, edition) for reading in a.readings]
     return out
 
 
-def whole_spec(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> list[str]:
+def _reading_line(amb: Ambiguity, reading: Reading, edition: str | None) -> str:
+    """'    reading ID (legality[, index math V]): sentence[ <- settled by the E edition]'."""
+    variant = f", index math {reading.variant}" if reading.variant else ""
+    settled = edition is not None and amb.settled.get(edition, {}).get("reading") == reading.id
+    mark = f" <- settled by the {edition} edition" if settled else ""
+    return f"    reading {reading.id} ({reading.legality}{variant}): {flat(reading.sentence)}{mark}"
+
+
+def whole_spec(spec: ApiSpec, edition: str | None) -> list[str]:
     """Every rule and ambiguity of one API, whole: what a backend author needs without the YAML."""
-    data = api_data(spec, rulebook, edition)
+    data = api_data(spec, edition)
     out = [f"{spec.api}: {spec.title}  [{data['page']}]", f"  signature: {spec.signature}"]
     for r in data["rules"]:
         out.append(f"\n  {r['id']}  ({r['severity']}, {r['kind']})")
         out += [f"    {key}: {_shown(r[key])}" for key in r if key not in ("id", "severity", "kind", "inferred", "editions")]
-        out += [f"    inferred {aspect}: {_flat(why)}" for aspect, why in r.get("inferred", {}).items()]
-        out += [f"    {name} edition: 「{_flat(said['quote'])}」: {_flat(said['says'])}"
+        out += [f"    inferred {aspect}: {flat(why)}" for aspect, why in r.get("inferred", {}).items()]
+        out += [f"    {name} edition: 「{flat(said['quote'])}」: {flat(said['says'])}"
                 for name, said in r.get("editions", {}).items()]
-    for a in data["ambiguities"]:
-        out += [f"\n  ambiguity {a['id']}: {_flat(a['question'])}", f"    quote: 「{_flat(a['quote'])}」",
+    for amb, a in zip(spec.ambiguities, data["ambiguities"]):
+        out += [f"\n  ambiguity {a['id']}: {flat(a['question'])}", f"    quote: 「{flat(a['quote'])}」",
                 f"    region: {_shown(a['region'])}"]
         out += [f"    check: {_shown(c)}" for c in a.get("check", ())]
-        for reading in a["readings"]:
-            mark = " <- settled by the " + edition + " edition" if a.get("settled", {}).get(edition, {}).get(
-                "reading") == reading["id"] else ""
-            variant = f", index math {reading['variant']}" if reading.get("variant") else ""
-            out.append(f"    reading {reading['id']} ({reading['legality']}{variant}): {_flat(reading['sentence'])}{mark}")
-            out += [f"      source: {_flat(s)}" for s in reading["sources"]]
+        for reading in amb.readings:
+            out.append(_reading_line(amb, reading, edition))
+            out += [f"      source: {flat(s)}" for s in reading.sources]
     return out
 
 
 def _shown(value: Any) -> str:
-    return _flat(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return flat(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def api_data(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> dict[str, Any]:
+def api_data(spec: ApiSpec, edition: str | None) -> dict[str, Any]:
     """One API's spec as plain data (what `--format json` prints)."""
     rules = []
     for r in spec.rules:
@@ -124,7 +121,7 @@ def api_data(spec: ApiSpec, rulebook: Rulebook, edition: str | None) -> dict[str
 
 
 def specs_data(rulebook: Rulebook, chosen: list[ApiSpec], edition: str | None) -> dict[str, Any]:
-    return {"edition": edition or rulebook.editions[0],
+    return {"edition": edition or SEED,
             "products": {p.id: {"names": list(p.names), "block_bytes": p.block_bytes, **dict(p.scope_bytes)}
                          for p in rulebook.products.values()},
-            "apis": {spec.api: api_data(spec, rulebook, edition) for spec in chosen}}
+            "apis": {spec.api: api_data(spec, edition) for spec in chosen}}
