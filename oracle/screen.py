@@ -193,16 +193,19 @@ class Screen:
 
     __slots__ = ("range", "align", "dtype", "same_dtype", "scope", "path", "capacity", "bounds", "overlap",
                  "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes", "dtypes",
-                 "__dict__")
+                 "guards", "__dict__")
 
     def __init__(self, tables: dict[str, list], listed: dict[str, _Listed], same_lists: list, itemsize,
-                 rest: list, regions: tuple | None = None, scopes: dict | None = None, dtypes: dict | None = None):
+                 rest: list, regions: tuple | None = None, scopes: dict | None = None, dtypes: dict | None = None,
+                 guards: tuple = ()):
         for kind in _KINDS:
             if kind != "product":
                 setattr(self, kind, tuple(tables.get(kind, ())))
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
         self.outside_regions = regions is not None      # when `holds`, no ambiguity region holds the call
+        # per region: the list operands whose spread alone keeps the region's checks from flagging (None: none)
+        self.guards = guards or (None,) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
 
     def holds(self, ctx) -> bool:
@@ -252,8 +255,7 @@ def _source(screen: Screen) -> tuple[str, dict]:
     def fail_if(test: str) -> None:
         lines.append(f"    if {test}: return False")
 
-    guards = screen.__dict__.get("guards") or (None,) * len(screen.regions or ())
-    for ranges, guard in zip(screen.regions or (), guards):     # inside an ambiguity region: ask the kinds
+    for ranges, guard in zip(screen.regions or (), screen.guards):     # inside an ambiguity region: ask the kinds
         spread = f" and not _spread(ctx, {guard!r})" if guard else ""      # (but where its checks cannot flag)
         consts["_spread"] = _spread
         if all(not field and type(lo) is int and type(hi) is int for _, field, lo, hi in ranges):
@@ -393,10 +395,9 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> Screen | None:
     spec, (_, _, dtype, path) = ctx.spec, cell
     scopes = dict(zip(spec.path_operands, path)) if path is not None else {}
     dtypes = {spec.dtype_of: dtype} if dtype in ctx.rulebook.dtypes and not spec.is_list(spec.dtype_of) else {}
-    made = Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
-                  None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes)
-    made.guards = tuple(_self_lists(amb, spec) for amb, _ in kept)
-    return made
+    return Screen(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+                  None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes,
+                  tuple(_self_lists(amb, spec) for amb, _ in kept))
 
 
 def _self_lists(amb, spec) -> tuple | None:

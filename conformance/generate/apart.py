@@ -76,7 +76,7 @@ def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int) ->
     return laid[-1] + end + (0 if first.step else (first.count - 1) * unit)
 
 
-def meets_itself(env: Env, op: str, lag: tuple, offsets: list[int], runs: list) -> bool:
+def meets_itself(lag: tuple, offsets: list[int], runs: list) -> bool:
     """Do the entries at `offsets` meet their own iterations at `lag` (as the iteration_overlap kind reads it)?"""
     fam = family(list(zip(offsets, runs)))
     return first_meeting(fam, fam, lag) is not None

@@ -265,7 +265,7 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
         for op in ops:                              # list operands: how their entries spread
             if lead[op] == op and draft.count(op) > 1 and env.spec.is_list(op):
                 offsets[op], style = _layout(pick, draft.count(op), unit[op], room(placed) // unit[op], op)
-                if op in apart and meets_itself(env, op, apart[op], offsets[op], acc[op]):
+                if op in apart and meets_itself(apart[op], offsets[op], acc[op]):
                     offsets[op], style = lanes(draft.count(op), unit[op], acc[op][0].step, acc[op][0].count), "lanes"
                     require(offsets[op] is not None)
                 draft.tags.append(f"{op}={style}")
