@@ -20,6 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TextIO
 
+from conformance.commands.terminal import clock
 from conformance.generate.cells import Cell
 from conformance.generate.profiles import Profile
 from conformance.supervise.pool import Supervisor
@@ -148,7 +149,7 @@ class Fuzzer:
     def _show(self, deadline: float, final: bool = False) -> None:
         p = self.progress
         spent = time.monotonic() - p.started
-        line = (f"fuzz {_clock(spent)} of {_clock(self.duration)}: round {p.rounds} ({len(self._done_in_round)} "
+        line = (f"fuzz {clock(spent)} of {clock(self.duration)}: round {p.rounds} ({len(self._done_in_round)} "
                 f"of {self._round_size} cells done), {len(self.results)}/{len(self.cells)} cells reached, "
                 f"{p.calls} calls ({p.calls / max(spent, 1e-9):.0f}/s), "
                 f"{p.failures} failure{'s' if p.failures != 1 else ''}")
@@ -165,11 +166,6 @@ def passed_kept(kept: list[dict[str, Any]], data: dict[str, Any]) -> list[dict[s
     if data.get("status") != "ran":
         return []
     return kept[:judged - 1] if data.get("failure") or data.get("divergence") else kept[:judged]
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def parse_duration(text: str) -> float:

@@ -72,7 +72,7 @@ class Terminal:
             return
         self._shown = now
         spent = now - self._began
-        left = f", about {_clock(spent / done * (self._total - done))} left" if done else ""
+        left = f", about {clock(spent / done * (self._total - done))} left" if done else ""
         self.line(f"  {done}/{self._total} cells, {self._calls} calls ({self._calls / max(spent, 1e-9):.0f}/s){left}")
 
     def stop(self) -> None:
@@ -212,6 +212,7 @@ def passes(results: dict[str, Any]) -> bool:
     return bool(shard["conforms"]) if shard else results["verdict"] == CONFORMANT
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
+    """h:mm:ss (what the fuzz loop and the progress lines print)."""
     seconds = int(seconds)
     return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
