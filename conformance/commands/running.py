@@ -19,7 +19,7 @@ from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
 
 
-def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
+def open_session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
     """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
     never here)."""
     from conformance.commands.session import Session
@@ -33,7 +33,7 @@ def _session(args: argparse.Namespace, folder: Path, db_spec: str | None = None)
                    edition=edition_of(args), verbosity=getattr(args, "verbosity", 0))
 
 
-def _entered(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
+def entered_ambiguities(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
     """The ambiguities whose regions the run enters, known once the workers have said their readings."""
     return ambiguity_ids(apis, session.declared, bool(getattr(args, "against", None)))
 
@@ -46,7 +46,7 @@ def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]
         chosen_cells(args, products, apis, every_ambiguity(apis))
 
 
-def _readings_line(session: Any) -> str:
+def readings_line(session: Any) -> str:
     from conformance.report.readings import readings_text
     said = readings_text(session.readings)
     edition = f"; the {session.edition} edition of the pages" if session.edition else ""
@@ -60,7 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
     challenge = challenge_of(args)
-    seed = _seed(args, challenge)
+    seed = run_seed(args, challenge)
     report = Path(args.report)
     if args.last_failed:
         _last_failed(args, report)
@@ -68,15 +68,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _list_cells(args, products, apis)
     _select_early(args, products, apis)
     prof = profile(args.profile)
-    session = _session(args, report)
+    session = open_session(args, report)
     with session:
-        chosen = chosen_cells(args, products, apis, _entered(session, args, apis))
+        chosen = chosen_cells(args, products, apis, entered_ambiguities(session, args, apis))
         print(f"ascend-conformance {kit_version()}: backend {session.backend['name']!r} on {', '.join(products)}, "
               f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
-              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "") + _readings_line(session),
+              + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "") + readings_line(session),
               flush=True)
         results = session.run(chosen, plan(chosen, prof, seed, pool=challenge.pool if challenge else 0),
-                              lambda r: _settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
+                              lambda r: settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
                               select=args.select or [], timeout=args.timeout, maxfail=args.maxfail,
                               challenge=challenge.digest if challenge else None,
                               **_shard_settings(args, session, products, apis))
@@ -121,14 +121,14 @@ def _last_failed(args: argparse.Namespace, report: Path) -> None:
     args.select = failed
 
 
-def _seed(args: argparse.Namespace, challenge: Any) -> int:
+def run_seed(args: argparse.Namespace, challenge: Any) -> int:
     """The run's seed: the challenge's, the one given, or a fresh one."""
     if challenge is not None:
         return challenge.seed
     return args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
 
 
-def _settle(results: dict[str, Any], waivers: Any) -> None:
+def settle(results: dict[str, Any], waivers: Any) -> None:
     """The waivers applied and the verdict made again: the session marks a snapshot `running` or
     `stopped` after building it, and the verdict's reasons must say so."""
     from conformance.report.results import finish
@@ -144,7 +144,7 @@ def _shard_settings(args: argparse.Namespace, session: Any, products: list[str],
     if not args.shard:
         return {"shard": None}
     every = chosen_cells(argparse.Namespace(**{**vars(args), "shard": None}), products, apis,
-                         _entered(session, args, apis))
+                         entered_ambiguities(session, args, apis))
     return {"shard": f"{args.shard[0]}/{args.shard[1]}", "shard_cells": len(every)}
 
 
@@ -170,23 +170,23 @@ def cmd_certify(args: argparse.Namespace) -> int:
     challenge = challenge_of(args)
     seed = challenge.seed if challenge is not None else CERTIFY_SEED
     artefact = described_artefact(args.backend)
-    session = _session(args, bundle)
+    session = open_session(args, bundle)
     with session:
         # the frozen list holds the cases of every reading: the readings declared pick their cells from it
-        chosen = cells(products, apis, ambiguities=_entered(session, args, apis))
+        chosen = cells(products, apis, ambiguities=entered_ambiguities(session, args, apis))
         cases = sum(frozen.count(c.id) for c in chosen)
 
         def certified(results: dict[str, Any]) -> None:
             results["certify"] = {"frozen_hash": digest, "frozen_cases": cases, "artefact": artefact,
                                   "challenge": challenge.digest if challenge is not None else None,
                                   "command": redacted(sys.argv), "folder": str(bundle)}
-            _settle(results, waivers)
+            settle(results, waivers)
 
         print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
               f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
               f"{args.profile} " + (f"under a challenge (sha256 {challenge.digest[:16]}...)" if challenge else
                                     f"with seed {CERTIFY_SEED}, without a challenge")
-              + _readings_line(session), flush=True)
+              + readings_line(session), flush=True)
         results = session.run(chosen, plan(chosen, prof, seed, frozen=True, pool=challenge.pool if challenge else 0),
                               certified, profile=args.profile, seed=seed, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
@@ -225,12 +225,12 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     _select_early(args, products, apis)
     db = _database(args.db)
     challenge = challenge_of(args)
-    seed = _seed(args, challenge)
+    seed = run_seed(args, challenge)
     workers = worker_count(args.workers)
     report = Path(args.report)
     when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     began = time.monotonic()
-    session = _session(args, report, args.db or DEFAULT_DB)
+    session = open_session(args, report, args.db or DEFAULT_DB)
     settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=args.select or [], timeout=args.timeout,
                     fuzz={"duration": args.duration, "db": args.db or "default"},
                     challenge=challenge.digest if challenge else None)
@@ -242,13 +242,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         return finish(results)      # the session marked it running or stopped: the verdict says so
 
     with session:
-        chosen = chosen_cells(args, products, apis, _entered(session, args, apis))
+        chosen = chosen_cells(args, products, apis, entered_ambiguities(session, args, apis))
         settings.update(_shard_settings(args, session, products, apis))
         kept = stored(db, [c.id for c in chosen]) if db is not None else {}
         print(f"ascend-conformance {kit_version()} fuzz: backend {session.backend['name']!r}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "")
               + f", {args.duration}, {workers} worker(s), seed {seed}, database {args.db or 'default'}: "
-              f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + _readings_line(session), flush=True)
+              f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + readings_line(session), flush=True)
         fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept, pool=challenge.pool if challenge else 0,
                         write=lambda cells: session.write(document(cells, False)),
                         fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed])

@@ -28,10 +28,11 @@ STYLES = {"ok": "green", "CONFORMANT": "bold green", "NOT CONFORMANT": "bold red
 
 
 class Terminal:
-    """The run's output: `verbosity` QUIET / NORMAL / VERBOSE, to `out` (a terminal or not)."""
+    """The run's output: `verbosity` QUIET / NORMAL / VERBOSE, to `out` (a terminal or not); without
+    `cell_lines` no line per cell whatever the verbosity (the pytest front end: pytest reports the cells)."""
 
-    def __init__(self, verbosity: int = NORMAL, out: TextIO | None = None):
-        self.verbosity, self.out = verbosity, out or sys.stdout
+    def __init__(self, verbosity: int = NORMAL, out: TextIO | None = None, cell_lines: bool = True):
+        self.verbosity, self.out, self.cell_lines = verbosity, out or sys.stdout, cell_lines
         self.tty = bool(getattr(self.out, "isatty", lambda: False)())
         self.colour = self.tty and not os.environ.get("NO_COLOR")
         self._console: Any = None
@@ -59,7 +60,7 @@ class Terminal:
         """A finished cell: its line where the verbosity shows it, the progress moved on."""
         self._calls += calls(result["counts"])
         line, mark = cell_line(result, done, self._total)
-        if self.verbosity >= VERBOSE or (self.verbosity == NORMAL and mark != "ok"):
+        if self.cell_lines and (self.verbosity >= VERBOSE or (self.verbosity == NORMAL and mark != "ok")):
             self.line(line, STYLES.get(mark))
         if self._progress is not None:
             spent = max(time.monotonic() - self._began, 1e-9)

@@ -18,13 +18,14 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from conformance.report.files import write_atomic
 from conformance.report.results import calls, cell_error, failed, why_missing
 from conformance.report.text import cut, markup, replay_command
 
 MESSAGE_CHARS = 500      # of a message attribute; the element's text holds the whole message
+_TAGS = {"failed": ("failure", "failures"), "error": ("error", "errors"), "skipped": ("skipped", "skipped")}
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: Any) -> ET.Element:
@@ -44,6 +45,41 @@ def _case_name(cell: dict[str, Any]) -> str:
     if cell["kind"] == "legal":
         return "legal/" + "/".join(p for p in (cell.get("form"), cell.get("dtype")) if p)
     return f"{cell['kind']}/{cell.get('rule') or ''}"
+
+
+class Outcome(NamedTuple):
+    """What a cell comes to for a test runner: `kind` passed / failed / error / skipped, the `type` of a
+    failure (its verdict) or an error, a one-line `message` and the whole `text`."""
+    kind: str
+    type: str | None = None
+    message: str = ""
+    text: str = ""
+
+
+def cell_outcome(c: dict[str, Any], backend_spec: str, repro_folder: str = "") -> Outcome:
+    """A cell of results.json as junit.xml and the pytest front end show it: a non-conforming cell fails
+    with its verdict, message, rule and replay command; a cell that could not run or judged fewer calls
+    than planned (INCOMPLETE) is an error; NOT_SUPPORTED, unreachable and waived cells are skipped, with why."""
+    f = c.get("failure")
+    if f and c.get("waived"):
+        w = c["waived"]
+        return Outcome("skipped", message=f"WAIVED {f['verdict']}: {w.get('reason')} ({w.get('tracker')}, "
+                                          f"until {w.get('expires')})")
+    if f:
+        replay = replay_command(repro_folder + f["reproducer"], backend_spec) if f.get("reproducer") else ""
+        text = "\n".join(x for x in (f"{f['verdict']}: {cut(f['message'])}", f"rule: {f['rule']}" if f.get("rule")
+                                     else "", replay) if x)
+        return Outcome("failed", f["verdict"], f["message"], text)
+    if c["status"] == "error":
+        why = cell_error(c)
+        return Outcome("error", None, why, cut(why))
+    if c["status"] == "ran" and c.get("incomplete") and not failed(c):
+        said = f"INCOMPLETE: {c['incomplete']}"
+        return Outcome("error", "INCOMPLETE", said, said)
+    if c["status"] in ("not_supported", "unreachable"):
+        return Outcome("skipped", message="NOT_SUPPORTED by the backend" if c["status"] == "not_supported"
+                       else (c.get("error") or "unreachable"))
+    return Outcome("passed")
 
 
 def _planned_only(meta: dict[str, Any], cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -103,32 +139,12 @@ def junit_tree(meta: dict[str, Any], cells: list[dict[str, Any]], errors: list[s
             case = _el(suite, "testcase", classname=f"{api}.{product}", name=c.get("name") or _case_name(c["cell"]),
                        time=f"{c.get('seconds') or 0:.3f}")
             counts["tests"] += 1
-            f = c.get("failure")
-            if f and c.get("waived"):
-                w = c["waived"]
-                _el(case, "skipped", message=_message(f"WAIVED {f['verdict']}: {w.get('reason')} "
-                                                      f"({w.get('tracker')}, until {w.get('expires')})"))
-                counts["skipped"] += 1
-            elif f:
-                replay = replay_command(repro_folder + f["reproducer"], backend.get("spec") or "B") \
-                    if f.get("reproducer") else ""
-                _el(case, "failure", "\n".join(x for x in (f"{f['verdict']}: {cut(f['message'])}",
-                                                            f"rule: {f['rule']}" if f.get("rule") else "", replay) if x),
-                    type=f["verdict"], message=_message(f["message"]))
-                counts["failures"] += 1
-            elif c["status"] == "error":
-                why = cell_error(c)
-                _el(case, "error", cut(why), message=_message(why))
-                counts["errors"] += 1
-            elif c["status"] == "ran" and c.get("incomplete") and not failed(c):
-                _el(case, "error", f"INCOMPLETE: {c['incomplete']}", type="INCOMPLETE",
-                    message=_message(f"INCOMPLETE: {c['incomplete']}"))
-                counts["errors"] += 1
-            elif c["status"] in ("not_supported", "unreachable"):
-                reason = "NOT_SUPPORTED by the backend" if c["status"] == "not_supported" \
-                    else (c.get("error") or "unreachable")
-                _el(case, "skipped", message=_message(reason))
-                counts["skipped"] += 1
+            outcome = cell_outcome(c, backend.get("spec") or "B", repro_folder)
+            if outcome.kind != "passed":
+                tag, counted = _TAGS[outcome.kind]
+                _el(case, tag, None if tag == "skipped" else outcome.text, message=_message(outcome.message),
+                    **({"type": outcome.type} if outcome.type else {}))
+                counts[counted] += 1
             if c["counts"]:
                 _el(case, "system-out", f"{calls(c['counts'])} calls: " + ", ".join(
                     f"{v} {n}" for v, n in sorted(c["counts"].items())))
