@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import jinja2
+import markupsafe
 import yaml
 
 from oracle.spec import Rulebook, default_rulebook
@@ -24,7 +25,13 @@ from conformance.report.traceability import rule_rows
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAP_COLUMNS = 64                # cells per row of a byte map
-MAP_CELL_PX = 12
+MAP_CELL_PX = 12                # a square and the white line that parts it from the next
+MAP_ROW_PX = 16                 # a row of squares and the gap under it: rows read as rows, not one bar
+MAP_LABEL_PX = 88               # the addresses left of the rows, at 14 px: legible once the map is scaled down
+# The narrowest window in which a matrix still reads as a table: its api column, its other columns (a
+# label such as CONFORMANT each), the page's margins and a scroll bar; below it the rows are stacked. No
+# matrix wider than the page's widest main (its max-width less its padding) is shown as a table.
+MATRIX_API_PX, MATRIX_COLUMN_PX, PAGE_MARGIN_PX, PAGE_MAX_PX = 100, 104, 100, 1256
 
 # What a cell of the matrix shows, worst first: the state of a group of cells is its worst member's.
 STATES = ("fail", "error", "incomplete", "waived", "unreachable", "pass", "not_supported")
@@ -116,14 +123,24 @@ def matrices(cells: list[dict[str, Any]], rulebook: Rulebook) -> dict[str, Any]:
         columns = sorted({k for _, k in groups}, key=lambda k: (order.get(k, len(order)), k))
         if axis == "kind":
             columns = [k for k in ("reject", "undefined", "ambiguity") if k in columns]
-        out[axis] = {"columns": columns, "rows": [
+        out[axis] = fitted({"columns": columns, "rows": [
             {"api": api, "cells": [_group(groups[(api, k)]) if (api, k) in groups else None for k in columns]}
-            for api in apis if any((api, k) in groups for k in columns)]}
+            for api in apis if any((api, k) in groups for k in columns)]}, axis)
     return out
 
 
+def fitted(matrix: dict[str, Any], name: str) -> dict[str, Any]:
+    """A matrix with its id and the media query under which the page stacks its rows (the windows too
+    narrow for it as a table): eleven dtypes do not fit 800 px as columns, and a table wider than the
+    page would scroll."""
+    need = MATRIX_API_PX + len(matrix["columns"]) * MATRIX_COLUMN_PX
+    return {**matrix, "id": "m-" + name,
+            "stacked": f"(max-width: {need + PAGE_MARGIN_PX}px)" if need <= PAGE_MAX_PX else "all"}
+
+
 def map_rows(picture: dict[str, Any]) -> dict[str, Any]:
-    """A byte map as SVG rows: runs of equal cells merged into one rectangle each."""
+    """A byte map as SVG rows: runs of equal cells merged into one rectangle each, the squares of a run
+    parted by white lines (`grid`) drawn over them."""
     codes = picture["cells"]
     rows = []
     for r in range(0, len(codes), MAP_COLUMNS):
@@ -133,14 +150,17 @@ def map_rows(picture: dict[str, Any]) -> dict[str, Any]:
             if i == len(line) or line[i] != line[start]:
                 first = picture["start"] + (r + start) * picture["bytes_per_cell"]
                 last = min(picture["start"] + (r + i) * picture["bytes_per_cell"], picture["end"]) - 1
-                runs.append({"x": start * MAP_CELL_PX, "w": (i - start) * MAP_CELL_PX,
+                runs.append({"x": MAP_LABEL_PX + start * MAP_CELL_PX, "w": (i - start) * MAP_CELL_PX,
                              "kind": MAP_KIND[line[start]], "first": first, "last": last})
                 start = i
-        rows.append({"y": (r // MAP_COLUMNS) * MAP_CELL_PX,
+        rows.append({"y": (r // MAP_COLUMNS) * MAP_ROW_PX,
                      "addr": picture["start"] + r * picture["bytes_per_cell"], "runs": runs})
     present = sorted(set(codes), key=list(LEGEND).index)
-    return {**picture, "rows": rows, "cell_px": MAP_CELL_PX, "width": MAP_COLUMNS * MAP_CELL_PX,
-            "height": len(rows) * MAP_CELL_PX, "legend": [(MAP_KIND[c], LEGEND[c]) for c in present]}
+    height = len(rows) * MAP_ROW_PX - (MAP_ROW_PX - MAP_CELL_PX)
+    grid = "".join(f"M{MAP_LABEL_PX + k * MAP_CELL_PX} 0V{height}" for k in range(MAP_COLUMNS + 1))
+    return {**picture, "rows": rows, "cell_px": MAP_CELL_PX, "label_px": MAP_LABEL_PX, "grid": grid,
+            "width": MAP_LABEL_PX + MAP_COLUMNS * MAP_CELL_PX, "height": height,
+            "legend": [(MAP_KIND[c], LEGEND[c]) for c in present]}
 
 
 def _scopes(diff: Any) -> list[dict[str, Any]]:
@@ -189,7 +209,7 @@ def agreement_matrix(cells: list[dict[str, Any]]) -> dict[str, Any]:
                         "edges": {"reachable": 0, "reached": 0},
                         "counts": {v: n for v, n in counted.items() if v != "AGREE"}, "cells": [c["id"] for c in members]})
         rows.append({"api": api, "cells": row})
-    return {"columns": columns, "rows": rows}
+    return fitted({"columns": columns, "rows": rows}, "agreement")
 
 
 def product_view(results: dict[str, Any], product: str, rulebook: Rulebook, repro_folder: str = "") -> dict[str, Any]:
@@ -260,12 +280,20 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def breakable(text: str, after: str = "/.") -> markupsafe.Markup:
+    """An id (cell, rule) that may break across lines after a '/' or a '.' (`after`), never inside a
+    name: a <wbr> after each, the rest escaped."""
+    parts = re.split(f"(?<=[{re.escape(after)}])(?=.)", text)
+    return markupsafe.Markup("<wbr>").join(markupsafe.escape(part) for part in parts)
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     """One environment per process, so the template is compiled once, not once per page."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
+    env.filters["wbr"] = breakable
     env.filters["when"] = lambda iso: (iso or "").replace("T", " ").replace("+00:00", " UTC")
     return env
 
