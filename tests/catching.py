@@ -18,7 +18,8 @@ from conformance import OracleBackend, Rejected
 from conformance.generate.cells import Cell, cells, select
 from conformance.generate.memory import MemoryRecipe
 from conformance.generate.profiles import Profile, profile
-from conformance.judge.runner import CellResult, run_cells
+from conformance.judge.cell_result import CellResult
+from conformance.judge.runner import run_cells
 from conformance.judge.verdicts import NONCONFORMING, judge
 from oracle import Call, check, verdict_class
 from oracle.rules import context

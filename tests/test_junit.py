@@ -4,7 +4,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from conformance.report.junit import junit_tree, write_junit
-from conformance.judge.runner import CellResult
+from conformance.judge.cell_result import CellResult
 
 META = {"backend": {"name": "sim", "spec": "pkg:Sim"}, "seed": 7, "profile": "ci", "spec_hash": "abc"}
 

@@ -232,7 +232,7 @@ def edit(folder: Path, change) -> None:
     (lambda d: d["ambiguities"][0]["readings"][1].update(id="same_data"), "duplicate reading id 'same_data'"),
     (lambda d: d["ambiguities"][0]["readings"][1].update(legality="maybe"), "'maybe' is not one of"),
     (lambda d: d["ambiguities"][0]["readings"][1].update(variant="v"), "only a legal one has a variant"),
-    (lambda d: d["ambiguities"][0]["readings"][0].update(sources=[]), "should be non-empty"),
+    (lambda d: d["ambiguities"][0]["readings"][0].update(sources=[]), "readings[0].sources"),
     (lambda d: d["ambiguities"][0]["readings"][0].update(sources=[{"page": "001_e45651b2d591d11d.txt"}]),
      "readings[0].sources[0]"),
     (lambda d: d["ambiguities"][0].update(overrides=["data_move.sid.rnage"]), "'data_move.sid.rnage' is not a rule"),

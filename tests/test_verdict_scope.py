@@ -20,7 +20,8 @@ from conformance.commands.terminal import Terminal
 from conformance.generate.cells import cells
 from conformance.generate.profiles import Profile, profile
 from conformance.judge import runner
-from conformance.judge.runner import incomplete_reason, run_cell
+from conformance.judge.cell_result import incomplete_reason
+from conformance.judge.runner import run_cell
 from conformance.report.outputs import write_outputs
 from conformance.report.results import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, ResultsError, combine_runs, finish,
                                         load_results, merge, overall, results_document)

@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
         raise pytest.UsageError("ascend-conformance runs its cells in its own supervised workers: give "
                                 "--ascend-workers N (or auto) rather than pytest-xdist's -n")
-    config.pluginmanager.register(CellRun(config, run_arguments(config)), "ascend-conformance-cells")
+    config.pluginmanager.register(PytestRun(config, run_arguments(config)), "ascend-conformance-cells")
 
 
 def run_arguments(config: pytest.Config) -> Any:
@@ -96,7 +96,7 @@ class CellItem(pytest.Item):
     """One cell of the kit: its outcome is read from the run's results (the cell ran with the others,
     in the kit's workers, before pytest came to the items)."""
 
-    def __init__(self, *, cell: Any, run: "CellRun", **kwargs: Any):
+    def __init__(self, *, cell: Any, run: "PytestRun", **kwargs: Any):
         super().__init__(**kwargs)
         self.cell, self.run = cell, run
 
@@ -125,7 +125,7 @@ class CellItem(pytest.Item):
 class CellTree(pytest.Collector):
     """The kit's cells as pytest collects them: their ids are the items' names (`-k 910b`, `-k legal`)."""
 
-    def __init__(self, *, run: "CellRun", **kwargs: Any):
+    def __init__(self, *, run: "PytestRun", **kwargs: Any):
         super().__init__(**kwargs)
         self.run = run
 
@@ -144,7 +144,7 @@ class CellTree(pytest.Collector):
         return self.path, None, self.name
 
 
-class CellRun:
+class PytestRun:
     """The plugin at work for one pytest session: the kit's session opened at collection (the backend
     declares its readings there, and they decide the ambiguity cells), the selected cells run before the
     items, the session closed after."""

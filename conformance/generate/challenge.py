@@ -72,7 +72,7 @@ def from_pool(cases: Iterable[Any], pool: int) -> list[Any]:
         return list(cases)
     out = []
     for c in cases:
-        twin = Case(c.call, c.memory.from_pool(pool), c.expect, c.rule, c.tags)
+        twin = Case(c.call, c.memory.from_pool(pool), c.expect, c.rule, c.tags).with_blocks(c.blocks)
         if c.checked is not None:           # the same call checked on the same values: the same answer
             object.__setattr__(twin, "checked", c.checked)
         out.append(twin)

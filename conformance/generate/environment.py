@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from oracle import Call, Tensor
 from oracle.apis import index_math
@@ -23,7 +23,7 @@ MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move
 KINDS = ("legal", "reject", "undefined", "ambiguity")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Case:
     """A generated call, the memory it runs on, and what the oracle says a backend must do with it."""
 
@@ -37,6 +37,9 @@ class Case:
     # takes instead of checking the same call on the same memory by the same rulebook again. Not an init
     # field: a case made from another's call (minimize) does not inherit it, nor does a repr show it.
     checked: Any = field(default=None, init=False, compare=False, repr=False)
+    # The blocks of bytes Hypothesis drew that made this case (picks.Searched), where a search drew it:
+    # the case's own choices, from which the runner shrinks it alone (runner.shrink_alone).
+    blocks: tuple[bytes, ...] = field(default=(), init=False, compare=False, repr=False)
 
     @functools.cached_property
     def key(self) -> tuple[str, tuple[Any, ...]]:
@@ -54,6 +57,20 @@ class Case:
         # Python's own 64-bit hash of the bytes: a key is only ever compared inside one process (a search's
         # set), and Scatter's offsets are up to 128 KB a call, which blake2b took 4x as long to digest
         return tuple((w.scope, w.addr, w.dtype, w.data.size, hash(w.data.tobytes())) for w in self.memory.writes)
+
+    def __repr__(self) -> str:
+        """Short: Hypothesis shows the failing case's repr, and a call's offsets and images run to megabytes."""
+        text = self.call.to_json()
+        return f"Case({self.expect}{' ' + self.rule if self.rule else ''}: {text[:200]}{'...' if len(text) > 200 else ''})"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """The same short text where Hypothesis's pretty-printer shows the case (it walks a dataclass's fields)."""
+        printer.text(repr(self))
+
+    def with_blocks(self, blocks: Sequence[bytes]) -> "Case":
+        """This case, carrying the blocks of bytes that made it (set once, as the case is made)."""
+        object.__setattr__(self, "blocks", tuple(blocks))
+        return self
 
     def with_check(self, rulebook: Rulebook, violations: Any) -> "Case":
         """This case, carrying the generator's check of it (set once, as the case is made)."""

@@ -50,10 +50,12 @@ class Searched(Picks):
     def __init__(self, draw: Draw):
         self.draw = draw
         self.block, self.at = b"", 0
+        self.blocks: list[bytes] = []       # every block drawn, in order: the choices of the call
 
     def _number(self, width: int) -> int:
         if self.at + width > len(self.block):
-            self.block = self.block[self.at:] + next_block(self.draw)
+            self.blocks.append(next_block(self.draw))
+            self.block = self.block[self.at:] + self.blocks[-1]
             self.at = 0
         self.at += width
         return int.from_bytes(self.block[self.at - width:self.at], "big")

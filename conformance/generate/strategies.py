@@ -55,8 +55,9 @@ def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, st
 
 def _attempt(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
     """The case `make` builds from Hypothesis's choices, or None where they give none (Retry)."""
+    pick = Searched(draw)
     try:
-        return make(Searched(draw), *args)
+        return make(pick, *args).with_blocks(pick.blocks)
     except Retry:
         return None
 

@@ -1,22 +1,25 @@
 """Running cells: Hypothesis drives the calls of one cell through the backend and shrinks a failure.
 
-`run_cell` is plain Python (the kit's own tests call it directly); the pytest plugin wraps it so that
-pytest-xdist can spread cells over cores. Verdicts are counted for the calls Hypothesis generates, up to
-and including the first non-conforming one; the calls spent shrinking it are counted apart. A cell that
-judged fewer calls than it planned, or missed an edge of its sweep, is incomplete: it cannot conform.
+`run_cell` is plain Python: the kit's own tests call it directly, and the command line and the pytest
+front end run it in supervised workers. Verdicts are counted for the calls Hypothesis generates, up to
+and including the first non-conforming one; that call is then shrunk on its own (Hypothesis's shrinker on
+the bytes that made it, then minimize() on the call itself), and the calls spent shrinking it are
+counted apart. A cell that judged fewer calls than it planned, or missed an edge of its sweep, is
+incomplete: it cannot conform.
 """
 from __future__ import annotations
 
+import contextlib
 import time
 import zlib
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given
 from hypothesis import seed as hseed
 from hypothesis import settings, target
 from hypothesis.control import current_build_context
+from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook, default_rulebook
@@ -29,6 +32,7 @@ from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
 from conformance.judge import evidence, inflight
+from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
 from conformance.judge.verdicts import Outcome, Verdict
@@ -50,61 +54,6 @@ class _NonConforming(Exception):
 # "shrunk" into a FAIL of a different call (or the other way round).
 # (A divergence of two backends, under --against, is its own kind: DIVERGE.)
 _RAISE = {k: type(f"NonConforming_{k}", (_NonConforming,), {}) for k in [v.value for v in Verdict] + ["DIVERGE"]}
-
-
-@dataclass
-class CellResult:
-    cell: dict[str, Any]
-    status: str = "ran"                 # ran | not_supported | unreachable | error
-    counts: dict[str, int] = field(default_factory=dict)          # verdict -> calls
-    by_dtype: dict[str, dict[str, int]] = field(default_factory=dict)
-    tags: dict[str, int] = field(default_factory=dict)            # boundary reached -> calls
-    planned_calls: int | None = None    # calls the cell set out to judge: frozen, sweep, the search's budget
-    exhausted: bool = False             # the search found every distinct call it could: fewer is complete
-    incomplete: str | None = None       # why the cell judged less than it planned (None: it did not)
-    frozen_calls: int = 0               # of the counted calls, those from the frozen case list (certify)
-    sweep_calls: int = 0                # of the counted calls, those of the edge sweep (conformance/generate/edges.py)
-    edges: dict[str, list[str]] = field(default_factory=dict)   # {"reachable": [tag...], "missed": [tag...]}
-    shrink_calls: int = 0
-    failure: dict[str, Any] | None = None
-    error: str | None = None
-    seconds: float = 0.0
-    agreement: dict[str, int] = field(default_factory=dict)       # under --against: AGREE/DIVERGE -> calls
-    divergence: dict[str, Any] | None = None                      # the (shrunk) call the two parted on
-    evidence: dict[str, Any] | None = None      # {"shrink_stopped", "entries"}: what the backend answered
-
-    @property
-    def id(self) -> str:
-        return self.cell["id"]
-
-    @property
-    def conforms(self) -> bool:
-        return self.failure is None and self.incomplete is None and self.status in ("ran", "not_supported",
-                                                                                      "unreachable")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, **self.__dict__}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "CellResult":
-        return cls(**{k: v for k, v in data.items() if k != "id"})
-
-
-def incomplete_reason(status: str, stopped: bool, planned: int | None, judged: int, exhausted: bool,
-                      missed: Sequence[str]) -> str | None:
-    """Why a cell that ran to its end cannot count as conforming: it judged fewer calls than it planned
-    (frozen cases, edge sweep, the search's budget) though the search had not run out of distinct calls,
-    or its edge sweep left edges unreached. None when neither, and for a cell stopped by what it found
-    (a failure, a divergence: that is its verdict) or one that did not run (not supported, unreachable,
-    in error: its status says so)."""
-    if status != "ran" or stopped:
-        return None
-    why = []
-    if planned is not None and judged < planned and not exhausted:
-        why.append(f"judged {judged} of {planned} planned calls")
-    if missed:
-        why.append(f"edges missed: {', '.join(missed)}")
-    return "; ".join(why) or None
 
 
 def cell_seed(run_seed: int, cell: Cell) -> int:
@@ -134,202 +83,291 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     budget), whether the search ran out of distinct calls before the budget (`exhausted`: it judged every
     call there is), and why it is incomplete where it is (`incomplete`, see incomplete_reason): the draws
     are the same either way."""
-    result = CellResult(cell.to_dict())
-    started = time.perf_counter()
-    evidence.start()
-    try:
-        supported = ask_supports(backend, cell.api, cell.product)
-    except BackendCrash as exc:
-        evidence.take()
-        result.status, result.error = "error", str(exc)
-        return result
-    if not supported:
-        evidence.take()
-        result.status = "not_supported"
-        result.counts = {Verdict.NOT_SUPPORTED.value: 1}
-        return result
-    counts: Counter[str] = Counter()
-    tags: Counter[str] = Counter()
-    agreement: Counter[str] = Counter()
-    by_dtype: dict[str, Counter[str]] = {}
-    state: dict[str, Any] = {"failed": False, "first": None, "last": {}, "final": {}, "searched": 0, "at": 0, "now": 0}
-    budget = ShrinkBudget(SHRINK_SECONDS, hang_after, stop_after=shrink_stop)
-    keys: set[Any] = set()              # the keys of the searched calls judged (Case.key)
-    spec = default_rulebook().api(cell.api)
-    readings = declared_of(rulebook, cell.api)
+    return CellRun(cell, backend, profile, run_seed, frozen, database, sweep, hang_after=hang_after,
+                   on_found=on_found, rulebook=rulebook, pool=pool, shrink_stop=shrink_stop).result()
 
-    def tally(case: Case, outcome: Outcome) -> None:
-        counts[outcome.verdict.value] += 1
-        inflight.counted(outcome.verdict.value)
-        agreed = getattr(outcome, "agreement", None)
-        if agreed is not None:
-            agreement[agreed.verdict] += 1
-            inflight.counted(agreed.verdict)
-        tags.update(case.tags)
-        by_dtype.setdefault(spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
 
-    def found(case: Case, outcome: Outcome) -> None:
-        """A non-conforming call (frozen, batched or searched): the one to report; the first one found
-        starts the shrinking clock."""
-        if state["first"] is None:
-            budget.start()
-            inflight.shrinking(True)
-            if on_found is not None:
-                on_found(failure_record(cell, case, outcome, readings))
-        state["first"] = outcome.key
-        state["last"][outcome.key] = (case, outcome)
+class CellRun:
+    """One cell judged, phase by phase (see run_cell): `kept` (the frozen cases), `edges` (the sweep),
+    `search` (Hypothesis, or the batches of a batch backend), `shrink_alone` and `reported` (the failure
+    shrunk), then `result`. Every call judged goes through `judge_one` (searched calls) or `count`."""
 
-    for case in frozen:
-        outcome = inflight.judge(case, backend, rulebook)
-        tally(case, outcome)
-        result.frozen_calls += 1
-        if not outcome.conforms:
-            found(case, outcome)
-            break
+    def __init__(self, cell: Cell, backend: Backend, profile: Profile, run_seed: int, frozen: Sequence[Case],
+                 database: Any, sweep: bool | None, *, hang_after: float | None,
+                 on_found: Callable[[dict[str, Any]], None] | None, rulebook: Rulebook | None, pool: int,
+                 shrink_stop: int | None):
+        self.cell, self.backend, self.profile, self.run_seed = cell, backend, profile, run_seed
+        self.frozen, self.database, self.sweep, self.pool = frozen, database, sweep, pool
+        self.on_found, self.rulebook = on_found, rulebook
+        self.out = CellResult(cell.to_dict())
+        self.counts: Counter[str] = Counter()           # verdict -> calls counted
+        self.tags: Counter[str] = Counter()             # boundary reached -> calls
+        self.agreement: Counter[str] = Counter()        # under --against: AGREE / DIVERGE -> calls
+        self.by_dtype: dict[str, Counter[str]] = {}
+        self.budget = ShrinkBudget(SHRINK_SECONDS, hang_after, stop_after=shrink_stop)
+        self.seen: set[Any] = set()                     # the keys of the searched calls judged (Case.key)
+        self.spec = default_rulebook().api(cell.api)
+        self.readings = declared_of(rulebook, cell.api)
+        self.first: str | None = None                   # the verdict of the first non-conforming call
+        self.latest: dict[str, tuple[Case, Outcome]] = {}   # per verdict, the last call found giving it
+        self.final: dict[str, tuple[Case, Outcome]] = {}    # ... as Hypothesis's final replay found it
+        self.shrinking = False                          # a failure is found: the calls now shrink it
+        self.searched = 0                               # searched calls judged and counted
+        self.failing_at = 0                             # where in its batch the failing call was
+        self.judging_at = 0                             # where in its batch the call being judged is
+        self.failing_blocks: tuple[bytes, ...] = ()     # the bytes that made the failing call
+        self.reachable: list[str] = []                  # the edges the sweep can reach
+        self.planned = len(frozen) + profile.calls
 
-    # --- edge sweep (issue 16): the same calls on every run, judged and counted like the frozen ones
-    reachable: list[str] = []
-    planned = len(frozen) + profile.calls
-    if profile.sweep if sweep is None else sweep:
+    # ------------------------------------------------------------------ the phases
+
+    def result(self) -> CellResult:
+        started = time.perf_counter()
+        evidence.start()
+        if self.unsupported():
+            evidence.take()
+            return self.out
+        self.kept()
+        self.edges()
+        try:
+            self.search()
+        except _NonConforming:
+            pass
+        except (Unsatisfiable, FailedHealthCheck) as exc:
+            self.out.status, self.out.error = "unreachable", f"no call could be generated for this cell: {exc}"
+        except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
+            self.out.status, self.out.error = "error", f"{type(exc).__name__}: {exc}"
+        finally:
+            inflight.settle()
+            inflight.shrinking(False)
+        self.reported()
+        return self.settled(started)
+
+    def unsupported(self) -> bool:
+        """Does the backend not take the cell (or crash saying whether it does)? The result says which."""
+        try:
+            supported = ask_supports(self.backend, self.cell.api, self.cell.product)
+        except BackendCrash as exc:
+            self.out.status, self.out.error = "error", str(exc)
+            return True
+        if not supported:
+            self.out.status = "not_supported"
+            self.out.counts = {Verdict.NOT_SUPPORTED.value: 1}
+        return not supported
+
+    def kept(self) -> None:
+        """The frozen cases (certify's list, or failures kept from earlier runs), in order."""
+        for case in self.frozen:
+            outcome = inflight.judge(case, self.backend, self.rulebook)
+            self.count(case, outcome)
+            self.out.frozen_calls += 1
+            if not outcome.conforms:
+                self.found(case, outcome)
+                return
+
+    def edges(self) -> None:
+        """The edge sweep: the same calls on every run, judged and counted like the frozen ones."""
+        if not (self.profile.sweep if self.sweep is None else self.sweep):
+            return
         from conformance.generate.edges import sweep as edge_sweep
         from conformance.generate.edges import targets
-        reachable = targets(cell, profile.gm_window)
-        cases = from_pool(edge_sweep(cell, profile.gm_window), pool)
-        planned += len(cases)
-        for case, outcome in judged(cases if state["first"] is None else [], backend, rulebook):
-            tally(case, outcome)
-            result.sweep_calls += 1
+        self.reachable = targets(self.cell, self.profile.gm_window)
+        cases = from_pool(edge_sweep(self.cell, self.profile.gm_window), self.pool)
+        self.planned += len(cases)
+        for case, outcome in judged(cases if self.first is None else [], self.backend, self.rulebook):
+            self.count(case, outcome)
+            self.out.sweep_calls += 1
             if not outcome.conforms:
-                found(case, outcome)
-                break
-    # --- end of the edge sweep
+                self.found(case, outcome)
+                return
 
-    def search(examples: int, seed: int) -> None:
+    def search(self) -> None:
+        """The profile's calls, where no kept or swept call failed: drawn and run in batches for a backend
+        that runs batches, searched by Hypothesis (in rounds, see search_rounds) otherwise."""
+        if self.first is not None:
+            return
+        if callable(getattr(self.backend, "run_batch", None)):
+            drawn = run_batches(self.cell, self.backend, self.profile, self.run_seed, self.count, self.found,
+                                self.rulebook, self.pool)
+            if not drawn:
+                self.out.status, self.out.error = "unreachable", "no call could be generated for this cell"
+            # Cell.draw ends short of the budget when a round of its search finds no call it has not drawn;
+            # it also stops after SEARCH_ROUNDS rounds that each found some, which it does not tell apart
+            self.out.exhausted = 0 < drawn < self.profile.calls
+            return
+        began = -1                      # calls judged when the last round began
+        for examples, seed in search_rounds(self.profile.calls, cell_seed(self.run_seed, self.cell),
+                                            lambda: self.searched):
+            began = self.searched
+            try:
+                self.search_round(examples, seed)
+            except _NonConforming:
+                if self.failing_blocks:
+                    with contextlib.suppress(_NonConforming):
+                        self.shrink_alone(seed)
+                raise
+            except (Unsatisfiable, FailedHealthCheck):
+                if not self.searched:
+                    raise               # no call at all: the cell is unreachable
+                began = self.searched
+                break                   # a later round found none: the calls found are what there is
+        # a round that found no new call: Hypothesis has no other call of the cell to give
+        self.out.exhausted = self.searched == began < self.profile.calls
+
+    def search_round(self, examples: int, seed: int) -> None:
         """One Hypothesis run of `examples` batches of calls (see search_rounds)."""
 
-        @settings(max_examples=examples, database=database, deadline=None, derandomize=False, print_blob=False,
+        @settings(max_examples=examples, database=self.database, deadline=None, derandomize=False, print_blob=False,
                   verbosity=Verbosity.quiet, report_multiple_bugs=False,
-                  phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if profile.target else ())
-                  + (Phase.shrink,),
+                  phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if self.profile.target else ()),
                   suppress_health_check=list(HealthCheck))
         @hseed(seed)
-        @given(cell.strategy(gm_window=profile.gm_window, batch=True))
+        @given(self.cell.strategy(gm_window=self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
-            order = list(range(len(cases)))
-            if state["failed"] and state["at"] < len(cases):    # shrinking: the call that failed goes first
-                order.insert(0, order.pop(state["at"]))
-            reached = -1
-            for k, at in enumerate(order):
-                if not state["failed"] and state["searched"] >= profile.calls:
-                    break           # the profile's calls are spent (the last batch may be cut short)
-                state["now"] = at
-                one(cases[at], None if state["failed"] else ahead(cases, order[k + 1:], cases[at]))
-                reached = max(reached, len(cases[at].tags))
-            if profile.target and reached >= 0 and not state["failed"]:    # once per example (Hypothesis's rule)
-                target(float(reached), label="boundaries reached at once")
+            self.judge_batch(cases)
 
         # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
         # for every cell (the documented hook its own pytest and stateful integrations use).
-        prop.hypothesis.inner_test._hypothesis_internal_add_digest = cell.id.encode()
+        prop.hypothesis.inner_test._hypothesis_internal_add_digest = self.cell.id.encode()
         # ... and the key itself, as hypothesis.find sets it: the digest of a function reads its source
-        # (tokenize), 3% of a run's time when every search round makes its own `prop`.
-        prop._hypothesis_internal_database_key = b"ascend-conformance:search:" + cell.id.encode()
+        # (tokenize), a cost at every search round.
+        prop._hypothesis_internal_database_key = b"ascend-conformance:search:" + self.cell.id.encode()
         prop()
 
-    def ahead(cases: list[Case], rest: Sequence[int], now: Case) -> Case | None:
-        """The case `one` will judge after `now`, if the search goes on: sent to the backend ahead."""
-        if state["searched"] + 1 >= profile.calls:
+    def judge_batch(self, cases: list[Case]) -> None:
+        """One example of the search: its calls judged in order (until the profile's calls are spent), the
+        next one sent to the backend ahead; Hypothesis targets the most boundaries one call reached. In
+        Hypothesis's last replay of a failing example, the failing call is judged first."""
+        order = list(range(len(cases)))
+        if self.shrinking and self.failing_at < len(cases):    # replaying the failure: it goes first
+            order.insert(0, order.pop(self.failing_at))
+        reached = -1
+        for k, at in enumerate(order):
+            if not self.shrinking and self.searched >= self.profile.calls:
+                break           # the profile's calls are spent (the last batch may be cut short)
+            self.judging_at = at
+            self.judge_one(cases[at], self.ahead(cases, order[k + 1:], cases[at]))
+            reached = max(reached, len(cases[at].tags))
+        if self.profile.target and reached >= 0 and not self.shrinking:    # once per example (Hypothesis's rule)
+            target(float(reached), label="boundaries reached at once")
+
+    def shrink_alone(self, seed: int) -> None:
+        """Hypothesis's shrinker on the failing call alone: a run of the cell's single-call strategy that
+        starts from the blocks of bytes that made the call (an example kept in a database of its own) and
+        only shrinks. A search's example holds SEARCH_BATCH calls, and shrinking it drew them all for
+        every candidate; here a candidate draws one."""
+        kept = InMemoryExampleDatabase()
+        key = b"ascend-conformance:shrink:" + self.cell.id.encode()
+        # Where Hypothesis keeps a failure it has not shrunk yet (an example under the key itself is one
+        # it has shrunk, and it would replay it without shrinking it again).
+        kept.save(key + b".secondary", choices_to_bytes(self.failing_blocks))
+
+        @settings(max_examples=1, database=kept, deadline=None, derandomize=False, print_blob=False,
+                  verbosity=Verbosity.quiet, report_multiple_bugs=False, phases=(Phase.reuse, Phase.shrink),
+                  suppress_health_check=list(HealthCheck))
+        @hseed(seed)
+        @given(self.cell.strategy(gm_window=self.profile.gm_window))
+        def prop(case: Case) -> None:
+            self.judge_one(case)
+
+        prop.hypothesis.inner_test._hypothesis_internal_add_digest = self.cell.id.encode()
+        prop._hypothesis_internal_database_key = key
+        prop()
+
+    def reported(self) -> None:
+        """The failure reported: the first verdict found (the one counted), as Hypothesis shrank it, then
+        minimize() on the call itself; kept in the failure database where there is one."""
+        found = self.final.get(self.first) or self.latest.get(self.first) if self.first else None
+        if found is None:
+            return
+        case, outcome, runs = minimize(*found, self.backend, self.budget, self.rulebook)
+        self.out.shrink_calls += runs
+        record = failure_record(self.cell, case, outcome, self.readings)
+        if record["verdict"] == "DIVERGE":
+            self.out.divergence = record
+        else:
+            self.out.failure = record
+        if self.database is not None:
+            from conformance.judge.failuredb import record as keep
+            keep(self.database, record)
+
+    def settled(self, started: float) -> CellResult:
+        """The result, its counts and what it planned filled in, and whether it is complete."""
+        out = self.out
+        out.counts, out.agreement, out.tags = dict(self.counts), dict(self.agreement), dict(self.tags)
+        if self.reachable:
+            out.edges = {"reachable": self.reachable, "missed": [t for t in self.reachable if t not in self.tags]}
+        out.planned_calls = self.planned
+        out.incomplete = incomplete_reason(out.status, bool(out.failure or out.divergence), self.planned,
+                                           sum(self.counts.values()), out.exhausted, out.edges.get("missed", ()))
+        out.by_dtype = {d: dict(c) for d, c in self.by_dtype.items()}
+        out.evidence = {"shrink_stopped": self.budget.stopped_at, "entries": evidence.take()}
+        out.seconds = round(time.perf_counter() - started, 3)
+        return out
+
+    # ------------------------------------------------------------------ one call
+
+    def count(self, case: Case, outcome: Outcome) -> None:
+        """A judged call counted: its verdict, its agreement under --against, its boundaries, its dtype."""
+        self.counts[outcome.verdict.value] += 1
+        inflight.counted(outcome.verdict.value)
+        agreed = getattr(outcome, "agreement", None)
+        if agreed is not None:
+            self.agreement[agreed.verdict] += 1
+            inflight.counted(agreed.verdict)
+        self.tags.update(case.tags)
+        self.by_dtype.setdefault(self.spec.dtype_of_call(case.call), Counter())[outcome.verdict.value] += 1
+
+    def found(self, case: Case, outcome: Outcome) -> None:
+        """A non-conforming call (frozen, swept, batched or searched): the one to report; the first one
+        found starts the shrinking clock."""
+        if self.first is None:
+            self.budget.start()
+            inflight.shrinking(True)
+            if self.on_found is not None:
+                self.on_found(failure_record(self.cell, case, outcome, self.readings))
+        self.first = outcome.key
+        self.latest[outcome.key] = (case, outcome)
+
+    def ahead(self, cases: list[Case], rest: Sequence[int], now: Case) -> Case | None:
+        """The case judge_one will judge after `now`, if the search goes on: sent to the backend ahead."""
+        if self.shrinking or self.searched + 1 >= self.profile.calls:
             return None
         for at in rest:
             case = cases[at]
-            if case.key not in keys and case.key != now.key:
-                return from_pool((case,), pool)[0] if pool else case
+            if case.key not in self.seen and case.key != now.key:
+                return from_pool((case,), self.pool)[0] if self.pool else case
         return None
 
-    def one(case: Case, then: Case | None = None) -> None:
-        if pool:
-            (case,) = from_pool((case,), pool)
-        if not state["failed"]:
-            if case.key in keys:
+    def judge_one(self, case: Case, then: Case | None = None) -> None:
+        """A searched call judged (once: a call judged already is skipped) and counted; while shrinking,
+        judged within the shrinking budget and not counted. The first non-conforming verdict raises, so
+        that Hypothesis stops (or, shrinking, keeps the smaller call)."""
+        if self.pool:
+            (case,) = from_pool((case,), self.pool)
+        if not self.shrinking:
+            if case.key in self.seen:
                 return          # the same call on the same values as one judged already (Case.key)
-            keys.add(case.key)
-        if (state["failed"] and (result.shrink_calls >= SHRINK_CALLS or budget.exhausted())
+            self.seen.add(case.key)
+        if (self.shrinking and (self.out.shrink_calls >= SHRINK_CALLS or self.budget.exhausted())
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         began = time.monotonic()
-        outcome = inflight.judge(case, backend, rulebook, then)
-        if state["failed"]:
-            result.shrink_calls += 1
-            budget.record(outcome, time.monotonic() - began)
+        outcome = inflight.judge(case, self.backend, self.rulebook, then)
+        if self.shrinking:
+            self.out.shrink_calls += 1
+            self.budget.record(outcome, time.monotonic() - began)
         else:
-            state["searched"] += 1
-            tally(case, outcome)
+            self.searched += 1
+            self.count(case, outcome)
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
         # while shrinking it is not what is being minimised, so it does not count as failing here.
-        if not outcome.conforms and state["first"] in (None, outcome.key):
-            found(case, outcome)
-            state["failed"], state["at"] = True, state["now"]
+        if not outcome.conforms and self.first in (None, outcome.key):
+            self.found(case, outcome)
+            self.shrinking, self.failing_at, self.failing_blocks = True, self.judging_at, case.blocks
             if current_build_context().is_final:
-                state["final"][outcome.key] = (case, outcome)
+                self.final[outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
-
-    try:
-        if state["first"] is None and callable(getattr(backend, "run_batch", None)):
-            drawn = run_batches(cell, backend, profile, run_seed, tally, found, rulebook, pool)
-            if not drawn:
-                result.status, result.error = "unreachable", "no call could be generated for this cell"
-            # Cell.draw ends short of the budget when a round of its search finds no call it has not drawn;
-            # it also stops after SEARCH_ROUNDS rounds that each found some, which it does not tell apart
-            result.exhausted = 0 < drawn < profile.calls
-        elif state["first"] is None:        # no frozen case failed: search
-            began = -1                      # calls judged when the last round began
-            for examples, seed in search_rounds(profile.calls, cell_seed(run_seed, cell), lambda: state["searched"]):
-                began = state["searched"]
-                try:
-                    search(examples, seed)
-                except (Unsatisfiable, FailedHealthCheck):
-                    if not state["searched"]:
-                        raise               # no call at all: the cell is unreachable
-                    began = state["searched"]
-                    break                   # a later round found none: the calls found are what there is
-            # a round that found no new call: Hypothesis has no other call of the cell to give
-            result.exhausted = state["searched"] == began < profile.calls
-    except _NonConforming:
-        pass
-    except (Unsatisfiable, FailedHealthCheck) as exc:
-        result.status, result.error = "unreachable", f"no call could be generated for this cell: {exc}"
-    except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
-        result.status, result.error = "error", f"{type(exc).__name__}: {exc}"
-    finally:
-        inflight.settle()
-        inflight.shrinking(False)
-    # The failure reported is the first verdict found (the one counted), shrunk by Hypothesis.
-    first = state["first"]
-    reported = state["final"].get(first) or state["last"].get(first)
-    if reported is not None:
-        case, outcome = reported
-        case, outcome, runs = minimize(case, outcome, backend, budget, rulebook)
-        result.shrink_calls += runs
-        record = failure_record(cell, case, outcome, readings)
-        if record["verdict"] == "DIVERGE":
-            result.divergence = record
-        else:
-            result.failure = record
-        if database is not None:
-            from conformance.judge.failuredb import record as keep
-            keep(database, record)
-    result.counts = dict(counts)
-    result.agreement = dict(agreement)
-    result.tags = dict(tags)
-    if reachable:
-        result.edges = {"reachable": reachable, "missed": [t for t in reachable if t not in tags]}
-    result.planned_calls = planned
-    result.incomplete = incomplete_reason(result.status, bool(result.failure or result.divergence), planned,
-                                          sum(counts.values()), result.exhausted, result.edges.get("missed", ()))
-    result.by_dtype = {d: dict(c) for d, c in by_dtype.items()}
-    result.evidence = {"shrink_stopped": budget.stopped_at, "entries": evidence.take()}
-    result.seconds = round(time.perf_counter() - started, 3)
-    return result
 
 
 BATCH = 32         # calls handed to a backend's run_batch at once

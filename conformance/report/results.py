@@ -19,7 +19,7 @@ from oracle.spec import Rulebook, default_rulebook, specs_digest
 
 from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
-from conformance.judge.runner import CellResult, incomplete_reason
+from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.verdicts import Verdict
 from conformance.report.readings import ambiguity_entries, merged_readings, tally, verdict_text
 from conformance.report.scope import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, failed, missing_cells,  # noqa: F401

@@ -143,7 +143,7 @@ class ClusterSupervisor:
             try:
                 out.append(_answer(future.result(), "done"))
             except Exception as exc:    # noqa: BLE001 - the cluster lost the task: an error for its cell
-                from conformance.judge.runner import CellResult
+                from conformance.judge.cell_result import CellResult
                 out.append(CellResult(task.cell.to_dict(), status="error",
                                       error=f"worker lost: the cluster task failed: {type(exc).__name__}: {exc}"
                                       ).to_dict())

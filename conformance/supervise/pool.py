@@ -39,7 +39,7 @@ from conformance.backends.contract import BackendLoadError
 from conformance.backends.processes import end_descendants, out_of_reach
 from conformance.generate.cells import Cell
 from conformance.judge import inflight
-from conformance.judge.runner import CellResult
+from conformance.judge.cell_result import CellResult
 from conformance.judge.verdicts import Verdict
 from conformance.supervise import messages
 from conformance.supervise.tasks import DEFAULT_TIMEOUT, Isolation, Replay, Stop, Task

@@ -21,7 +21,8 @@ from conformance.backends.loading import load_backend
 from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
 from conformance.backends.readings import Declared, declare
 from conformance.judge import inflight
-from conformance.judge.runner import CellResult, run_cell
+from conformance.judge.cell_result import CellResult
+from conformance.judge.runner import run_cell
 from conformance.judge.verdicts import Verdict
 from conformance.supervise import messages
 from conformance.supervise.tasks import Isolation, Replay, Task
