@@ -26,7 +26,8 @@ from conformance.commands.cli import main
 from conformance.commands.terminal import Terminal
 from conformance.report.files import write_atomic
 from conformance.report.outputs import write_outputs
-from conformance.report.results import ResultsError, load_results, merge
+from conformance.report.merging import merge
+from conformance.report.results import ResultsError, load_results
 from conformance.report.text import markup, printable
 from conformance.report.untrusted import MAX_FILE_BYTES, MAX_RESULTS_BYTES
 from conformance.report.waivers import WaiverError, load_waivers

@@ -23,7 +23,8 @@ from conformance.generate.cells import cells
 from conformance.generate.profiles import Profile
 from conformance.judge.runner import run_cells
 from conformance.report.outputs import write_outputs
-from conformance.report.results import finish, merge, results_document
+from conformance.report.merging import merge
+from conformance.report.results import finish, results_document
 from conformance.report.waivers import Waiver, apply_waivers
 from oracle.spec import default_rulebook
 

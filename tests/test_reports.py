@@ -24,8 +24,9 @@ from conformance import OracleBackend
 from conformance.commands.calls import load_call_file
 from conformance.report.html import render
 from conformance.report.outputs import write_outputs
+from conformance.report.merging import merge
 from conformance.report.results import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, ResultsError, finish,
-                                        load_results, merge, overall)
+                                        load_results, overall)
 from conformance.judge.runner import run_cells
 from conformance.judge.verdicts import judge
 from conformance.report.waivers import Waiver, apply_waivers

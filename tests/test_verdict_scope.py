@@ -23,8 +23,9 @@ from conformance.judge import runner
 from conformance.judge.cell_result import incomplete_reason
 from conformance.judge.runner import run_cell
 from conformance.report.outputs import write_outputs
+from conformance.report.merging import merge
 from conformance.report.results import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, ResultsError, combine_runs, finish,
-                                        load_results, merge, overall, results_document)
+                                        load_results, overall, results_document)
 from conformance.supervise.plan import plan
 
 INT8 = "data_move/ascend910b/legal/int8"

@@ -22,6 +22,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from oracle import Call
+from oracle.quoting import quoted
 
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected
@@ -431,7 +432,7 @@ class Sent:
 
 
 def _short(value: Any) -> str:
-    return json.dumps(value)[:200]
+    return quoted(value, 200)
 
 
 def _kit_version() -> str:

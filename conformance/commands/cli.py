@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Sequence
 
 from oracle import CallFormatError, SpecError
-from oracle.spec import default_rulebook
 
 from conformance.backends.contract import BackendLoadError, kit_version
 from conformance.backends.loading import load_backend
 from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
-                                          maxfail_arg, reading_arg, seed_arg, unknown, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
+                                          maxfail_arg, reading_arg, seed_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
@@ -36,7 +35,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from conformance.report.outputs import write_outputs
-    from conformance.report.results import CONFORMANT, ResultsError, load_results, merge, overall
+    from conformance.report.merging import merge
+    from conformance.report.results import CONFORMANT, ResultsError, load_results, overall
     from conformance.report.text import printable
 
     if len(args.files) > 1 and not args.out:
@@ -94,8 +94,14 @@ def parser() -> argparse.ArgumentParser:
                                   description="Conformance suite for Ascend data-movement instructions.")
     top.add_argument("--version", action="version", version=f"%(prog)s {kit_version()}")
     sub = top.add_subparsers(dest="command", required=True)
+    add_running_parsers(sub, *shared_parsers())
+    add_other_parsers(sub)
+    return top
 
-    # What every command that runs a backend on cells takes.
+
+def shared_parsers() -> tuple[argparse.ArgumentParser, ...]:
+    """The option groups commands share: the target (backend, products, workers...), the narrowing of the
+    cells (--select, --shard, --report, --seed), --challenge and --waivers."""
     target = Parser(add_help=False)
     target.add_argument("--backend", required=True, help="oracle | package.module:attr | entry-point name | exec:CMD")
     target.add_argument("--product", action="append", required=True, help="product id (repeatable)")
@@ -130,7 +136,13 @@ def parser() -> argparse.ArgumentParser:
                                  "so that no backend can recognise the test")
     waiving = Parser(add_help=False)
     waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
+    return target, narrowing, challenged, waiving
 
+
+def add_running_parsers(sub: argparse._SubParsersAction, target: argparse.ArgumentParser,
+                        narrowing: argparse.ArgumentParser, challenged: argparse.ArgumentParser,
+                        waiving: argparse.ArgumentParser) -> None:
+    """run, certify, fuzz and promote: the commands that run a backend over cells."""
     run = sub.add_parser("run", parents=[target, narrowing, waiving, challenged],
                          help="run the suite on a backend and write a report")
     run.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="quick | ci | nightly (default ci)")
@@ -163,17 +175,19 @@ def parser() -> argparse.ArgumentParser:
     pro.add_argument("--api", action="append", help="api (repeatable; default: all)")
     pro.add_argument("--out", required=True, help="folder for the reproducer files (keep it under version control)")
     pro.set_defaults(func=cmd_promote)
+    rpt = sub.add_parser("report", parents=[waiving], help="re-render the reports of one results.json, or merge several")
+    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
+    rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
+    rpt.set_defaults(func=cmd_report)
 
+
+def add_other_parsers(sub: argparse._SubParsersAction) -> None:
+    """serve, check, replay, verify and specs."""
     srv = sub.add_parser("serve", help="speak the exec protocol on stdin/stdout for a Python backend "
                                        "(docs/exec-protocol.md)")
     srv.add_argument("backend", help="oracle | package.module:attr | entry-point name")
     srv.add_argument("--batch", action="store_true", help="offer batch requests (the kit then sends calls in batches)")
     srv.set_defaults(func=cmd_serve)
-
-    rpt = sub.add_parser("report", parents=[waiving], help="re-render the reports of one results.json, or merge several")
-    rpt.add_argument("files", nargs="+", metavar="RESULTS_JSON", help="results.json files (or report folders)")
-    rpt.add_argument("--out", help="report folder (default: the folder of the one results.json given)")
-    rpt.set_defaults(func=cmd_report)
 
     chk = sub.add_parser("check", help="legality and expected memory image of one call (YAML/JSON file)")
     chk.add_argument("file")
@@ -199,7 +213,6 @@ def parser() -> argparse.ArgumentParser:
     spc.add_argument("--format", choices=["text", "json"], default="text",
                      help="text (default; with --api every rule whole) or json (the specs as data)")
     spc.set_defaults(func=cmd_specs)
-    return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -273,8 +273,8 @@ def _same_results(results: dict[str, Any], derived: dict[str, dict[str, Any]]) -
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return text if len(text) <= 120 else text[:117] + "..."
+    from oracle.quoting import quoted
+    return quoted(value, 120)
 
 
 # ---------------------------------------------------------------------------------------------- outputs

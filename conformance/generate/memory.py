@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from oracle.call import SCOPES, CallFormatError
+from oracle.quoting import quoted
 from oracle.spec import Product
 
 POOL_BYTES = 16 << 20
@@ -182,17 +183,17 @@ class MemoryRecipe:
         check_sizes), so that a forged file cannot make the kit allocate a terabyte."""
         if not isinstance(data, Mapping) or set(data) - {"seed", "sizes", "writes", "pool"}:
             raise CallFormatError(f"{where}: expected a mapping with keys seed, sizes, writes (and pool), "
-                                  f"got {_short(data)}")
+                                  f"got {quoted(data)}")
         seed, sizes, pool = data.get("seed"), data.get("sizes", {}), data.get("pool", 0)
         for name, value in (("seed", seed), ("pool", pool)):
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= _MASK64:
-                raise CallFormatError(f"{where}.{name}: expected an integer from 0 to 2**64-1, got {_short(value)}")
+                raise CallFormatError(f"{where}.{name}: expected an integer from 0 to 2**64-1, got {quoted(value)}")
         if not isinstance(sizes, Mapping):
-            raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {_short(sizes)}")
+            raise CallFormatError(f"{where}.sizes: expected a mapping scope -> bytes, got {quoted(sizes)}")
         check_sizes(sizes, product, f"{where}.sizes")
         writes = data.get("writes", [])
         if not isinstance(writes, list):
-            raise CallFormatError(f"{where}.writes: expected a list, got {_short(writes)}")
+            raise CallFormatError(f"{where}.writes: expected a list, got {quoted(writes)}")
         return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)), pool)
 
 
@@ -206,20 +207,14 @@ def check_sizes(sizes: Mapping[Any, Any], product: Product | None, where: str = 
     MAX_GM_BYTES; without a product every scope up to MAX_GM_BYTES. CallFormatError names the field."""
     for scope, size in sizes.items():
         if scope not in SCOPES:
-            raise CallFormatError(f"{where}.{_short(scope)}: {_short(scope)} is not one of {', '.join(SCOPES)}")
+            raise CallFormatError(f"{where}.{quoted(scope)}: {quoted(scope)} is not one of {', '.join(SCOPES)}")
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            raise CallFormatError(f"{where}.{scope}: expected a byte count, got {_short(size)}")
+            raise CallFormatError(f"{where}.{scope}: expected a byte count, got {quoted(size)}")
         limit = MAX_GM_BYTES if product is None or scope == "GM" else product.capacity(scope) or 0
         if size > limit:
             owner = f"{product.id} has {limit} bytes of {scope}" if product is not None and scope != "GM" \
                 else f"the most an image of {scope} may have is {limit} bytes"
             raise CallFormatError(f"{where}.{scope}: {size} bytes, but {owner}")
-
-
-def _short(value: Any) -> str:
-    """repr of a value from a file, cut to a length a one-line message can hold."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _fresh(sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -230,15 +225,15 @@ def _fresh(sizes: Mapping[str, int]) -> dict[str, np.ndarray]:
 def _write(data: Any, where: str) -> Write:
     keys = ("scope", "addr", "dtype", "values")
     if not isinstance(data, Mapping) or set(data) != set(keys):
-        raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(keys)}, got {_short(data)}")
+        raise CallFormatError(f"{where}: expected a mapping with keys {', '.join(keys)}, got {quoted(data)}")
     if data["scope"] not in SCOPES:
-        raise CallFormatError(f"{where}.scope: {_short(data['scope'])} is not one of {', '.join(SCOPES)}")
+        raise CallFormatError(f"{where}.scope: {quoted(data['scope'])} is not one of {', '.join(SCOPES)}")
     if not isinstance(data["addr"], int) or isinstance(data["addr"], bool) or data["addr"] < 0:
-        raise CallFormatError(f"{where}.addr: expected a byte offset, got {_short(data['addr'])}")
+        raise CallFormatError(f"{where}.addr: expected a byte offset, got {quoted(data['addr'])}")
     try:
         kind = np.dtype(data["dtype"])
     except (TypeError, ValueError):
-        raise CallFormatError(f"{where}.dtype: unknown dtype {_short(data['dtype'])}") from None
+        raise CallFormatError(f"{where}.dtype: unknown dtype {quoted(data['dtype'])}") from None
     values = data["values"]
     # the types in one pass in C (a frozen list holds 1.7 million values: the per-value checks in Python
     # were 0.4 s of `certify`'s start), the range on an array of them
@@ -251,7 +246,7 @@ def _write(data: Any, where: str) -> Write:
         array = None
     if info is None or (any(not info.min <= v <= info.max for v in values) if array is None else
                         array.size and not info.min <= int(array.min()) <= int(array.max()) <= info.max):
-        raise CallFormatError(f"{where}.values: integers of {_short(data['dtype'])} expected")
+        raise CallFormatError(f"{where}.values: integers of {quoted(data['dtype'])} expected")
     if array is None:
         return Write(data["scope"], data["addr"], data["dtype"], tuple(values))
     return Write.of(data["scope"], data["addr"], data["dtype"], array)

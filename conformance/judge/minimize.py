@@ -11,7 +11,7 @@ step is a real backend run.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from oracle import Call, Tensor, check
 from oracle.rules import context
@@ -69,110 +69,139 @@ def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudge
     Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first. `judged_by`:
     the run's rulebook (its declared readings); a smaller call must also stay in the same ambiguity
     regions (those the plain rulebook flags), so that a failure in a region is reported in it."""
-    rulebook = default_rulebook()
-    judged_by = judged_by or rulebook
-    spec = rulebook.api(case.call.api)
-    regions = {a.id for a in spec.ambiguities}
+    shrink = Minimizer(case, outcome, backend, budget, judged_by)
+    shrink.lower_params()
+    shrink.lower_addresses()
+    shrink.lower_numels()
+    return shrink.best, shrink.best_outcome, shrink.runs
 
-    def rules(call: Call, memory) -> tuple[set[str], set[str]]:
+
+class Minimizer:
+    """The pass over one failing call: `best` is the smallest call found so far that fails as the first
+    did (the same verdict, the same violations, the same ambiguity regions), `runs` the backend runs spent."""
+
+    def __init__(self, case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None,
+                 judged_by: Rulebook | None):
+        self.rulebook = default_rulebook()
+        self.judged_by = judged_by or self.rulebook
+        self.spec = self.rulebook.api(case.call.api)
+        self.regions = {a.id for a in self.spec.ambiguities}
+        self.backend, self.budget = backend, budget
+        first_memory = case.memory.build() if case.memory.writes else None
+        self.target = ({v.rule for v in outcome.violations}, self.rules(case.call, first_memory)[1])
+        self.verdict = outcome.key
+        self.best, self.best_outcome, self.runs = case, outcome, 0
+
+    def spent(self) -> bool:
+        return self.runs >= MAX_RUNS or (self.budget is not None and self.budget.exhausted())
+
+    def rules(self, call: Call, memory: Any) -> tuple[set[str], set[str]]:
         """What the call breaks by the run's rulebook, and the ambiguity regions it lies in."""
-        plain = {v.rule for v in check(call, memory)} & regions if regions else set()
-        return {v.rule for v in check(call, memory, judged_by)}, plain
+        plain = {v.rule for v in check(call, memory)} & self.regions if self.regions else set()
+        return {v.rule for v in check(call, memory, self.judged_by)}, plain
 
-    first_memory = case.memory.build() if case.memory.writes else None
-    target = (({v.rule for v in outcome.violations}, rules(case.call, first_memory)[1]), outcome.key)
-    runs = 0
-    best, best_outcome = case, outcome
-
-    def refit(call: Call) -> Call:
+    def refit(self, call: Call) -> Call:
         """`call` with each tensor's numel moved by as much as its footprint moved: a tensor that held
         its footprint with k bytes to spare still does, one that fell k bytes short still does."""
-        old, new = context(best.call), context(call)
+        old, new = context(self.best.call), context(call)
         tensors = {}
-        for name in spec.operands:
+        for name in self.spec.operands:
             refitted = []
             for (_, was, before), (_, t, after) in zip(old.entries(name), new.entries(name)):
-                size = rulebook.itemsize(t.dtype)
+                size = self.rulebook.itemsize(t.dtype)
                 if before is None or after is None:       # addressed by offsets: keeps its numel
                     refitted.append(t)
                     continue
                 spare = was.numel * size - before.end
                 refitted.append(Tensor(t.scope, t.addr, t.dtype, max(0, -(-(after.end + spare) // size))))
-            tensors[name] = refitted if spec.is_list(name) else refitted[0]
+            tensors[name] = refitted if self.spec.is_list(name) else refitted[0]
         return call.replace(**tensors)
 
-    def attempt(call: Call) -> bool:
-        nonlocal runs, best, best_outcome
-        if runs >= MAX_RUNS or (budget is not None and budget.exhausted()):
+    def memory_for(self, call: Call) -> Any:
+        """The best call's memory recipe, resized for `call`, built (None where it writes nothing)."""
+        return self.best.memory.resized(image_sizes(call, self.rulebook)).build() if self.best.memory.writes else None
+
+    def attempt(self, call: Call) -> bool:
+        """Run `call` (refitted where its tensors no longer hold what they held) where it breaks what the
+        first call broke; keep it as the best if it fails the same way."""
+        if self.spent():
             return False
         try:
-            memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
-            if rules(call, memory) != target[0]:
-                call = refit(call)
-                memory = best.memory.resized(image_sizes(call, rulebook)).build() if best.memory.writes else None
-                if rules(call, memory) != target[0]:
+            if self.rules(call, self.memory_for(call)) != self.target:
+                call = self.refit(call)
+                if self.rules(call, self.memory_for(call)) != self.target:
                     return False
-            recipe = best.memory.resized(image_sizes(call, rulebook))
+            recipe = self.best.memory.resized(image_sizes(call, self.rulebook))
         except ValueError:
             return False
-        runs += 1
-        candidate = Case(call, recipe, best.expect, best.rule, best.tags)
+        self.runs += 1
+        candidate = Case(call, recipe, self.best.expect, self.best.rule, self.best.tags)
         began = time.monotonic()
-        result = inflight.judge(candidate, backend, judged_by)
-        if budget is not None:
-            budget.record(result, time.monotonic() - began)
-        if result.key != target[1]:
+        result = inflight.judge(candidate, self.backend, self.judged_by)
+        if self.budget is not None:
+            self.budget.record(result, time.monotonic() - began)
+        if result.key != self.verdict:
             return False
-        best = candidate
-        best_outcome = result
+        self.best, self.best_outcome = candidate, result
         return True
 
-    def lower(get: Callable[[Call], int], put: Callable[[Call, int], Call], floor: int) -> None:
+    def lower(self, get: Callable[[Call], int], put: Callable[[Call, int], Call], floor: int) -> None:
         """Smallest value in [floor, current] that still fails (bisection, assuming monotony)."""
-        current = get(best.call)
-        if current <= floor or attempt(put(best.call, floor)):
+        current = get(self.best.call)
+        if current <= floor or self.attempt(put(self.best.call, floor)):
             return
         lo, hi = floor, current          # lo passes (or is illegal), hi fails
-        while hi - lo > 1 and runs < MAX_RUNS and not (budget is not None and budget.exhausted()):
+        while hi - lo > 1 and not self.spent():
             mid = (lo + hi) // 2
-            if attempt(put(best.call, mid)):
+            if self.attempt(put(self.best.call, mid)):
                 hi = mid
             else:
                 lo = mid
 
-    floors = {r["param"]: r["min"] for r in spec.rules_of("range")}
+    def lower_params(self) -> None:
+        """Each integer parameter towards the bottom of its range."""
+        floors = {r["param"]: r["min"] for r in self.spec.rules_of("range")}
+        for name in self.spec.params:
+            if self.best.call.form not in self.spec.params[name].get("forms", [self.best.call.form]):
+                continue
+            value = self.best.call.param(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                self.lower(lambda c, n=name: c.param(n), lambda c, v, n=name: _with_param(c, v, n),
+                           floors.get(name, 0))
 
-    def set_param(c: Call, v: int, name: str) -> Call:
-        head, _, field_name = name.partition(".")        # intriParams.nValue: a field of a mapping
-        return c.replace(**{head: {**c.args[head], field_name: v} if field_name else v})
+    def lower_addresses(self) -> None:
+        """Operands moved down to the bottom of their scope (or just above the others there): a failure
+        found at UB byte 23072 reads as well at byte 0. Tried, not bisected: most addresses between are
+        misaligned."""
+        for name in self.spec.operands:
+            t = self.best.call.args[name]
+            if self.spec.is_list(name) or not isinstance(t, Tensor) or t.addr == 0:
+                continue
+            others = [o for n, o in self.best.call.args.items()
+                      if n != name and isinstance(o, Tensor) and o.scope == t.scope]
+            above = max((o.addr + o.numel * self.rulebook.itemsize(o.dtype) for o in others), default=0)
+            for addr in dict.fromkeys((0, -(-above // ADDR_STEP) * ADDR_STEP)):
+                if addr < t.addr and self.attempt(self.best.call.replace(**{name: Tensor(t.scope, addr, t.dtype,
+                                                                                          t.numel)})):
+                    break
 
-    for name in spec.params:
-        if best.call.form not in spec.params[name].get("forms", [best.call.form]):
-            continue
-        value = best.call.param(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            lower(lambda c, n=name: c.param(n), lambda c, v, n=name: set_param(c, v, n), floors.get(name, 0))
-    # Operands moved down to the bottom of their scope (or just above the others there): a failure found
-    # at UB byte 23072 reads as well at byte 0. Tried, not bisected: most addresses between are misaligned.
-    for name in spec.operands:
-        t = best.call.args[name]
-        if spec.is_list(name) or not isinstance(t, Tensor) or t.addr == 0:
-            continue
-        others = [o for n, o in best.call.args.items() if n != name and isinstance(o, Tensor) and o.scope == t.scope]
-        above = max((o.addr + o.numel * rulebook.itemsize(o.dtype) for o in others), default=0)
-        for addr in dict.fromkeys((0, -(-above // ADDR_STEP) * ADDR_STEP)):
-            if addr < t.addr and attempt(best.call.replace(**{name: Tensor(t.scope, addr, t.dtype, t.numel)})):
-                break
-    for name in spec.operands:
-        if spec.is_list(name):          # entries keep their numel: refit() already follows the params
-            continue
+    def lower_numels(self) -> None:
+        """Each tensor's numel towards what the call touches (list entries keep theirs: refit() already
+        follows the parameters)."""
+        for name in self.spec.operands:
+            if self.spec.is_list(name):
+                continue
 
-        def put(c: Call, v: int, n: str = name) -> Call:
-            t = c.args[n]
-            return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})
-        ctx = context(best.call)
-        if ctx.accesses[name] is None:
-            continue
-        itemsize = rulebook.itemsize(best.call.args[name].dtype)
-        lower(lambda c, n=name: c.args[n].numel, put, -(-ctx.accesses[name].end // itemsize))
-    return best, best_outcome, runs
+            def put(c: Call, v: int, n: str = name) -> Call:
+                t = c.args[n]
+                return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})
+            ctx = context(self.best.call)
+            if ctx.accesses[name] is None:
+                continue
+            itemsize = self.rulebook.itemsize(self.best.call.args[name].dtype)
+            self.lower(lambda c, n=name: c.args[n].numel, put, -(-ctx.accesses[name].end // itemsize))
+
+
+def _with_param(c: Call, v: int, name: str) -> Call:
+    head, _, field_name = name.partition(".")        # intriParams.nValue: a field of a mapping
+    return c.replace(**{head: {**c.args[head], field_name: v} if field_name else v})

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-import zlib
 from collections import Counter
 from typing import Any, Callable, Iterable, Sequence
 
@@ -32,6 +31,7 @@ from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
 from conformance.judge import evidence, inflight
+from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
@@ -54,11 +54,6 @@ class _NonConforming(Exception):
 # "shrunk" into a FAIL of a different call (or the other way round).
 # (A divergence of two backends, under --against, is its own kind: DIVERGE.)
 _RAISE = {k: type(f"NonConforming_{k}", (_NonConforming,), {}) for k in [v.value for v in Verdict] + ["DIVERGE"]}
-
-
-def cell_seed(run_seed: int, cell: Cell) -> int:
-    """Each cell gets its own stream, fixed by the run seed and the cell id (not by scheduling)."""
-    return zlib.crc32(f"{run_seed}:{cell.id}".encode())
 
 
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
@@ -369,36 +364,6 @@ class CellRun:
                 self.final[outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
 
-
-BATCH = 32         # calls handed to a backend's run_batch at once
-
-
-def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = None
-           ) -> Iterable[tuple[Case, Outcome]]:
-    """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
-    more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
-    if not callable(getattr(backend, "run_batch", None)):
-        for k, case in enumerate(cases):
-            yield case, inflight.judge(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
-        inflight.settle()
-        return
-    for start in range(0, len(cases), BATCH):
-        chunk = cases[start:start + BATCH]
-        yield from zip(chunk, inflight.judge_batch(chunk, backend, rulebook))
-
-
-def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None, pool: int = 0) -> int:
-    """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
-    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
-    `found` (minimize() then shrinks it with single runs). The number of calls drawn: 0 when none could be."""
-    cases = from_pool(cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window), pool)
-    for case, outcome in judged(cases, backend, rulebook):
-        tally(case, outcome)
-        if not outcome.conforms:
-            found(case, outcome)
-            break
-    return len(cases)
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
     """In this process, one after the other (the kit's own tests; the CLI runs cells in supervised

@@ -243,6 +243,15 @@ def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
 def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:
     """None when every defined byte matches; else a description of the first differences (given the
     call, also the first differing elements decoded in its dtypes and a map of the region it writes)."""
+    problems = _wrong_bytes(actual, want)
+    if not problems:
+        return None
+    return _described(problems, actual, want, call)
+
+
+def _wrong_bytes(actual: dict[str, np.ndarray], want) -> dict[str, dict[str, Any]]:
+    """Per scope, the bytes the backend got wrong (a mask), or why its memory cannot be compared; where
+    several elements were sent to one place, a place that holds none of them."""
     problems: dict[str, Any] = {}
     for scope, exp in want.memory.items():
         got = actual.get(scope)
@@ -272,8 +281,12 @@ def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> di
             wrong = np.zeros(got.shape, dtype=bool)
             wrong[addr:addr + width] = True
             problems[scope] = {"wrong": wrong, "collision": (addr, values[starts == addr])}
-    if not problems:
-        return None
+    return problems
+
+
+def _described(problems: dict[str, dict[str, Any]], actual: dict[str, np.ndarray], want,
+               call: Call | None) -> dict[str, Any]:
+    """The wrong bytes as a failure says them: counts, the first differences, the elements and the map."""
     written = want.written
     parts, out = [], {}
     for scope, info in problems.items():

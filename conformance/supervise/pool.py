@@ -33,15 +33,13 @@ from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
-from oracle.spec import default_rulebook
-
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.processes import end_descendants, out_of_reach
-from conformance.generate.cells import Cell
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
 from conformance.judge.verdicts import Verdict
 from conformance.supervise import messages
+from conformance.supervise.crashes import crash_record, exit_text
 from conformance.supervise.tasks import DEFAULT_TIMEOUT, Isolation, Replay, Stop, Task
 from conformance.supervise.worker import shared, worker_main
 
@@ -300,7 +298,7 @@ class Supervisor:
         self._kill(w)                   # reap it, and the programs its backend started
         self._workers.remove(w)
         w.conn.close()
-        how = w.lost or f"the worker running the backend {_exit_text(w.proc.exitcode)}"
+        how = w.lost or f"the worker running the backend {exit_text(w.proc.exitcode)}"
         done = []
         if not w.ready:
             self._load_failures += 1
@@ -327,7 +325,7 @@ class Supervisor:
                 if not flight.shrinking and w.found is None:
                     tally = result.agreement if other else result.counts
                     tally[kind] = tally.get(kind, 0) + 1
-                record = w.found or _crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
+                record = w.found or crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
                                                   kind, self.described.get("readings"))
                 if record["verdict"] == "DIVERGE":
                     result.divergence = record
@@ -358,39 +356,6 @@ class Supervisor:
         out = [CellResult(t.cell.to_dict(), status="error", error=why).to_dict() for t in self._queue]
         self._queue.clear()
         return out
-
-
-def _exit_text(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            return f"was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
-    return f"exited with status {code}"
-
-
-def _crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdict: str = "CRASH",
-                  readings: dict[str, str] | None = None) -> dict[str, Any]:
-    """The failure of a call a worker died on (or was killed in): reproducer data and CRASH (with the
-    run's readings of the cell's api, which replay judges it by)."""
-    from oracle import Call, check
-    violations: list[dict[str, Any]] = []
-    if flight is None:
-        flight = {"call": None, "memory": None, "expect": None, "rule": None}
-        message += " (the call was too large to record)"
-    else:
-        try:
-            violations = [v.__dict__ for v in check(Call.from_dict(flight["call"]))]
-        except Exception:               # noqa: BLE001 - the record is the kit's own; a failure here is not the backend's
-            violations = []
-    record = {"cell": cell.id, "verdict": verdict, "message": message,
-              "expect": flight["expect"], "rule": flight["rule"],
-              "violations": violations, "call": flight["call"], "memory": flight["memory"], "diff": None}
-    own = {a.id for a in default_rulebook().api(cell.api).ambiguities}
-    kept = {amb: reading for amb, reading in (readings or {}).items() if amb in own}
-    if kept:
-        record["readings"] = kept
-    return record
 
 
 def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable[[dict[str, Any]], None],

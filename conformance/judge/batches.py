@@ -1,0 +1,52 @@
+"""Planned calls judged in order, a batch at a time for a backend that runs batches: the edge sweep's
+and frozen lists', and the whole search of a batch backend (run_batches)."""
+from __future__ import annotations
+
+import zlib
+from typing import Callable, Iterable, Sequence
+
+from oracle.spec import Rulebook
+
+from conformance.backends.contract import Backend
+from conformance.generate.cells import Cell
+from conformance.generate.challenge import from_pool
+from conformance.generate.environment import Case
+from conformance.generate.profiles import Profile
+from conformance.judge import inflight
+from conformance.judge.verdicts import Outcome
+
+
+def cell_seed(run_seed: int, cell: Cell) -> int:
+    """Each cell gets its own stream, fixed by the run seed and the cell id (not by scheduling)."""
+    return zlib.crc32(f"{run_seed}:{cell.id}".encode())
+
+
+BATCH = 32         # calls handed to a backend's run_batch at once
+
+
+def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = None
+           ) -> Iterable[tuple[Case, Outcome]]:
+    """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
+    more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
+    if not callable(getattr(backend, "run_batch", None)):
+        for k, case in enumerate(cases):
+            yield case, inflight.judge(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
+        inflight.settle()
+        return
+    for start in range(0, len(cases), BATCH):
+        chunk = cases[start:start + BATCH]
+        yield from zip(chunk, inflight.judge_batch(chunk, backend, rulebook))
+
+
+def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
+                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None, pool: int = 0) -> int:
+    """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
+    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
+    `found` (minimize() then shrinks it with single runs). The number of calls drawn: 0 when none could be."""
+    cases = from_pool(cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window), pool)
+    for case, outcome in judged(cases, backend, rulebook):
+        tally(case, outcome)
+        if not outcome.conforms:
+            found(case, outcome)
+            break
+    return len(cases)
