@@ -1,6 +1,6 @@
 """The referee's rulebook: spec-driven legality checks and the exact memory image of a legal call.
 
-Public contract (DESIGN.md): Tensor, Call, check, expected. No Hypothesis, no pytest here.
+Public contract (docs/architecture.md): Tensor, Call, check, expected. No Hypothesis, no pytest here.
 """
 from .call import Call, CallFormatError, Tensor
 from .expected import Expected, IllegalCall, expected, written_mask

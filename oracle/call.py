@@ -1,6 +1,6 @@
 """The two values every part of the kit passes around: a `Tensor` operand and a `Call`.
 
-A call is plain data (DESIGN.md, "Public contract"): it round-trips exactly through YAML and JSON,
+A call is plain data (docs/architecture.md, "The public contract"): it round-trips exactly through YAML and JSON,
 which is what a reproducer file is. `Call.from_dict` refuses malformed input with a message naming
 the field, so a reproducer with a typo fails loudly instead of running something else.
 """
@@ -168,7 +168,7 @@ class Call:
         return cls.from_dict(json.loads(text))
 
     def to_yaml(self) -> str:
-        # PyYAML imported here: a run writes no call file, and the import is ~6.5 ms of a start
+        # PyYAML imported here: a run writes no call file, and the import is a cost at every start
         import yaml
         data = self.to_dict()
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)

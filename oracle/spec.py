@@ -2,7 +2,7 @@
 (unless they are byte for byte the specs the kit's own tests validated: `specs/VALIDATED` holds their digest,
 and `specs/parsed.json` what they parse to).
 
-Specs are data (DESIGN.md). This module only parses and validates them into the rulebook's data classes
+Specs are data. This module only parses and validates them into the rulebook's data classes
 (oracle/rulebook.py, re-exported here: `from oracle.spec import Rulebook, Rule` keeps working); it encodes
 no range, unit or path itself.
 """
@@ -28,20 +28,20 @@ DEFAULT_SPEC_DIR = next((p for p in (_HERE / "specs", _HERE.parent / "specs") if
 # loading and validation
 
 def _loader() -> type:
-    """libyaml's safe loader where PyYAML has it: the same documents, parsed ~8x faster than PyYAML's own.
-    PyYAML is imported only where a spec is parsed (not where parsed.json is read: ~6.5 ms of every start)."""
+    """libyaml's safe loader where PyYAML has it: the same documents, parsed several times faster than PyYAML's own.
+    PyYAML is imported only where a spec is parsed (not where parsed.json is read: a cost at every start)."""
     import yaml
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 # The digest of the kit's own specs as its tests validated them (tests/test_spec_loading.py). While the
 # shipped folder holds those bytes, they are not validated again as every run starts: jsonschema over every
-# file takes 0.1 s, a quarter of the time before the first cell runs. A changed byte, or any other folder
-# (whatever file it holds), is validated as before.
+# file is a large part of the time before the first cell runs. A changed byte, or any other folder
+# (whatever file it holds), is validated.
 VALIDATED_FILE = "VALIDATED"
-# What those validated files parse to, as JSON under the digest of their YAML: json reads it in ~0.4 ms where
-# libyaml takes ~10 ms, at the start of every command (and before a run's first cell). Written beside the
-# record (record_validated); a folder whose YAML is not byte for byte what it was made from is parsed as before.
+# What those validated files parse to, as JSON under the digest of their YAML: json reads it far faster than
+# libyaml parses the YAML, at the start of every command (and before a run's first cell). Written beside the
+# record (record_validated); a folder whose YAML is not byte for byte what it was made from is parsed.
 PARSED_FILE = "parsed.json"
 
 
@@ -83,7 +83,7 @@ def _validate(data: Any, schema: Mapping[str, Any] | None, path: Path) -> None:
     validated, see VALIDATED_FILE)."""
     if schema is None:
         return
-    # imported only where something is validated: 30 ms of every start otherwise
+    # imported only where something is validated: a cost at every start otherwise
     import jsonschema
     validator = jsonschema.Draft202012Validator(schema)
     # Deepest first: a wrong value inside a rule (kind: ranges) also leaves the rule's other fields

@@ -5,7 +5,7 @@ handed cannot change the call the verdict and the reproducer describe.
 """
 from __future__ import annotations
 
-import _signal  # signal.signal/getsignal map handlers to enums through exceptions (~4 us a call)
+import _signal  # signal.signal/getsignal map handlers to enums through exceptions, at every call
 import copy
 import signal
 from typing import Any

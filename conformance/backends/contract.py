@@ -1,4 +1,4 @@
-"""The backend under test: the contract every backend keeps (DESIGN.md), the exceptions it speaks in, and
+"""The backend under test: the contract every backend keeps (docs/architecture.md), the exceptions it speaks in, and
 the built-in reference backend."""
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class OracleBackend:
 @functools.lru_cache(maxsize=1)
 def kit_version() -> str:
     """The kit's version: told to an exec program in the handshake, written in every results document (read
-    from the installed metadata once: ~1 ms each time, and a run writes a document at its end)."""
+    from the installed metadata once: a run writes a document at its end, and reading it is not free)."""
     try:
         return dist_version("ascend-conformance")
     except PackageNotFoundError:

@@ -1,4 +1,4 @@
-"""Loading the backend a user names (DESIGN.md "Plugging in a backend"): `oracle`, `module:attr`, an entry
+"""Loading the backend a user names (README, "Plugging in your own backend"): `oracle`, `module:attr`, an entry
 point, or `exec:CMD`; and the time limit an in-process backend runs under."""
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ class TimeLimited:
     backend's.
 
     The SIGALRM handler is installed at the first limited call and kept until close(); each call only
-    sets the timer (installing and restoring the handler around every call was ~5 us of each, ~1.5% of a
+    sets the timer (installing and restoring the handler around every call was a measurable part of a
     worker's time). A SIGALRM outside a call goes to the handler this one replaced."""
 
     def __init__(self, backend: Backend, timeout: float):

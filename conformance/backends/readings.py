@@ -1,4 +1,4 @@
-"""The readings a run declares (DESIGN.md "Ambiguities and readings"): the backend's own `readings`
+"""The readings a run declares (README, "Readings"): the backend's own `readings`
 attribute (ambiguity id -> reading id; an exec program's in its hello), overridden ambiguity by ambiguity
 by the command line (`--reading A=R`, `--readings FILE`). Resolved where the backend is loaded (a
 supervised worker), never in the process that holds the results; checked against the specs there, so an

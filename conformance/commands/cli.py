@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def command() -> int:
     """The process's entry (`ascend-conformance`, `python -m conformance`): main(), with what the imports
     made frozen out of the collector (it lives as long as the process: a full collection walking it while
-    the specs load cost a `run`'s start ~10 ms, and the workers forked from this process inherit it
+    the specs load delays a `run`'s start, and the workers forked from this process inherit it
     frozen); then the process leaves as soon as main() has (`leave`). Not main's own steps: a test calling
     main() in its process keeps a working collector and its interpreter."""
     import gc
@@ -272,7 +272,7 @@ def command() -> int:
 
 def leave(code: int) -> None:
     """End the process with `code` once its work is done, skipping the interpreter's teardown (it frees
-    every module and object one by one: ~10 ms of every `run`'s end, measured in benchmarks/bench.py (j)).
+    every module and object one by one, a cost at every `run`'s end, measured in benchmarks/bench.py (j)).
     What that teardown owes others still happens first: the atexit handlers (logging's, multiprocessing's)
     and the flushes of stdout and stderr. Only where this is the one thread left (a Dask client's threads
     are joined by the normal exit), and only where the flushes succeed (a closed pipe is then reported as

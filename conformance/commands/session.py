@@ -206,8 +206,8 @@ class _Enough:
 @contextlib.contextmanager
 def _uncollected() -> Iterator[None]:
     """The collector off while the final report is made: it makes and drops many objects but no garbage
-    in cycles, and a collection falling there walks every result of the run (7 ms of rendering became
-    21 ms when one did, measured; this is a run's last step, so the whole run waits for it)."""
+    in cycles, and a collection falling there walks every result of the run (this is a run's last step,
+    so the whole run waits for it)."""
     was = gc.isenabled()
     gc.disable()
     try:

@@ -1,4 +1,4 @@
-"""Ambiguity cells (issue 18): calls inside an ambiguity's region and otherwise legal. The same calls
+"""Ambiguity cells: calls inside an ambiguity's region and otherwise legal. The same calls
 serve every reading: the reading a backend declares decides their verdict, at judge time.
 
 The ordinary generators keep out of every region (Env.domain and Env.ambiguous, parameters._stay_out,

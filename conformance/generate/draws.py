@@ -3,7 +3,7 @@
 Hypothesis (6.13x and later) mixes into its integer, float and string draws the literals it finds in the
 "local" modules loaded in the process: every module outside the standard library and site-packages that
 is not a test file. A backend under test is such a module, so two backends that differ only in a few
-constants got different call streams under one seed (issue 16). No setting or environment variable turns
+constants got different call streams under one seed. No setting or environment variable turns
 this off, so `seal()` replaces the function the installed release asks for those constants
 (`hypothesis.internal.conjecture.providers._get_local_constants`, a private name) by one that returns none.
 

@@ -1,7 +1,7 @@
 """The edge sweep: every boundary a cell's rules define, reached by calls built the same way on every run.
 
 Hypothesis's search is steered towards boundaries but not sure to reach them, and what it reaches moves
-with the seed and the release (issue 16). So before the search each cell of the `ci` and `nightly`
+with the seed and the release. So before the search each cell of the `ci` and `nightly`
 profiles judges a sweep: calls made by the kit's own generator (conformance.generate.strategies) from a *plan* of
 choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and in pairs:
 

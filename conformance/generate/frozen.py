@@ -43,7 +43,7 @@ from conformance.generate.environment import KINDS, Case
 from conformance.generate.memory import MemoryRecipe
 
 FROZEN_PATH = Path(__file__).parent / "frozen_cases.jsonl.gz"
-EXAMPLES = 200          # cases drawn per cell: ~99% of the tags 300 draws reach, ~3 min on 2 cores
+EXAMPLES = 200          # cases drawn per cell: nearly every tag more draws reach (benchmarks/ and the frozen tests)
 HEAVY_VALUES = 1024     # a case laying more values than this into memory is big (see pool_heavy)
 
 
@@ -193,7 +193,7 @@ def freeze(products: Sequence[str] | None = None, examples: int = EXAMPLES, path
     todo = cells(products, apis, ambiguities=ambiguity_ids(apis))
     workers = workers if workers is not None else (os.cpu_count() or 1)
     picks = _freeze_all(todo, examples, heavy_values, workers)
-    ordinary = [c.kind != "ambiguity" for c in todo]        # the pooled cover is as before them
+    ordinary = [c.kind != "ambiguity" for c in todo]        # the ambiguity cells left out of the pooled cover
     pooled = pool_heavy([p for p, o in zip(picks, ordinary) if o], [c for c, o in zip(todo, ordinary) if o])
     data = _gzip_bytes(line for pick in picks for line in pick.lines)
     path = Path(path)
@@ -249,7 +249,7 @@ _CELL_FIRST = '{"cell":"'       # how case_line starts a line: the cell id is re
 class FrozenCases(Mapping):
     """Cell id -> its frozen cases. Reading the file only sorts its lines by cell; a cell's lines become
     cases when the cell is first asked for. A worker so makes the cases of the cells it runs alone (parsing
-    all 4,000 was 0.4 s of `certify`'s start, before any worker began), and `count` tells how many a cell
+    all of them would delay `certify`'s start, before any worker began), and `count` tells how many a cell
     has without making them. A malformed line is a FrozenDataError when its cell is asked for, naming the
     file and line."""
 

@@ -27,8 +27,8 @@ PUBLISHED_POOL = 0x41534344     # the seed of the pool every run without a chall
 @functools.lru_cache(maxsize=2)
 def random_pool(key: int = 0) -> np.ndarray:
     """16 MiB of random bytes, the same in every process, made once per key: SFC64's raw 64-bit outputs
-    as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives (4.5 ms
-    where that takes 24 ms). Key 0 is the published pool; a challenge (conformance/generate/challenge.py)
+    as little-endian bytes, the bytes `Generator(SFC64(seed)).integers(0, 256, n, uint8)` gives, several
+    times faster. Key 0 is the published pool; a challenge (conformance/generate/challenge.py)
     gives another key, so that no backend can know the bytes beforehand. A supervisor that forks its
     workers makes it first (worker.shared): they share its pages, which nothing writes."""
     seed = PUBLISHED_POOL if key == 0 else [PUBLISHED_POOL, key]
@@ -39,7 +39,7 @@ def random_pool(key: int = 0) -> np.ndarray:
 
 def _mix(seed: int, stream: int) -> int:
     """A well-spread 64-bit value from (seed, stream): splitmix64's finaliser, a few integer operations
-    where seeding a numpy generator costs ~13 us (it runs for every scope of every call)."""
+    where seeding a numpy generator costs far more (it runs for every scope of every call)."""
     z = (seed * 0x9E3779B97F4A7C15 + stream * 0xD1B54A32D192ED03 + 0x632BE59BD9B4E019) & _MASK64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
@@ -235,8 +235,8 @@ def _write(data: Any, where: str) -> Write:
     except (TypeError, ValueError):
         raise CallFormatError(f"{where}.dtype: unknown dtype {quoted(data['dtype'])}") from None
     values = data["values"]
-    # the types in one pass in C (a frozen list holds 1.7 million values: the per-value checks in Python
-    # were 0.4 s of `certify`'s start), the range on an array of them
+    # the types in one pass in C (a frozen list holds millions of values: per-value checks in Python
+    # would delay `certify`'s start), the range on an array of them
     if not isinstance(values, list) or not {int}.issuperset(map(type, values)):
         raise CallFormatError(f"{where}.values: expected a list of integers")
     info = np.iinfo(kind) if kind.kind in "iu" else None

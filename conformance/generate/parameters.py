@@ -146,7 +146,7 @@ def _key(params: Mapping[str, Any]) -> tuple:
 
 # Results worked out already, by (frame, what, parameters): the calls of a frame share the parameters drawn
 # first (the largest fit of the first one drawn is the same for all of them), and Hypothesis replays what
-# it shrinks (40-65% of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
+# and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
 _REMEMBERED: dict[tuple, Any] = {}
 REMEMBERED_MAX = 1 << 15
 
@@ -423,7 +423,7 @@ def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None
               aligns: Mapping[str, int] | None = None, regions: list | None = None) -> None:
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero
     stride) by moving the last of them (but `keep`) just outside its interval: the generators keep out
-    of ambiguities (DESIGN.md). Regions of one parameter are already cut out of its domain. With
+    of ambiguities (specs/README.md). Regions of one parameter are already cut out of its domain. With
     `aligns`, the first move after which the call still fits its scopes is taken where there is one (a
     stride moved up to a whole repeat can make 240 repeats overflow UB, where one repeat would not).
     `regions`: those instead of the joint regions (see steering.overriding)."""

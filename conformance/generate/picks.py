@@ -14,7 +14,7 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # only read for "any"); conformance.judge.minimize finishes that job on the failing call itself.
 _HOW = ("min", "any", "any", "max")
 # Bytes Hypothesis draws for a call at a time: one draw serves a dozen choices or more (data_move's call
-# reads 30-50 bytes). Each Hypothesis draw costs ~20-35 us of engine time, decoding a choice ~1 us.
+# reads 30-50 bytes). A Hypothesis draw costs engine time many times what decoding a choice does.
 BLOCK = 64
 _BLOCK = st.binary(min_size=BLOCK, max_size=BLOCK)
 

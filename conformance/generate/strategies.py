@@ -69,9 +69,9 @@ def _usable(case: Case | None) -> bool:
     return case is not None
 
 
-# Calls a searched example holds (`batch=True`): Hypothesis's engine costs ~360 us per example besides the
+# Calls a searched example holds (`batch=True`): Hypothesis's engine has a cost per example besides the
 # draws (its tree's novel prefix, the global random states saved and seeded), more than drawing and judging a
-# call. At 32 per example: data_move +9%, data_copy_nz2nd +10%, asc_gather +5% calls/s over 16 (2026-11-24).
+# call, so an example holds many calls (benchmarks/bench.py (i) measures the choice).
 SEARCH_BATCH = 32
 BATCH_TRIES = 8         # draws a batch may spend per call it holds (a draw that gives none is drawn again)
 SEARCH_ROUNDS = 6       # Hypothesis runs a search of N calls may take to find them all (see search_rounds)

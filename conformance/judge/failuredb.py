@@ -67,7 +67,7 @@ def _key(cell_id: str) -> bytes:
 
 
 def _value(failure: dict[str, Any]) -> bytes:
-    body = {k: failure[k] for k in REPRO_FIELDS if k != "readings" or failure.get(k)}   # none: as before readings
+    body = {k: failure[k] for k in REPRO_FIELDS if k != "readings" or failure.get(k)}   # no readings: no key (the value of a failure without any)
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 

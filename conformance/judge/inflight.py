@@ -54,7 +54,7 @@ class InFlight:
 class Slot:
     """Shared memory a worker inherits. Forked: an anonymous shared mapping, its pages made (zero) as they
     are first written, so a slot costs nothing until a payload fills it (multiprocessing's RawArray zeroes
-    all 8 MiB at once: ~7 ms of the supervisor's start per worker, one worker after another). Spawned
+    all 8 MiB at once, at the supervisor's start, one worker after another). Spawned
     (where a worker gets it pickled): multiprocessing's heap, whose file is unlinked at once, so no stop
     leaves anything in /dev/shm."""
 

@@ -1,4 +1,4 @@
-"""One verdict per call (DESIGN.md, "Verdicts"): run the backend on a fresh memory image and compare.
+"""One verdict per call (README, "Verdicts"): run the backend on a fresh memory image and compare.
 
 The backend is untrusted code, called through `conformance.backends.calling` (whatever it raises is its
 answer; it runs on its own copy of the call). A verdict, once given, holds no reference to the memory

@@ -29,7 +29,7 @@ def json_text(data: Any) -> str:
     written as its \\uXXXX escape, which reads back to the same string; other characters stay as
     they are, so the file remains readable. A document is laid out a field per line, and a field that
     is a list an element per line (a cell, a failure): one line per cell to grep and diff, each written
-    by json's C encoder (indenting every level takes its Python one: 5 ms of the end of every run)."""
+    by json's C encoder (indenting every level takes its Python one, at the end of every run)."""
     if isinstance(data, dict) and data and all(isinstance(k, str) for k in data):
         text = "{\n" + ",\n".join(f" {_json(k)}: {_json_field(v)}" for k, v in data.items()) + "\n}"
     else:

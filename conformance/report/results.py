@@ -27,7 +27,7 @@ from conformance.report.scope import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, fa
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text
 
-if TYPE_CHECKING:          # imported where a results.json is read: 30 ms a run's start does without
+if TYPE_CHECKING:          # imported where a results.json is read, a cost a run's start does without
     import jsonschema
 
 VERDICT_ORDER = [v.value for v in Verdict]

@@ -50,7 +50,7 @@ class _Escapes:
 
     @functools.cached_property
     def table(self) -> dict[int, str]:
-        """Made when a string first needs it (~4,000 entries: 3 ms of every start if made on import)."""
+        """Made when a string first needs it (thousands of entries: a cost at every start if made on import)."""
         return {code: escape_char(chr(code)) for a, b in self.ranges for code in range(a, b + 1)}
 
     def __call__(self, value: Any) -> str:

@@ -48,7 +48,7 @@ def read_text(path: str | Path, limit: int = MAX_FILE_BYTES, what: str = "") -> 
 @functools.lru_cache(maxsize=1)
 def _loaders() -> tuple[type, type, type]:
     """(the loader whose events are screened, the loader, the one that leaves dates as text), made when a
-    command first reads a YAML file: PyYAML is imported then, not at every start (~6.5 ms)."""
+    command first reads a YAML file: PyYAML is imported then, not at every start."""
     import yaml
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

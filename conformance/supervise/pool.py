@@ -118,9 +118,9 @@ class Supervisor:
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
                                        self.against, self.oracle, self.readings, self.isolation, self.edition))
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
-        # itself (22 ms less of its start); unfrozen after, this process collects its own as before.
+        # itself; unfrozen after, this process collects its own objects again.
         # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
-        # other is asked once (the count walks every frozen object: ~3 ms for the CLI's).
+        # other is asked once (the count walks every frozen object).
         if self._thaw is None:
             self._thaw = not (FROZEN_FOR_LIFE or gc.get_freeze_count())
         if self._ctx.get_start_method() == "fork":

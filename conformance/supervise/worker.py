@@ -98,7 +98,7 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
 
 def shared() -> None:
     """What every worker would make alike, made once in the supervisor's process before it forks them: the
-    random pool the memory images are cut from (16 MiB, numpy.random imported to draw it, ~15 ms). The
+    random pool the memory images are cut from (16 MiB, numpy.random imported to draw it). The
     workers share its pages (copy on write, and nothing writes them) instead of each faulting in its own:
     240 MiB less at 16 workers, and no worker's first cell waits for it."""
     from conformance.generate.memory import random_pool
@@ -108,7 +108,7 @@ def shared() -> None:
 def settle_collector() -> None:
     """What the worker holds once loaded (the kit, its specs, the backend) is kept for good, and young
     objects are collected every 10,000 allocations rather than Python's 700: a call allocates thousands,
-    and each collection walked everything loaded (~10% of a worker's time, benchmarks/bench.py (i)).
+    and each collection walked everything loaded (benchmarks/bench.py (i) measures it).
     Garbage in cycles is still collected, a little later."""
     gc.collect()
     gc.freeze()

@@ -95,7 +95,7 @@ def nominal(call: Call, units: Mapping[str, int]) -> dict:
 
 def extents(call: Call, units: Mapping[str, int]) -> dict:
     """Each operand's end and bytes moved as accesses (dstLocal as nominal) give them, in closed form: a
-    generator sizes operands hundreds of times a case, and a repeat form's arrays cost ~50 us each."""
+    generator sizes operands hundreds of times a case, and a repeat form's arrays are costly to build."""
     width = units["element"]
     n, src, offs = plain_extents(call, units, call.form == "count", repeats)
     return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width), "srcLocal": src, "dstOffsetLocal": offs}
