@@ -1,4 +1,4 @@
-"""The edge sweep (conformance/generate/edges.py) and the calls a seed draws (conformance/generate/draws.py): issue 16.
+"""The edge sweep (conformance/generate/edges.py) and the calls a seed draws (conformance/generate/seal.py): issue 16.
 
 Checked: in every cell of every product the sweep reaches every edge the cell's rules make reachable,
 with calls that carry exactly the violations of their cell and tags that say true things; the sweep and
@@ -22,7 +22,7 @@ import pytest
 
 from conformance import OracleBackend, Rejected
 from conformance.generate.cells import Cell, cells, select
-from conformance.generate.draws import sealed
+from conformance.generate.seal import sealed
 from conformance.generate.edges import plans, reached, sweep, targets
 from conformance.generate.picks import BLOCK
 from conformance.generate.profiles import profile
@@ -270,7 +270,7 @@ sys.path[:0] = [{root!r}, {folder!r}]
 importlib.import_module({module!r})                 # loaded as a backend under test is
 {unseal}
 from conformance.generate.cells import cells, select
-from conformance.generate.draws import sealed
+from conformance.generate.seal import sealed
 out = {{"sealed": sealed()}}
 for cid in {cells!r}:
     (cell,) = select(cells([cid.split("/")[1]], [cid.split("/")[0]]), [cid])

@@ -354,9 +354,9 @@ def test_the_judge_takes_the_generators_check(monkeypatch: pytest.MonkeyPatch) -
 
     cases = list(_cases(_legal("ascend910b")[0])[:4])
     assert all(c.checked is not None and c.checked[0] is default_rulebook() for c in cases)
-    inflight.judge(cases[0], Idle())
-    inflight.judge_batch(cases, Idle())
+    inflight.judge_case(cases[0], Idle())
+    inflight.judge_cases(cases, Idle())
     assert asked == []
-    inflight.judge(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
-    inflight.judge_batch(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    inflight.judge_case(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    inflight.judge_cases(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))
     assert len(asked) == 1 + len(cases)

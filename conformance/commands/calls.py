@@ -177,7 +177,7 @@ def _replay(files: list[str], supervisor: Any, stop: Any) -> int:
             print("MALFORMED      " + printable(exc))
             status = EXIT_USAGE
             continue
-        outcome = supervisor.judge(Replay(call.to_dict(), recipe.to_dict(),
+        outcome = supervisor.replay(Replay(call.to_dict(), recipe.to_dict(),
                                           readings=_recorded_readings(meta.get("readings"))), stop)
         if outcome is None:
             print("ascend-conformance: interrupted", file=sys.stderr)

@@ -14,7 +14,7 @@ cell itself, its sweep's call if need be. After a spec change a maintainer runs
 
 and commits the new file. The bytes depend only on the drawn cases (sorted lines, gzip mtime 0). The
 sweep's calls depend only on the kit; the search's on the kit and the Hypothesis version (not on other
-loaded modules: conformance/generate/draws.py), so a regeneration after a code change or an upgrade gives
+loaded modules: conformance/generate/seal.py), so a regeneration after a code change or an upgrade gives
 different (equally good) cases beside the same edges. That is why the list is frozen data.
 """
 from __future__ import annotations

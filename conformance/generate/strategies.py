@@ -24,7 +24,7 @@ from oracle.rules import context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Rule, Rulebook
 
-from conformance.generate.draws import seal
+from conformance.generate.seal import seal
 from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
                                               scopes_can_break)
 from conformance.generate.memory import MemoryRecipe, image_sizes
@@ -34,7 +34,7 @@ from conformance.generate.placement import place
 from conformance.generate.steering import form_ambiguous, reserves_top
 from conformance.generate.values import draw_values
 
-seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (draws.py)
+seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (seal.py)
 
 def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None
                 ) -> tuple[dict[str, str], list[str]]:

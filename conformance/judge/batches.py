@@ -30,12 +30,12 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = 
     more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
     if not callable(getattr(backend, "run_batch", None)):
         for k, case in enumerate(cases):
-            yield case, inflight.judge(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
+            yield case, inflight.judge_case(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
         inflight.settle()
         return
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]
-        yield from zip(chunk, inflight.judge_batch(chunk, backend, rulebook))
+        yield from zip(chunk, inflight.judge_cases(chunk, backend, rulebook))
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],

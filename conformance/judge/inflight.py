@@ -171,7 +171,7 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
         slot.leave()
 
 
-def judge(case: Any, backend: Any, rulebook: Any = None, then: Any = None) -> Outcome:
+def judge_case(case: Any, backend: Any, rulebook: Any = None, then: Any = None) -> Outcome:
     """verdicts.judge of one case by `rulebook` (the run's, with its declared readings; None: the
     default), recorded as in flight while the backend has it. Two backends held against each other (the
     kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked.
@@ -235,7 +235,7 @@ def known_violations(case: Any, rulebook: Any) -> Any:
     return checked[1]
 
 
-def judge_batch(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
+def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
     settle()
     with running(cases, backend):
         outcomes = verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,

@@ -137,7 +137,7 @@ class Minimizer:
         self.runs += 1
         candidate = Case(call, recipe, self.best.expect, self.best.rule, self.best.tags)
         began = time.monotonic()
-        result = inflight.judge(candidate, self.backend, self.judged_by)
+        result = inflight.judge_case(candidate, self.backend, self.judged_by)
         if self.budget is not None:
             self.budget.record(result, time.monotonic() - began)
         if result.key != self.verdict:

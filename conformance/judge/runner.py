@@ -153,7 +153,7 @@ class CellRun:
     def kept(self) -> None:
         """The frozen cases (certify's list, or failures kept from earlier runs), in order."""
         for case in self.frozen:
-            outcome = inflight.judge(case, self.backend, self.rulebook)
+            outcome = inflight.judge_case(case, self.backend, self.rulebook)
             self.count(case, outcome)
             self.out.frozen_calls += 1
             if not outcome.conforms:
@@ -219,7 +219,7 @@ class CellRun:
         @hseed(seed)
         @given(self.cell.strategy(gm_window=self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
-            self.judge_batch(cases)
+            self.judge_example(cases)
 
         # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
         # for every cell (the documented hook its own pytest and stateful integrations use).
@@ -229,7 +229,7 @@ class CellRun:
         prop._hypothesis_internal_database_key = b"ascend-conformance:search:" + self.cell.id.encode()
         prop()
 
-    def judge_batch(self, cases: list[Case]) -> None:
+    def judge_example(self, cases: list[Case]) -> None:
         """One example of the search: its calls judged in order (until the profile's calls are spent), the
         next one sent to the backend ahead; Hypothesis targets the most boundaries one call reached. In
         Hypothesis's last replay of a failing example, the failing call is judged first."""
@@ -348,7 +348,7 @@ class CellRun:
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         began = time.monotonic()
-        outcome = inflight.judge(case, self.backend, self.rulebook, then)
+        outcome = inflight.judge_case(case, self.backend, self.rulebook, then)
         if self.shrinking:
             self.out.shrink_calls += 1
             self.budget.record(outcome, time.monotonic() - began)

@@ -198,7 +198,7 @@ class Supervisor:
         self._hand_out()
         return done
 
-    def judge(self, replay: Replay, stop: Stop) -> dict[str, Any] | None:
+    def replay(self, replay: Replay, stop: Stop) -> dict[str, Any] | None:
         """One call judged in a worker, as it is: its verdict and message (None if stopped first)."""
         self.submit(replay)
         while not stop:

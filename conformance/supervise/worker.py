@@ -126,7 +126,7 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
             rulebook = replayed(task.readings).rulebook if task.readings else declared.rulebook
         except BackendLoadError as exc:
             return {"verdict": Verdict.UNJUDGED.value, "message": str(exc)}
-        outcome = inflight.judge(case, backend, rulebook)
+        outcome = inflight.judge_case(case, backend, rulebook)
         agreed = getattr(outcome, "agreement", None)
         return {"verdict": outcome.verdict.value, "message": outcome.message,
                 **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
