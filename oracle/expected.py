@@ -87,12 +87,47 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
              readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
-    Raises IllegalCall for a call that breaks a `reject` rule. For a call in `undefined` territory the
-    image is one possible outcome and the bytes the call writes are marked not defined. Only the scopes
-    the call writes are copied; the others are read-only views of `memory`. `readings` (ambiguity id ->
-    reading id) judges those regions by the readings, and moves bytes by their index-math variants.
-    `violations`: what `check` says of this call, memory and rulebook, where the caller already asked
-    (the generator checks every call it draws), so that it is not asked again."""
+    Parameters
+    ----------
+    call : Call
+    memory : mapping of scope to a 1-D uint8 array
+        The images before the call.
+    rulebook : Rulebook, optional
+        The rules to judge by (default: the kit's specs).
+    readings : mapping of ambiguity id to reading id, optional
+        Judge those ambiguity regions by these readings, and move bytes by their index-math variants.
+    violations : sequence of Violation, optional
+        What `check` says of this call, memory and rulebook, where the caller already asked (the
+        generator checks every call it draws), so that it is not asked again.
+
+    Returns
+    -------
+    Expected
+        ``memory``: the image every conforming backend must leave; ``defined``: per byte, False only
+        where the pages leave the result open. For a call in `undefined` territory the image is one
+        possible outcome and the bytes it writes are not defined. Only the scopes the call writes are
+        copied; the others are read-only views of `memory`.
+
+    Raises
+    ------
+    IllegalCall
+        For a call that breaks a ``reject`` rule.
+
+    Examples
+    --------
+    Two bursts of one 32-byte block, UB to UB, without gaps:
+
+    >>> import numpy as np
+    >>> from oracle import Call, Tensor, expected
+    >>> call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64),
+    ...             "src": Tensor("UB", 64, "int8", 64), "sid": 0, "nburst": 2, "burst": 1,
+    ...             "src_stride": 0, "dst_stride": 0})
+    >>> after = expected(call, {"UB": np.arange(256, dtype=np.uint8)})
+    >>> after.memory["UB"][:64].tolist() == list(range(64, 128))
+    True
+    >>> bool(after.defined["UB"].all())
+    True
+    """
     _validate_memory(memory)
     ctx = context(call, memory, with_readings(rulebook, readings) if readings else rulebook)
     violations = rule_violations(ctx) if violations is None else list(violations)

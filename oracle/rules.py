@@ -28,7 +28,36 @@ class Violation:
 def check(call: Call, memory: Mapping[str, np.ndarray] | None = None,
           rulebook: Rulebook | None = None, readings: Mapping[str, str] | None = None) -> list[Violation]:
     """Every rule (and ambiguity region) of the call's spec that the call breaks or falls into.
-    `readings` (ambiguity id -> reading id) judges those regions by the readings (unknown: ValueError)."""
+
+    Parameters
+    ----------
+    call : Call
+        The call, with the vendor signature's argument names.
+    memory : mapping of scope to a 1-D uint8 array, optional
+        The images the call reads; only the rules on values in memory (Scatter's offsets) need them.
+    rulebook : Rulebook, optional
+        The rules to judge by (default: the kit's specs).
+    readings : mapping of ambiguity id to reading id, optional
+        Judge those ambiguity regions by these readings (an unknown one: ValueError).
+
+    Returns
+    -------
+    list of Violation
+        Empty for a legal call; each violation names its rule, its severity (``reject``,
+        ``undefined``, ``ambiguity``) and a message.
+
+    Examples
+    --------
+    >>> from oracle import Call, Tensor, check
+    >>> def move(nburst):
+    ...     return Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64),
+    ...                 "src": Tensor("UB", 64, "int8", 64), "sid": 0, "nburst": nburst, "burst": 1,
+    ...                 "src_stride": 0, "dst_stride": 0})
+    >>> check(move(2))
+    []
+    >>> [(v.rule, v.severity, v.message) for v in check(move(0))]
+    [('data_move.nburst.range', 'reject', 'nburst=0 is outside [1, 4095]')]
+    """
     return violations(context(call, memory, with_readings(rulebook, readings)))
 
 

@@ -19,7 +19,13 @@ from oracle.spec import default_rulebook
 class Rejected(Exception):
     """Raised by a backend to refuse a call, as a toolchain or the hardware would.
 
-    `rule` optionally names the spec rule the backend refused it for (reports show it)."""
+    Parameters
+    ----------
+    message : str
+        Why, as the backend says it.
+    rule : str, optional
+        The spec rule it refused the call for (reports show it).
+    """
 
     def __init__(self, message: str = "", rule: str | None = None):
         super().__init__(message)
@@ -38,6 +44,38 @@ class BackendCrash(Exception):
 
 @runtime_checkable
 class Backend(Protocol):
+    """What the kit asks of a backend under test.
+
+    Attributes
+    ----------
+    name : str
+        How reports name it.
+
+    Methods
+    -------
+    supports(api, product)
+        Whether it implements that API on that product (False: its cells are NOT_SUPPORTED).
+    run(call, memory)
+        Perform `call` on `memory` (scope -> 1-D uint8 array, the product's UB and L1 whole, GM
+        around the operands), writing into those arrays in place; raise `Rejected` for a call it
+        refuses. Optional: ``version``, ``readings`` (ambiguity id -> reading id it follows) and
+        ``run_batch(calls, memories)``.
+
+    Examples
+    --------
+    A backend that moves bytes as the reference does, but refuses every call of more than 64 bursts:
+
+    >>> from conformance import Backend, OracleBackend, Rejected
+    >>> class Sim(OracleBackend):
+    ...     name = "sim"
+    ...     def run(self, call, memory):
+    ...         if call.args.get("nburst", 0) > 64:
+    ...             raise Rejected("at most 64 bursts here")
+    ...         super().run(call, memory)
+    >>> isinstance(Sim(), Backend)
+    True
+    """
+
     name: str
 
     def supports(self, api: str, product: str) -> bool: ...
@@ -46,7 +84,32 @@ class Backend(Protocol):
 
 
 class OracleBackend:
-    """The reference: refuses what the spec rejects, otherwise applies the oracle's index math in place."""
+    """The reference: refuses what the spec rejects, otherwise applies the oracle's index math in place.
+
+    Parameters
+    ----------
+    readings : dict of ambiguity id to reading id, optional
+        The readings it follows where the pages read two ways (none: it follows none, and the kit
+        does not test those regions against it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from oracle import Call, Tensor
+    >>> from conformance import OracleBackend, Rejected
+    >>> call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 32),
+    ...             "src": Tensor("UB", 32, "int8", 32), "sid": 0, "nburst": 1, "burst": 1,
+    ...             "src_stride": 0, "dst_stride": 0})
+    >>> memory = {"UB": np.arange(64, dtype=np.uint8)}
+    >>> OracleBackend().run(call, memory)
+    >>> memory["UB"][:4].tolist()
+    [32, 33, 34, 35]
+    >>> try:
+    ...     OracleBackend().run(call.replace(nburst=0), memory)
+    ... except Rejected as refused:
+    ...     print(refused.rule)
+    data_move.nburst.range
+    """
 
     name = "oracle"
     version = "reference"

@@ -44,13 +44,44 @@ def _instantiate(target: Any, name: str) -> Backend:
 
 def load_backend(name: str, timeout: float | None = None, *, isolate: bool = False,
                  user: str | None = None) -> Backend:
-    """'oracle' | 'package.module:attr' | an entry point in group ascend_conformance.backends | 'exec:CMD'.
+    """The backend a user names, ready to run calls.
 
-    `timeout`: seconds one call may take. An `exec:` program past it is killed and restarted; an
-    in-process backend is interrupted where Python can interrupt it (a loop in Python code, not a call
-    stuck inside C). `isolate`: a Python backend is loaded in a process of its own
-    (conformance/backends/host.py) and driven over the exec protocol, as the kit's workers do; `user`:
-    the program runs as that user (the caller is root)."""
+    Parameters
+    ----------
+    name : str
+        ``oracle`` (the reference), ``package.module:attr`` (a class, called with no argument, or an
+        object), an entry point in group ``ascend_conformance.backends``, or ``exec:CMD`` (a program of
+        any language speaking docs/exec-protocol.md). A module is imported from the current directory
+        too, as ``python -m`` does.
+    timeout : float, optional
+        Seconds one call may take. An ``exec:`` program past it is killed and restarted; an in-process
+        backend is interrupted where Python can interrupt it (a loop in Python code, not a call stuck
+        inside C).
+    isolate : bool
+        Load a Python backend in a process of its own (conformance/backends/host.py) and drive it over
+        the exec protocol, as the kit's workers do.
+    user : str, optional
+        Run the program as that user (the caller is root).
+
+    Returns
+    -------
+    Backend
+
+    Raises
+    ------
+    BackendLoadError
+        The name cannot give a backend; the message says which part of it failed.
+
+    Examples
+    --------
+    >>> from conformance import load_backend
+    >>> load_backend("oracle").name
+    'oracle'
+    >>> load_backend("nosuch.module:Sim")
+    Traceback (most recent call last):
+    ...
+    conformance.backends.contract.BackendLoadError: backend 'nosuch.module:Sim': cannot import module 'nosuch.module': ModuleNotFoundError: No module named 'nosuch'
+    """
     if not isinstance(name, str) or not name.strip():
         raise BackendLoadError("no backend named; use --backend oracle, --backend package.module:attr, or an entry point")
     name = name.strip()
