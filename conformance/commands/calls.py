@@ -2,7 +2,6 @@
 or run again on a backend."""
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Any
@@ -12,7 +11,7 @@ import numpy as np
 from oracle import Call, CallFormatError, SpecError, check, expected, verdict_class
 from oracle.spec import default_rulebook
 
-from conformance.commands.options import EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError
+from conformance.commands.options import Options, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, UsageError
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.judge.bytemap import decoded_text
 
@@ -81,7 +80,7 @@ def _recipe(call: Call, memory: MemoryRecipe | None, source: str = "") -> Memory
     return MemoryRecipe(0, sizes)
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+def cmd_check(args: Options) -> int:
     from oracle.rules import context
 
     from conformance.report.text import printable
@@ -124,7 +123,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
+def cmd_replay(args: Options) -> int:
     """Each file's call judged in a supervised worker: a backend that dies or hangs on it is a CRASH."""
     from conformance.supervise.pool import Supervisor
     from conformance.supervise.tasks import Stop

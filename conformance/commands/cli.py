@@ -18,7 +18,7 @@ from conformance.backends.contract import BackendLoadError, kit_version
 from conformance.backends.loading import load_backend
 from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
-from conformance.commands.options import (EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
+from conformance.commands.options import (Options, EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                                           maxfail_arg, reading_arg, seed_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.specs import cmd_specs
@@ -28,12 +28,12 @@ from conformance.supervise import pool
 from conformance.supervise.cluster import ClusterError
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: Options) -> int:
     from conformance.backends.serve import main as serve_main
     return serve_main(load_backend(args.backend), batch=args.batch)
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def cmd_report(args: Options) -> int:
     from conformance.report.outputs import write_outputs
     from conformance.report.merging import merge
     from conformance.report.results import CONFORMANT, ResultsError, load_results, overall
@@ -229,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
         return EXIT_USAGE
-    args = top.parse_args(argv)
+    args = Options.of(top.parse_args(argv))
     try:
         return args.func(args)
     except (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError,

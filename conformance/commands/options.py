@@ -3,10 +3,11 @@ options every running command shares."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, fields, replace
 import datetime as dt
 import math
 import os
-from typing import Any
+from typing import Any, Callable
 
 from oracle.spec import SEED, default_rulebook
 
@@ -20,6 +21,64 @@ class UsageError(Exception):
 MAX_WORKERS = 256          # worker processes at most, and at most WORKERS_PER_CORE per core
 WORKERS_PER_CORE = 4
 MAX_TIMEOUT_S = 24 * 3600  # a call's time limit is below a day
+
+
+@dataclass(frozen=True)
+class Options:
+    """Every option of every command, parsed once at the command line (cli.main) into this value: the
+    commands read typed fields, never argparse's Namespace; an option a command does not take keeps its
+    default here. Lists are tuples (a value, not a buffer)."""
+
+    command: str = ""
+    func: Callable[["Options"], int] | None = None
+    backend: str | None = None
+    product: tuple[str, ...] | None = None
+    api: tuple[str, ...] | None = None
+    workers: str = "1"
+    timeout: float | None = None
+    against: str | None = None
+    no_oracle: bool = False
+    cluster: str | None = None
+    in_process: bool = False
+    backend_user: str | None = None
+    reading: tuple[tuple[str, str], ...] | None = None
+    readings: str | None = None
+    edition: str | None = None
+    verbosity: int = 0
+    select: tuple[str, ...] | None = None
+    shard: tuple[int, int] | None = None
+    report: str = "reports"
+    seed: int | None = None
+    challenge: str | None = None
+    waivers: str | None = None
+    profile: str = "ci"
+    list: bool = False
+    maxfail: int | None = None
+    last_failed: bool = False
+    bundle: str | None = None
+    duration: str | None = None
+    db: str | None = None
+    out: str | None = None
+    batch: bool = False
+    files: tuple[str, ...] | None = None
+    file: str | None = None
+    format: str = "text"
+    editions: bool = False
+    sample: float = 0.05
+
+    @classmethod
+    def of(cls, namespace: argparse.Namespace) -> "Options":
+        """The parsed command line as Options (an option the parser has and this value has not is a bug
+        of the kit: said at once)."""
+        values = vars(namespace)
+        missing = set(values) - {f.name for f in fields(cls)}
+        if missing:
+            raise TypeError(f"options the parser has and Options has not: {', '.join(sorted(missing))}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+    def with_(self, **changes: Any) -> "Options":
+        """These options with some changed (--lf's cells, promote's products)."""
+        return replace(self, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
 
 
 class Parser(argparse.ArgumentParser):
@@ -77,7 +136,7 @@ def workers_arg(value: str) -> str:
     return value
 
 
-def products_and_apis(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+def products_and_apis(args: Options) -> tuple[list[str], list[str]]:
     rulebook = default_rulebook()
     for p in args.product:
         if p not in rulebook.products:
@@ -89,10 +148,10 @@ def products_and_apis(args: argparse.Namespace) -> tuple[list[str], list[str]]:
     return list(args.product), apis
 
 
-def waivers_of(args: argparse.Namespace):
+def waivers_of(args: Options):
     """The waiver file's entries (None when no --waivers); a bad file is a one-line usage error."""
     from conformance.report.waivers import WaiverError, load_waivers
-    if not getattr(args, "waivers", None):
+    if not args.waivers:
         return None
     try:
         return load_waivers(args.waivers)
@@ -130,7 +189,7 @@ def reading_arg(value: str) -> tuple[str, str]:
     return amb.strip(), reading.strip()
 
 
-def readings_of(args: argparse.Namespace) -> dict[str, str]:
+def readings_of(args: Options) -> dict[str, str]:
     """The readings the command line declares: --readings FILE (a YAML mapping ambiguity id -> reading
     id, an untrusted file), then each --reading over it. An unknown ambiguity or reading, or a bad
     file, is a one-line usage error naming the file and field or the option."""
@@ -138,7 +197,7 @@ def readings_of(args: argparse.Namespace) -> dict[str, str]:
     from conformance.report.untrusted import FileFormatError, load_yaml
     rulebook = default_rulebook()
     declared: dict[str, str] = {}
-    path = getattr(args, "readings", None)
+    path = args.readings
     if path:
         name = printable(str(path))
         try:
@@ -155,7 +214,7 @@ def readings_of(args: argparse.Namespace) -> dict[str, str]:
                                  f"{printable(repr(reading), 100)}")
             _known(rulebook, amb, reading, where)
             declared[amb] = reading
-    for amb, reading in getattr(args, "reading", None) or []:
+    for amb, reading in args.reading or []:
         _known(rulebook, amb, reading, printable(f"--reading {amb}={reading}", 300))
         declared[amb] = reading
     return declared
@@ -168,10 +227,10 @@ def _known(rulebook: Any, amb: str, reading: str, where: str) -> None:
         raise UsageError(f"{where}: {exc}") from None
 
 
-def edition_of(args: argparse.Namespace) -> str | None:
+def edition_of(args: Options) -> str | None:
     """--edition: None for the seed pages (the default), else an edition the specs record (a usage error
     naming the known ones otherwise)."""
-    edition = getattr(args, "edition", None)
+    edition = args.edition
     if edition is None:
         return None
     rulebook = default_rulebook()
@@ -188,15 +247,15 @@ def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> l
     return every if against else [a for a in every if a in declared]
 
 
-def chosen_cells(args: argparse.Namespace, products: list[str], apis: list[str],
+def chosen_cells(args: Options, products: list[str], apis: list[str],
                  ambiguities: list[str] | None = None) -> list:
     """The cells of the products and apis (and the ambiguity cells of `ambiguities`), narrowed by
     --select globs and --shard."""
     from conformance.generate.cells import cells, select, shard
-    chosen = select(cells(products, apis, ambiguities=ambiguities), getattr(args, "select", None))
-    if getattr(args, "select", None) and not chosen:
+    chosen = select(cells(products, apis, ambiguities=ambiguities), args.select)
+    if args.select and not chosen:
         raise UsageError(f"no cell matches --select {' '.join(args.select)}")
-    if getattr(args, "shard", None):
+    if args.shard:
         chosen = shard(chosen, *args.shard)
     return chosen
 
@@ -217,11 +276,11 @@ def seconds_arg(value: str) -> float:
 EXIT_INTERNAL = 3       # a bug of the kit: exit 1 means "does not conform" and nothing else
 
 
-def isolation_of(args: argparse.Namespace):
+def isolation_of(args: Options):
     """Where the backend runs (`--in-process`, `--backend-user NAME`); a user that cannot be had is a
     one-line usage error: --backend-user needs the kit started as root, and a user other than root."""
     from conformance.supervise.tasks import Isolation
-    in_process, user = bool(getattr(args, "in_process", False)), getattr(args, "backend_user", None)
+    in_process, user = bool(args.in_process), args.backend_user
     if user is None:
         return Isolation(not in_process)
     if in_process:
@@ -240,15 +299,15 @@ def isolation_of(args: argparse.Namespace):
     return Isolation(True, user)
 
 
-def challenge_of(args: argparse.Namespace):
+def challenge_of(args: Options):
     """The run's challenge (conformance/generate/challenge.py): --challenge HEX, else the environment's
     ASCEND_CONFORMANCE_CHALLENGE, else None; one that is not hex of the right length is a usage error, as
     is one beside --seed (the challenge gives the seed)."""
     from conformance.generate.challenge import ENV, Challenge, ChallengeError
-    text = getattr(args, "challenge", None) or os.environ.get(ENV) or None
+    text = args.challenge or os.environ.get(ENV) or None
     if text is None:
         return None
-    if getattr(args, "seed", None) is not None:
+    if args.seed is not None:
         raise UsageError("--seed and a challenge: the challenge gives the run's seed; give one or the other")
     try:
         return Challenge.parse(text)

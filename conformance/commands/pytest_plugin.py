@@ -64,7 +64,7 @@ def run_arguments(config: pytest.Config) -> Any:
     by the kit's own parser; its one-line error becomes pytest's usage error."""
     from conformance.commands.cli import parser
     from conformance.commands.config import with_settings
-    from conformance.commands.options import UsageError, products_and_apis
+    from conformance.commands.options import Options, UsageError, products_and_apis
     argv = ["run"]
     for name, option in _KIT_OPTIONS:
         value = config.getoption(name)
@@ -73,7 +73,7 @@ def run_arguments(config: pytest.Config) -> Any:
     said = io.StringIO()
     try:
         with contextlib.redirect_stderr(said):
-            args = parser().parse_args(with_settings(argv, parser(), Path(config.rootpath)))
+            args = Options.of(parser().parse_args(with_settings(argv, parser(), Path(config.rootpath))))
         products_and_apis(args)
         return args
     except UsageError as exc:

@@ -1,7 +1,6 @@
 """run, certify, fuzz and promote: the commands that run a backend over cells and write a report folder."""
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import random
 import sys
@@ -12,37 +11,37 @@ from typing import Any
 from oracle.spec import default_rulebook
 
 from conformance.backends.contract import kit_version
-from conformance.commands.options import (EXIT_NONCONFORMING, EXIT_OK, UsageError, ambiguity_ids, challenge_of,
+from conformance.commands.options import (Options, EXIT_OK, UsageError, ambiguity_ids, challenge_of,
                                           chosen_cells, edition_of, isolation_of, products_and_apis, readings_of,
                                           waive, waivers_of, worker_count)
 from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
 
 
-def open_session(args: argparse.Namespace, folder: Path, db_spec: str | None = None):
+def open_session(args: Options, folder: Path, db_spec: str | None = None):
     """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
     never here)."""
     from conformance.commands.session import Session
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder}: a file is there, where the report folder should be: name a folder")
-    if getattr(args, "no_oracle", False) and not getattr(args, "against", None):
+    if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
-                   against=getattr(args, "against", None), oracle=not getattr(args, "no_oracle", False),
-                   cluster=getattr(args, "cluster", None), readings=readings_of(args), isolation=isolation_of(args),
-                   edition=edition_of(args), verbosity=getattr(args, "verbosity", 0))
+                   against=args.against, oracle=not args.no_oracle,
+                   cluster=args.cluster, readings=readings_of(args), isolation=isolation_of(args),
+                   edition=edition_of(args), verbosity=args.verbosity)
 
 
-def entered_ambiguities(session: Any, args: argparse.Namespace, apis: list[str]) -> list[str]:
+def entered_ambiguities(session: Any, args: Options, apis: list[str]) -> list[str]:
     """The ambiguities whose regions the run enters, known once the workers have said their readings."""
-    return ambiguity_ids(apis, session.declared, bool(getattr(args, "against", None)))
+    return ambiguity_ids(apis, session.declared, bool(args.against))
 
 
-def _select_early(args: argparse.Namespace, products: list[str], apis: list[str]) -> None:
+def _select_early(args: Options, products: list[str], apis: list[str]) -> None:
     """A --select that matches no cell, whatever readings the backend declares, is refused before any
     worker starts (the cells of the run are known only once they have). Without one there is nothing to
     refuse, and the cells are not listed twice."""
-    if getattr(args, "select", None):
+    if args.select:
         chosen_cells(args, products, apis, every_ambiguity(apis))
 
 
@@ -53,7 +52,7 @@ def readings_line(session: Any) -> str:
     return edition + (f"; readings {said}" if said else "")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def cmd_run(args: Options) -> int:
     from conformance.generate.profiles import profile
     from conformance.supervise.plan import plan
 
@@ -63,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     seed = run_seed(args, challenge)
     report = Path(args.report)
     if args.last_failed:
-        _last_failed(args, report)
+        args = _last_failed(args, report)
     if args.list:
         return _list_cells(args, products, apis)
     _select_early(args, products, apis)
@@ -77,13 +76,13 @@ def cmd_run(args: argparse.Namespace) -> int:
               flush=True)
         results = session.run(chosen, plan(chosen, prof, seed, pool=challenge.pool if challenge else 0),
                               lambda r: settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
-                              select=args.select or [], timeout=args.timeout, maxfail=args.maxfail,
+                              select=list(args.select or []), timeout=args.timeout, maxfail=args.maxfail,
                               challenge=challenge.digest if challenge else None,
                               **_shard_settings(args, session, products, apis))
     return session.terminal.end(results, report, args.backend)
 
 
-def _list_cells(args: argparse.Namespace, products: list[str], apis: list[str]) -> int:
+def _list_cells(args: Options, products: list[str], apis: list[str]) -> int:
     """--list: the cells the run would judge, one id a line, and nothing run. The ambiguity cells are
     those of the readings the command line (or --edition) declares: the backend's own are known only
     once it is loaded."""
@@ -92,7 +91,7 @@ def _list_cells(args: argparse.Namespace, products: list[str], apis: list[str]) 
     edition = edition_of(args)
     if edition:
         declared.update(default_rulebook().settled(edition))
-    chosen = chosen_cells(args, products, apis, ambiguity_ids(apis, declared, bool(getattr(args, "against", None))))
+    chosen = chosen_cells(args, products, apis, ambiguity_ids(apis, declared, bool(args.against)))
     for cell in chosen:
         print(cell.id)
     print(f"{len(chosen)} cells (the ambiguity cells of readings the backend declares itself are added when it runs)",
@@ -100,14 +99,14 @@ def _list_cells(args: argparse.Namespace, products: list[str], apis: list[str]) 
     return EXIT_OK
 
 
-def _last_failed(args: argparse.Namespace, report: Path) -> None:
+def _last_failed(args: Options, report: Path) -> Options:
     """--lf: narrow --select to the cells that failed (or could not run) in the report folder's last run;
     where none did, or there is no last run, every cell is run, as pytest does."""
     from conformance.report.results import ResultsError, load_results
     path = report / "results.json"
     if not path.is_file():
         print(f"--lf: no earlier run in {report}: running every cell", file=sys.stderr)
-        return
+        return args
     try:
         last = load_results(path)
     except ResultsError as exc:
@@ -116,12 +115,12 @@ def _last_failed(args: argparse.Namespace, report: Path) -> None:
               or c.get("status") in ("error", "unreachable")]
     if not failed:
         print(f"--lf: no cell failed in the last run ({path}): running every cell", file=sys.stderr)
-        return
+        return args
     print(f"--lf: re-running the {len(failed)} cell(s) that failed in the last run ({path})", file=sys.stderr)
-    args.select = failed
+    return args.with_(select=failed)
 
 
-def run_seed(args: argparse.Namespace, challenge: Any) -> int:
+def run_seed(args: Options, challenge: Any) -> int:
     """The run's seed: the challenge's, the one given, or a fresh one."""
     if challenge is not None:
         return challenge.seed
@@ -137,18 +136,18 @@ def settle(results: dict[str, Any], waivers: Any) -> None:
         finish(results)
 
 
-def _shard_settings(args: argparse.Namespace, session: Any, products: list[str],
+def _shard_settings(args: Options, session: Any, products: list[str],
                     apis: list[str]) -> dict[str, Any]:
     """`shard` 'i/N' and `shard_cells`, the cells of every shard together (a shard's verdict says how
     many of them it holds)."""
     if not args.shard:
         return {"shard": None}
-    every = chosen_cells(argparse.Namespace(**{**vars(args), "shard": None}), products, apis,
+    every = chosen_cells(args.with_(shard=None), products, apis,
                          entered_ambiguities(session, args, apis))
     return {"shard": f"{args.shard[0]}/{args.shard[1]}", "shard_cells": len(every)}
 
 
-def cmd_certify(args: argparse.Namespace) -> int:
+def cmd_certify(args: Options) -> int:
     from conformance.generate.challenge import redacted
     from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
     from conformance.generate.profiles import profile
@@ -212,7 +211,7 @@ def _database(spec: str | None):
         raise UsageError(str(exc)) from None
 
 
-def cmd_fuzz(args: argparse.Namespace) -> int:
+def cmd_fuzz(args: Options) -> int:
     from conformance.commands.fuzz import Fuzzer, parse_duration
     from conformance.judge.failuredb import DEFAULT_DB, mark_fixed, stored
     from conformance.report.results import finish
@@ -231,7 +230,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     when = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     began = time.monotonic()
     session = open_session(args, report, args.db or DEFAULT_DB)
-    settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=args.select or [], timeout=args.timeout,
+    settings = dict(profile="fuzz", seed=seed, workers=str(workers), select=list(args.select or []), timeout=args.timeout,
                     fuzz={"duration": args.duration, "db": args.db or "default"},
                     challenge=challenge.digest if challenge else None)
 
@@ -259,13 +258,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     return session.terminal.end(results, report, args.backend)
 
 
-def cmd_promote(args: argparse.Namespace) -> int:
+def cmd_promote(args: Options) -> int:
     from conformance.judge.failuredb import fixed, reproducer_file_name, stored
     from conformance.report.outputs import reproducer_text
 
-    products = args.product or list(default_rulebook().products)
-    args.product = products
-    products, apis = products_and_apis(args)
+    products, apis = products_and_apis(args.with_(product=args.product or list(default_rulebook().products)))
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")

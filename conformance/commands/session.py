@@ -24,7 +24,7 @@ from oracle.spec import default_rulebook
 
 from conformance.backends.readings import edition_described
 from conformance.commands.lock import FolderLock
-from conformance.report.results import calls, results_document
+from conformance.report.results import results_document
 from conformance.supervise.pool import Supervisor, run_tasks
 from conformance.supervise.tasks import Isolation, Stop, Task
 

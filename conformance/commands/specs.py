@@ -4,17 +4,16 @@ it applies, its fields, what a newer edition says) and every ambiguity with its 
 `--format json` gives the same as data; `--editions` what differs between editions (editions.py)."""
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any
 
 from oracle.spec import SEED, Ambiguity, ApiSpec, Reading, Rulebook, default_rulebook
 
 from conformance.commands.editions import flat, print_editions
-from conformance.commands.options import EXIT_OK, edition_of, unknown
+from conformance.commands.options import Options, EXIT_OK, edition_of, unknown
 
 
-def cmd_specs(args: argparse.Namespace) -> int:
+def cmd_specs(args: Options) -> int:
     rulebook = default_rulebook()
     for api in args.api or ():
         if api not in rulebook.apis:
@@ -23,7 +22,7 @@ def cmd_specs(args: argparse.Namespace) -> int:
         return print_editions(rulebook, args.api)
     edition = edition_of(args)
     chosen = [spec for spec in rulebook.apis.values() if not args.api or spec.api in args.api]
-    if getattr(args, "format", "text") == "json":
+    if args.format == "json":
         print(json.dumps(specs_data(rulebook, chosen, edition), ensure_ascii=False, indent=1))
         return EXIT_OK
     if edition:

@@ -24,7 +24,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from conformance.commands.options import EXIT_NONCONFORMING, EXIT_OK, UsageError
+from conformance.commands.options import Options, EXIT_NONCONFORMING, EXIT_OK, UsageError
 
 EXIT_NOT_AS_CLAIMED = 4
 EVIDENCE_LIMIT = 512 << 20      # bytes of an evidence file read (unpacked), at most
@@ -38,7 +38,7 @@ class NotAsClaimed(Exception):
     """The bundle is not what it claims: the message names the first difference."""
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
+def cmd_verify(args: Options) -> int:
     from conformance.backends.processes import out_of_reach
     from conformance.judge import evidence
     from conformance.report.text import printable
@@ -110,7 +110,7 @@ def _same_kit(folder: Path, results: dict[str, Any]) -> None:
                              "that made it")
 
 
-def _challenge(args: argparse.Namespace, results: dict[str, Any]):
+def _challenge(args: Options, results: dict[str, Any]):
     from conformance.generate.challenge import Challenge, ChallengeError
     recorded = (results.get("certify") or {}).get("challenge")
     if args.challenge is None:
