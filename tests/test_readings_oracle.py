@@ -73,6 +73,12 @@ def nz(src_n_stride: int, **fields: int) -> Call:
                                                   "src": Tensor("UB", 0, "float16", 1024), "intriParams": ip})
 
 
+def dc(product: str = "ascend910", **fields: int) -> Call:
+    p = {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **fields}
+    return Call("data_copy", product, {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
+                                       "repeatParams": p}, "params")
+
+
 def _np(dtype: str) -> str:
     return {"float16": "<f2", "uint8": "u1", "int8": "i1", "int32": "<i4", "int16": "<i2", "uint32": "<u4"}[dtype]
 
@@ -116,6 +122,7 @@ REGION = {
     "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
+    "data_copy.params.zero_elsewhere": (dc(blockCount=0), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
     "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
     "scatter.offset.unaligned": (scatter("count", count=16), lambda i: 2 * i + (i == 5)),
