@@ -45,7 +45,7 @@ def rendered(path: str) -> str:
     text = re.sub(r"<!--.*?-->", " ", text)
     text = re.sub(r"<a name=[^>]*></a>", "", text)
     text = text.replace("<br>", " ").replace("&bull;", "").replace("**", "").replace("\\", "")
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)          # links: their text
+    text = re.sub(r"!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)", r"\1", text)   # links: their text
     text = re.sub(r"^\s*[-|>]\s*", " ", text, flags=re.M)
     return " ".join(text.replace("|", " ").split())
 
