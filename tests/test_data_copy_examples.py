@@ -122,15 +122,16 @@ def test_count_rounds_down_to_32_bytes(dtype: str, count: int, moved: int) -> No
 @pytest.mark.parametrize("field", ["blockCount", "blockLen"])
 def test_zero_is_a_nop_on_a2_and_open_elsewhere(field: str) -> None:
     """'当DataCopyParams结构体参数blockCount、blockLen任意一个值为0时，该接口将被视为NOP' on A2 / A3 only: nothing moves;
-    on Atlas 训练系列产品 the page does not say (the ambiguity data_copy.params.zero_elsewhere)."""
+    on Atlas 训练系列产品 the page does not say (the ambiguities data_copy.blockCount / blockLen.zero_elsewhere)."""
     memory = images(9)
     args = {"blockCount": 4, "blockLen": 2, "srcGap": 0, "dstGap": 0, field: 0}
     src, dst = Tensor("GM", 0, "int8", 512), Tensor("UB", 0, "int8", 512)
     out = legal(params_call(A2, dst, src, **args), memory)
     assert np.array_equal(out["UB"], memory["UB"])
+    amb = f"data_copy.{field}.zero_elsewhere"
     found = check(params_call(T, dst, src, **args))
-    assert [(v.rule, v.severity) for v in found] == [("data_copy.params.zero_elsewhere", "undefined")]
-    nop = expected(params_call(T, dst, src, **args), memory, readings={"data_copy.params.zero_elsewhere": "nop"})
+    assert [(v.rule, v.severity) for v in found] == [(amb, "undefined")]
+    nop = expected(params_call(T, dst, src, **args), memory, readings={amb: "nop"})
     assert nop.violations == [] and np.array_equal(nop.memory["UB"], memory["UB"])
 
 

@@ -136,7 +136,7 @@ def test_nop_and_refusals() -> None:
     memory = images(8)
     out = run(gm_to_ub("int8", 2, 0, 0, 0, left=4), memory)
     assert np.array_equal(out.memory["UB"], memory["UB"])
-    assert [v.rule for v in check(gm_to_ub("int8", 0, 32, 0, 0, product="ascend310b"))] == ["data_copy_pad.zero_elsewhere"]
+    assert [v.rule for v in check(gm_to_ub("int8", 0, 32, 0, 0, product="ascend310b"))] == ["data_copy_pad.blockCount.zero_elsewhere"]
 
     def rules(call):
         return [v.rule for v in check(call)]

@@ -122,10 +122,14 @@ REGION = {
     "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
-    "data_copy.params.zero_elsewhere": (dc(blockCount=0), None),
-    "data_copy_pad.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
+    "data_copy.blockCount.zero_elsewhere": (dc(blockCount=0), None),
+    "data_copy.blockLen.zero_elsewhere": (dc(blockLen=0), None),
+    "data_copy_pad.blockCount.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
         "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
         "dataCopyParams": {"blockCount": 0, "blockLen": 32, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
+    "data_copy_pad.blockLen.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
+        "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
+        "dataCopyParams": {"blockCount": 2, "blockLen": 0, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
     "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
     "scatter.offset.unaligned": (scatter("count", count=16), lambda i: 2 * i + (i == 5)),
