@@ -109,7 +109,7 @@ def _align(rule: Rule, ctx: Context) -> str | None:
     for label, tensor in ctx.labelled[rule.fields["operand"]]:
         if tensor.scope == scope:                          # the rule speaks of this scope only
             if need is None:
-                need = ctx.rulebook.align_bytes(rule, ctx.product)
+                need = ctx.rulebook.align_bytes(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
             if tensor.addr % need:
                 return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
     return None
@@ -295,9 +295,11 @@ def _values_read(ctx: Context, name: str) -> np.ndarray | None:
 
 @kind("multiple")
 def _multiple(rule: Rule, ctx: Context) -> str | None:
-    value = ctx.call.int_arg(rule.fields["param"])
-    if value % rule.fields["of"]:
-        return f"{rule.fields['param']}={value} is not a multiple of {rule.fields['of']}"
+    value, of = ctx.call.int_arg(rule.fields["param"]), rule.fields["of"]
+    if of == "element":                                    # "blockLen必须是sizeof(T)的整数倍"
+        of = ctx.units["element"]
+    if value % of:
+        return f"{rule.fields['param']}={value} is not a multiple of {of}"
     return None
 
 

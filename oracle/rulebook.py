@@ -155,6 +155,10 @@ class ApiSpec:
     file: str
     named_units: Mapping[str, int] = field(default_factory=dict)   # the spec's top-level `units`
     editions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)   # edition -> {source, statements}
+    # what a legal call does as the page states it (id, quote, source, says[, inferred, when]): the index
+    # math carries these out (a rounding, a NOP, padding); they refuse nothing
+    effects: tuple[Mapping[str, Any], ...] = ()
+    cost: float = 1.0           # seconds per verified call relative to data_move (the planner's estimate)
 
     def form_params(self, form: str | None) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:
         """(name, type) of the parameters a call of this form has, and the fields of each mapping
@@ -343,8 +347,12 @@ class Rulebook:
             return False
         return "params" not in when or in_ranges(param_ranges(when["params"]), call.args)
 
-    def align_bytes(self, rule: Rule, product: Product) -> int:
+    def align_bytes(self, rule: Rule, product: Product, element: int = 1) -> int:
+        """The bytes an `align` rule asks for: a number, the product's block, or `element` (the width of
+        the operand's dtype: "按照对应数据类型所占字节数对齐")."""
         value = rule["bytes"]
+        if value == "element":
+            return element
         return product.block_bytes if value == "block_bytes" else int(value)
 
     def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
@@ -357,7 +365,7 @@ class Rulebook:
         need = itemsize
         for rule in spec.rules_of("align"):
             if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
-                need = math.lcm(need, self.align_bytes(rule, product))
+                need = math.lcm(need, self.align_bytes(rule, product, itemsize))
         return need
 
 

@@ -47,6 +47,8 @@ def _range(rule, ctx):
 @_builder("align")
 def _align(rule, ctx):
     names = _plain(rule, ctx, "operand")
+    if rule.fields["bytes"] == "element":       # the operand's own width: left to the kind
+        return None
     need = ctx.rulebook.align_bytes(rule, ctx.product)
     return names and [(name, rule.fields["scope"], need) for name in names]
 
@@ -153,6 +155,8 @@ class _Listed:
                 self.scopes = allowed if self.scopes is None else self.scopes & allowed
             else:
                 self.dtypes = allowed if self.dtypes is None else self.dtypes & allowed
+        elif kind == "align" and rule.fields["bytes"] == "element":
+            self.bounds = True          # not screened entry by entry: a list operand's align by element width
         elif kind == "align":
             self.align.append((rule.fields["scope"], ctx.rulebook.align_bytes(rule, ctx.product)))
         elif kind == "capacity":

@@ -181,9 +181,15 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
         for unit_param in p["units"]:
             if unit_param not in params:
                 fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {api}")
+    for i, raw in enumerate(data.get("effects", [])):
+        if not raw["id"].startswith(api + ".") or raw["id"] in seen:
+            fail(f"effects[{i}].id", f"{raw['id']!r} must start with {api + '.'!r} and be unique")
+        seen.add(raw["id"])
+        _check_when(raw.get("when"), f"effects[{i}].when", params, fail)
+    effects = tuple({**raw, "source": raw.get("source", page)} for raw in data.get("effects", []))
     return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
                    operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name,
-                   data.get("units", {}), editions)
+                   data.get("units", {}), editions, effects, data.get("cost", 1.0))
 
 
 def _check_editions(named: Mapping[str, Any], where: str, editions: Mapping[str, Any], fail: Any) -> None:

@@ -76,7 +76,7 @@ def _legal_ends(cell: Cell, call: Any, param: str) -> tuple[int, int] | None:
     step = 1
     for r in spec.rules_of("multiple"):
         if r["param"] == param and rulebook.matches(r.when, call, spec):
-            step = r["of"]
+            step = r["of"] if r["of"] != "element" else rulebook.itemsize(spec.dtype_of_call(call))
     return -(-lo // step) * step, hi // step * step
 
 

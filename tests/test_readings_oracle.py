@@ -73,6 +73,12 @@ def nz(src_n_stride: int, **fields: int) -> Call:
                                                   "src": Tensor("UB", 0, "float16", 1024), "intriParams": ip})
 
 
+def dc(product: str = "ascend910", **fields: int) -> Call:
+    p = {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **fields}
+    return Call("data_copy", product, {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
+                                       "repeatParams": p}, "params")
+
+
 def _np(dtype: str) -> str:
     return {"float16": "<f2", "uint8": "u1", "int8": "i1", "int32": "<i4", "int16": "<i2", "uint32": "<u4"}[dtype]
 
@@ -116,6 +122,14 @@ REGION = {
     "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
+    "data_copy.blockCount.zero_elsewhere": (dc(blockCount=0), None),
+    "data_copy.blockLen.zero_elsewhere": (dc(blockLen=0), None),
+    "data_copy_pad.blockCount.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
+        "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
+        "dataCopyParams": {"blockCount": 0, "blockLen": 32, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
+    "data_copy_pad.blockLen.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
+        "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
+        "dataCopyParams": {"blockCount": 2, "blockLen": 0, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
     "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
     "scatter.offset.unaligned": (scatter("count", count=16), lambda i: 2 * i + (i == 5)),

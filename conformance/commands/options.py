@@ -184,7 +184,7 @@ def reading_arg(value: str) -> tuple[str, str]:
     """--reading AMBIGUITY=READING (checked against the specs with the others: readings_of)."""
     amb, sep, reading = value.partition("=")
     if not sep or not amb.strip() or not reading.strip():
-        raise argparse.ArgumentTypeError(f"--reading expects AMBIGUITY=READING (e.g. scatter.count.zero=nop), "
+        raise argparse.ArgumentTypeError(f"--reading expects AMBIGUITY=READING (an ambiguity id and one of its readings, as `specs` lists them), "
                                          f"got {value!r}")
     return amb.strip(), reading.strip()
 

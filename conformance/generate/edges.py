@@ -38,7 +38,7 @@ from conformance.generate.ambiguity import edge_choices
 from conformance.generate.ambiguity import planned as planned_ambiguity
 from conformance.generate.ambiguity import region
 from conformance.generate.cells import Cell
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment, misalignments
 from conformance.generate.parameters import fit_tops
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import planned_case
@@ -198,8 +198,8 @@ def _deltas(env: Env, rule: Any, dtype: str, path: str | None, form: str | None)
     probe = env.probe(form, env.operand_dtypes(dtype), scopes, {})
     align = env.rulebook.alignment(env.spec, probe, op, scopes[op])
     size = env.rulebook.itemsize(env.operand_dtypes(dtype)[op])
-    need = env.rulebook.align_bytes(rule, env.product)
-    return [d for d in range(size, align, size) if d % need]
+    need = env.rulebook.align_bytes(rule, env.product, size)
+    return misalignments(size, align, need, rule["bytes"] == "element")
 
 
 def _forms(env: Env, rule: Any) -> list[str | None]:
@@ -220,7 +220,8 @@ def _rule_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]
         for side, value in (("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)):
             plans = [{f"{rule['param']}.outside": value, "path": p, **_shape_plan(env, f)}
                      for f in _forms(env, rule) for p in paths]
-            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple") if r["param"] == rule["param"]))
+            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple")     # of the element: some dtype is 1 byte
+                                 if r["param"] == rule["param"] and r["of"] != "element"))
             if value % step == 0 and _range_fits(env, rule, value, gm_window):  # else it breaks a multiple too
                 out[f"{rule['param']}={side}"] = plans
     elif kind == "multiple":

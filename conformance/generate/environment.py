@@ -82,6 +82,15 @@ def round_up(value: int, align: int) -> int:
     return -(-value // align) * align
 
 
+def misalignments(itemsize: int, align: int, need: int, by_element: bool) -> list[int]:
+    """The shifts that misalign an operand for an align rule asking `need` bytes, as the generators make
+    them: element steps inside the operand's alignment `align`; for a rule asking the element width
+    itself ("按照对应数据类型所占字节数对齐"), the byte steps inside one element."""
+    if by_element:
+        return list(range(1, itemsize))
+    return [d for d in range(itemsize, align, itemsize) if d % need]
+
+
 @dataclass(eq=False)
 class Frame:
     """What drawing a call needs that no pick changes: its form, dtypes, scopes and list counts fix the
@@ -147,17 +156,20 @@ class Env:
     def capacity(self, scope: str) -> int:
         return self.gm_window if scope == "GM" else (self.product.capacity(scope) or 0)
 
-    def paths(self) -> list[str]:
-        """Allowed paths on this product; the union of all products' where the page lists none for it."""
-        rules = self.spec.rules_of("path")
+    def paths(self, form: str | None = None) -> list[str]:
+        """Allowed paths on this product; the union of all products' where the page lists none for it.
+        A path rule of some forms (`when: {forms: ...}`: DataCopyPad's GM->UB and UB->GM overloads) holds
+        for those forms; `form` None: the paths of every form."""
+        rules = [r for r in self.spec.rules_of("path")
+                 if form is None or not r.when or form in r.when.get("forms", (form,))]
         if not rules:
             return []
-        allowed = rules[0]["allowed"]
-        paths = allowed.get(self.product.id) or sorted({p for ps in allowed.values() for p in ps})
+        mine = [p for r in rules for p in r["allowed"].get(self.product.id, ())]
+        paths = list(dict.fromkeys(mine)) or sorted({p for r in rules for ps in r["allowed"].values() for p in ps})
         return [p for p in paths if all(self.product.has_scope(s) for s in p.split("->"))]
 
-    def forbidden_paths(self) -> list[str]:
-        allowed = set(self.paths())
+    def forbidden_paths(self, form: str | None = None) -> list[str]:
+        allowed = set(self.paths(form))
         scopes = [s for s in SCOPES if self.product.has_scope(s)]
         return [f"{a}->{b}" for a in scopes for b in scopes if f"{a}->{b}" not in allowed]
 
@@ -206,7 +218,7 @@ class Env:
         """Dtypes with which some allowed path passes every dtype rule (the legal cells of a product)."""
         out = []
         for dtype in self.rulebook.dtypes:
-            for path in self.paths() or [None]:
+            for path in self.paths(form) or [None]:
                 call = self.probe(form, self.operand_dtypes(dtype), self.operand_scopes(path), {})
                 if self.dtype_ok(call) and not self.ambiguous(call):
                     out.append(dtype)
@@ -227,7 +239,9 @@ class Env:
         kind = target.kind if target is not None else None
         paths = (target.when or {}).get("paths") if rule_id in self.targets else None
         out = []
-        for path in self.forbidden_paths() if kind == "path" else self.paths():
+        if kind == "path":          # a path rule of some forms is broken by a call of those forms
+            form = form if form is not None or not (target.when or {}).get("forms") else target.when["forms"][0]
+        for path in self.forbidden_paths(form) if kind == "path" else self.paths(form):
             scopes = self.operand_scopes(path)
             if paths is not None and path not in paths:
                 continue
@@ -254,7 +268,8 @@ class Env:
         step = 1
         for rule in self.spec.rules_of("multiple"):
             if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
-                step = math.lcm(step, rule["of"])
+                of = rule["of"]
+                step = math.lcm(step, self.rulebook.itemsize(self.spec.dtype_of_call(probe)) if of == "element" else of)
         return step
 
     def param_names(self, form: str | None) -> list[str]:

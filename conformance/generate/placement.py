@@ -13,7 +13,7 @@ from oracle.iterations import family, first_meeting
 from oracle.spec import Rule
 
 from conformance.generate.apart import apart_ops, lanes, meets_itself
-from conformance.generate.environment import GM_SPREAD, Env, require, round_up
+from conformance.generate.environment import GM_SPREAD, Env, misalignments, require, round_up
 from conformance.generate.parameters import (Draft, accesses, entry_unit, frame_of, operand_end, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
@@ -336,9 +336,9 @@ def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str,
             k = max(range(draft.count(op)), key=lambda i: addrs[op][i])
         runs = acc[op][k] if isinstance(acc[op], list) else acc[op]
         if kind == "align":
-            need = env.rulebook.align_bytes(target, env.product)
+            need = env.rulebook.align_bytes(target, env.product, itemsize[op])
             require(draft.scopes[op] == target["scope"])
-            deltas = [d for d in range(itemsize[op], aligns[op], itemsize[op]) if d % need]
+            deltas = misalignments(itemsize[op], aligns[op], need, target["bytes"] == "element")
             require(deltas)
             delta = pick.choice(deltas, f"{op}.misalign")
             addrs[op][k] += delta

@@ -259,6 +259,8 @@ def reachable(env: Env, rule: Rule) -> bool:
         return False
     if rule.kind == "path":
         return bool(env.forbidden_paths())
+    if rule.kind == "dtype" and not set(env.rulebook.dtypes) - set(rule["allowed"]):
+        return False                # it allows every dtype the kit knows (DataCopy on A2): nothing breaks it
     if rule.when and "dtypes" in rule.when and rule.kind not in ("dtype", "same_dtype"):
         forms = rule.when.get("forms", env.spec.forms_or_default())
         if not any(d in env.legal_dtypes(f) for f in forms for d in rule.when["dtypes"]):

@@ -1,6 +1,6 @@
 """Which tasks a run hands to its workers, and in what order, so that many cores stay busy to the end.
 
-Cells are uneven: a nightly cell is 2500 calls, a scatter call costs three data_move calls. A cell's
+Cells are uneven: a nightly cell is 2500 calls, and a call of one api may cost three of another. A cell's
 search longer than SPLIT_CALLS is split into parts of that many calls, each with a seed of its own
 derived from the run seed (the plan depends on the profile, never on -n, so `--seed S` still repeats a
 run exactly); the parts of a cell are combined into one result (results.combine_runs). Tasks are then
@@ -12,16 +12,17 @@ import dataclasses
 import zlib
 from typing import Sequence
 
+from oracle.spec import default_rulebook
+
 from conformance.generate.cells import Cell
 from conformance.generate.profiles import Profile
 from conformance.supervise.tasks import Task
 
 SPLIT_CALLS = 500
-# Seconds per verified call of each api relative to data_move, and of each kind of cell relative to legal
-# ones, measured on the reference (the cells' seconds of `run` on ascend910b and ascend310b, issue 20);
-# they only order the tasks, so a rough figure is enough. A refusal skips the move and the compare but its
-# call is as dear to draw; an undefined call is often a big one (overlapping rows).
-API_COST = {"data_move": 1.0, "vec_trans_scatter": 1.8, "scatter": 2.0, "asc_gather": 1.5, "data_copy_nz2nd": 1.6}
+# Seconds per verified call of each kind of cell relative to legal ones, measured on the reference (the
+# cells' seconds of `run` on ascend910b and ascend310b); an api's own figure is its spec's `cost`. They only
+# order the tasks, so a rough figure is enough. A refusal skips the move and the compare but its call is as
+# dear to draw; an undefined call is often a big one (overlapping rows).
 KIND_COST = {"legal": 1.0, "undefined": 1.2, "reject": 0.85}
 
 
@@ -44,4 +45,11 @@ def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = Fal
 
 
 def cost(task: Task) -> float:
-    return task.profile.calls * API_COST.get(task.cell.api, 1.0) * KIND_COST.get(task.cell.kind, 1.0)
+    return task.profile.calls * api_cost(task.cell.api) * KIND_COST.get(task.cell.kind, 1.0)
+
+
+def api_cost(api: str) -> float:
+    """Seconds per verified call of `api` relative to the cheapest kind of move: its spec's `cost` (1.0 for
+    an api the shipped specs do not hold)."""
+    spec = default_rulebook().apis.get(api)
+    return spec.cost if spec is not None else 1.0

@@ -11,7 +11,7 @@ const char *const SCOPE_NAMES[SCOPE_COUNT] = {"GM", "UB", "L1"};
 static const dtype_info DTYPES[] = {
     {"int8", 1},    {"uint8", 1},   {"int16", 2},   {"uint16", 2},
     {"float16", 2}, {"bfloat16", 2}, {"int32", 4},  {"uint32", 4},
-    {"float32", 4}, {"int64", 8},   {"uint64", 8},
+    {"float32", 4}, {"int64", 8},   {"uint64", 8},  {"float64", 8},
 };
 
 /* specs/products.yaml: block size, UB and L1 size in bytes (0 = no such buffer). */

@@ -5,7 +5,9 @@
                                           by offsets in memory: Spots, or None without memory)
     apply(call, image, units, runs=None) -> list | None   performs a legal call on `image` in place;
                                           may return the places left open, as (scope, addr, candidates):
-                                          several elements sent to one place, any of which may stay.
+                                          several elements sent to one place, any of which may stay;
+                                          or (scope, addresses, None): bytes the page leaves open
+                                          (DataCopyPad's random padding), any value of which is right.
                                           `runs`: accesses(call, units) where the caller has them
                                           (Context.accesses), so that an API whose moves follow its
                                           Runs / Grid does not work them out again (the offset-addressed
@@ -26,17 +28,29 @@ spec, and `element`, the width of the call's dtype.
 """
 from __future__ import annotations
 
+import importlib
+import re
 from types import ModuleType
 
-from . import asc_gather, data_copy_nz2nd, data_move, scatter, vec_trans_scatter
 
-INDEX_MATH: dict[str, ModuleType] = {
-    "data_move": data_move,
-    "vec_trans_scatter": vec_trans_scatter,
-    "scatter": scatter,
-    "asc_gather": asc_gather,
-    "data_copy_nz2nd": data_copy_nz2nd,
-}
+class _Modules(dict):
+    """api -> its index-math module, `oracle/apis/<api>.py`, imported on first use: adding an API is a spec
+    and a module of its name, registered nowhere else."""
+
+    def __missing__(self, api: str) -> ModuleType:
+        if not isinstance(api, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", api) or api == "offsets":
+            raise KeyError(api)
+        try:
+            module = importlib.import_module(f"{__name__}.{api}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{api}":
+                raise
+            raise KeyError(api) from None
+        self[api] = module
+        return module
+
+
+INDEX_MATH: dict[str, ModuleType] = _Modules()
 
 
 def index_math(api: str) -> ModuleType:

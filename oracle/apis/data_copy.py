@@ -1,0 +1,57 @@
+"""Ascend C DataCopy (specs/data_copy.yaml): GM <-> UB and UB -> UB, plain or strided.
+
+count form: "count * sizeof(T)需要32字节对齐，若未对齐，搬运量会向下取整到32字节对齐" -- one run of
+count x element bytes rounded down to the spec's `block` unit (32 B), on both sides.
+params form (DataCopyParams): blockCount blocks of blockLen units; "间隔（即前一个数据块结束地址与后一个数据块
+起始地址的差值）" -- the gap runs from the end of one block to the start of the next, so block k starts at
+k x (blockLen + gap) units. A blockCount or blockLen of 0 moves nothing (the NOP sentence). Units come
+from the spec's path table.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..call import Call
+from ..footprint import Runs, copy_runs, landed
+
+_new = tuple.__new__     # Runs(...) without the named tuple's Python-level __new__ (every call)
+
+
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Runs]:
+    args = call.args
+    if call.form == "count":
+        block = units["block"]
+        length = args["count"] * units["element"] // block * block
+        run = _new(Runs, (0, length, 1, length))
+        return {"src": run, "dst": run}
+    p = args["repeatParams"]
+    length = p["blockLen"] * units["repeatParams.blockLen"]
+    count = p["blockCount"]
+    return {"src": _new(Runs, (0, length + p["srcGap"] * units["repeatParams.srcGap"], count, length)),
+            "dst": _new(Runs, (0, length + p["dstGap"] * units["repeatParams.dstGap"], count, length))}
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Runs] | None = None) -> None:
+    src, dst = call.tensor("src"), call.tensor("dst")
+    runs = runs or accesses(call, units)
+    copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
+
+
+def applied(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
+    """{dst's scope: its image after the call} in one pass where the blocks lie back to back on both sides
+    (the count form always) inside both images; None otherwise (copy, then apply)."""
+    src, dst = call.args["src"], call.args["dst"]
+    src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
+    if src_image is None or dst_image is None:
+        return None
+    runs = runs or accesses(call, units)
+    image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
+    return None if image is None else {dst.scope: image}
+
+
+VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

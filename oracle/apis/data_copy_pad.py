@@ -1,0 +1,77 @@
+"""Ascend C DataCopyPad (specs/data_copy_pad.yaml): GM -> UB with padding, UB -> GM.
+
+GM -> UB (form gm_to_ub): block k of blockLen bytes is read k x (blockLen + srcStride) bytes after src; in UB
+it becomes leftPadding elements, the blockLen bytes, rightPadding elements and dummy bytes up to the next
+multiple of the `block` unit (32 B): P bytes, block k starting k x (P + dstStride x 32) bytes after dst.
+Padding and dummy hold paddingValue (isPad true); with no padding on either side the dummy repeats the
+block's first element ("dummy会默认填充待搬运数据块的第一个元素值"); with isPad false they are open
+("随机值", or a SetPadValue the call does not carry): apply returns them as open bytes.
+UB -> GM (form ub_to_gm): block k is read from k x (blockLen rounded up to 32 + srcStride x 32) bytes after
+src and its blockLen bytes written k x (blockLen + dstStride) bytes after dst (the dummy is dropped).
+A blockCount or blockLen of 0 moves nothing (the NOP sentence). Units come from the spec.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..call import Call
+from ..footprint import Runs, copy_runs
+
+_new = tuple.__new__
+
+
+def _ceil(value: int, unit: int) -> int:
+    return -(-value // unit) * unit
+
+
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Runs]:
+    p, block = call.args["dataCopyParams"], units["block"]
+    n = p["blockLen"] * units["dataCopyParams.blockLen"]
+    count = p["blockCount"] if n > 0 else 0
+    # a path the table does not list (a call the path rule refuses) has no stride units: counted in bytes
+    src_gap = p["srcStride"] * units.get("dataCopyParams.srcStride", 1)
+    dst_gap = p["dstStride"] * units.get("dataCopyParams.dstStride", 1)
+    if call.form == "ub_to_gm":
+        return {"src": _new(Runs, (0, _ceil(n, block) + src_gap, count, n)),
+                "dst": _new(Runs, (0, n + dst_gap, count, n))}
+    pad = call.args["padParams"]
+    whole = _ceil(pad["leftPadding"] * units["padParams.leftPadding"] + n
+                  + pad["rightPadding"] * units["padParams.rightPadding"], block)
+    return {"src": _new(Runs, (0, n + src_gap, count, n)),
+            "dst": _new(Runs, (0, whole + dst_gap, count, whole))}
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Runs] | None = None) -> list | None:
+    src, dst = call.tensor("src"), call.tensor("dst")
+    runs = runs or accesses(call, units)
+    s, d = runs["src"], runs["dst"]
+    if call.form == "ub_to_gm":
+        copy_runs(image[src.scope], src.addr, s, image[dst.scope], dst.addr, d)
+        return None
+    if s.empty:
+        return None
+    pad, width = call.args["padParams"], units["element"]
+    left = pad["leftPadding"] * units["padParams.leftPadding"]
+    right_at = left + s.length
+    data = s.view(image[src.scope], src.addr).copy()             # (count, blockLen) bytes read
+    blocks = d.view(image[dst.scope], dst.addr)                   # (count, P) bytes written
+    blocks[:, left:right_at] = data
+    rest = np.r_[0:left, right_at:d.length]                       # padding and dummy columns
+    if not rest.size:
+        return None
+    if not pad["isPad"]:                                          # random, or SetPadValue's: open
+        where = dst.addr + d.starts()[:, None] + rest[None, :]
+        return [(dst.scope, where.reshape(-1), None)]
+    if left == 0 and pad["rightPadding"] == 0:                    # dummy only: each block's first element
+        blocks[:, right_at:] = np.tile(data[:, :width], (1, (d.length - right_at) // width))
+    else:
+        value = np.array([pad["paddingValue"]], dtype=f"<u{width}").view(np.uint8)
+        blocks[:, rest] = np.tile(value, rest.size // width)
+    return None
+
+
+VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise
