@@ -41,13 +41,16 @@
       data_move certification against the certification      target: evidence within 10%, verify <= 2x
   (m) shrinking: a stride bug fails every legal data_move cell under quick; the time from a cell's start
       to its minimal reproducer                             target: <= 1.5 s per failing cell
+  (n) every API of the specs: verified calls per second of one worker in process (the reference, the
+      `ci` cells of the product, or of the first product the API's page lists), as a ratio to data_move's
+                                                          target: each API within 2x of data_move (>= 0.5x)
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach|evidence|shrink]
+                                        out-of-reach|evidence|shrink|per-api]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -785,21 +788,49 @@ def shrink_figures(product: str) -> None:
           f"{SHRINK_BEFORE}s a cell took when Hypothesis shrank the whole batch of calls (target <= 1.5s)")
 
 
+def per_api(product: str) -> None:
+    """(n): calls per core of every API the specs hold, beside data_move's (one worker in process, the
+    reference, `ci`, the best of two)."""
+    from conformance.backends.contract import OracleBackend
+    from conformance.generate.memory import keep_freed_images
+    from conformance.generate.profiles import profile
+    from conformance.judge.runner import run_cells
+    from conformance.supervise.worker import settle_collector
+    keep_freed_images()
+    settle_collector()
+    rulebook = default_rulebook()
+    rates = {}
+    for api in sorted(rulebook.apis, key=lambda a: a != "data_move"):
+        listed = rulebook.api(api).rules_of("product")[0]["products"]
+        where = product if product in listed else listed[0]
+        chosen = cells([where], [api])
+        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1)          # warm: imports, strategies, caches
+        best = 0.0
+        for _ in range(2):
+            start = time.perf_counter()
+            results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
+            best = max(best, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
+        rates[api] = best
+        ratio = best / rates["data_move"]
+        print(f"(n) {api} on {where}, {len(chosen)} ci cells, one worker in process: {best:.0f} verified calls/s, "
+              f"{ratio:.2f}x data_move's ({'within' if ratio >= 0.5 else 'NOT within'} 2x; target >= 0.5x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach", "evidence", "shrink"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l) or (m)")
+                                       "cores", "out-of-reach", "evidence", "shrink", "per-api"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m) or (n)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
-         "shrink": shrink_figures}[args.only](args.product)
+         "shrink": shrink_figures, "per-api": per_api}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product

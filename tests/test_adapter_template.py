@@ -34,3 +34,24 @@ def test_calls_become_kernel_source():
     nz = Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "float32", 1024),
                                                 "src": Tensor("UB", 0, "float32", 1024), "intriParams": params})
     assert "Nz2NdParamsFull{1, 32, 32, 1, 32, 32, 1}" in adapter.KERNELS["data_copy_nz2nd"](0, nz)
+
+
+def test_the_datacopy_family_becomes_kernel_source():
+    count = Call("data_copy", "ascend910b", {"dst": Tensor("UB", 0, "float32", 64), "src": Tensor("GM", 0, "float32", 64),
+                                             "count": 64}, form="count")
+    assert "DataCopy(dst0, src0, 64);" in adapter.KERNELS["data_copy"](0, count)
+    strided = Call("data_copy", "ascend910b", {"dst": Tensor("UB", 0, "int16", 256), "src": Tensor("GM", 0, "int16", 256),
+                                               "repeatParams": {"blockCount": 2, "blockLen": 3, "srcGap": 1, "dstGap": 0}},
+                   form="params")
+    assert "DataCopy(dst1, src1, DataCopyParams{2, 3, 1, 0});" in adapter.KERNELS["data_copy"](1, strided)
+    pad = Call("data_copy_pad", "ascend910b", {"dst": Tensor("UB", 0, "float16", 64), "src": Tensor("GM", 0, "float16", 64),
+                                               "dataCopyParams": {"blockCount": 1, "blockLen": 20, "srcStride": 0,
+                                                                  "dstStride": 0},
+                                               "padParams": {"isPad": True, "leftPadding": 1, "rightPadding": 2,
+                                                             "paddingValue": 15360}}, form="gm_to_ub")
+    text = adapter.KERNELS["data_copy_pad"](2, pad)
+    assert "DataCopyExtParams{1, 20, 0, 0, 0}, DataCopyPadExtParams<half>{true, 1, 2, bit_cast<half>(15360)}" in text
+    out = Call("data_copy_pad", "ascend910b", {"dst": Tensor("GM", 0, "float16", 64), "src": Tensor("UB", 0, "float16", 64),
+                                               "dataCopyParams": {"blockCount": 1, "blockLen": 20, "srcStride": 0,
+                                                                  "dstStride": 0}}, form="ub_to_gm")
+    assert adapter.KERNELS["data_copy_pad"](3, out).endswith("DataCopyPad(dst3, src3, DataCopyExtParams{1, 20, 0, 0, 0});")

@@ -18,11 +18,10 @@ from oracle.spec import DEFAULT_SPEC_DIR, PARSED_FILE, VALIDATED_FILE, specs_dig
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = load_rulebook()
 APIS = sorted(BOOK.apis)
-# (api, step) not done yet: the C example simulator and the benchmark do not cover the DataCopy family.
+# (api, step) not done yet: the C example simulator does not cover the DataCopy family.
 # The C example has covered data_move and data_copy_nz2nd only since it was written.
 PENDING = {("data_copy", "C example"), ("data_copy_pad", "C example"), ("scatter", "C example"),
-           ("asc_gather", "C example"), ("vec_trans_scatter", "C example"),
-           ("data_copy", "benchmark"), ("data_copy_pad", "benchmark")}
+           ("asc_gather", "C example"), ("vec_trans_scatter", "C example")}
 
 
 def _tests_text() -> str:
@@ -49,7 +48,9 @@ def steps(api: str) -> dict[str, bool]:
         == specs_digest(BOOK.files),
         "frozen list": f'"api": "{api}"' in frozen_text or f'"api":"{api}"' in frozen_text,
         "C example": (ROOT / "examples" / "c_sim" / f"{api}.c").is_file(),
-        "benchmark": f'"{api}"' in (ROOT / "benchmarks" / "bench.py").read_text(encoding="utf-8"),
+        # (n) measures every API of the rulebook: an API is in it once its spec is
+        "benchmark": "def per_api" in (bench := (ROOT / "benchmarks" / "bench.py").read_text(encoding="utf-8"))
+        and "rulebook.apis" in bench.split("def per_api", 1)[1].split("\ndef ", 1)[0],
     }
 
 

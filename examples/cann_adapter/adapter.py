@@ -107,7 +107,7 @@ def _tensor(t: Tensor, name: str) -> str:
     """An operand as a kernel expression over the staged images; the kit's dtype names map to C++'s."""
     ctype = {"float16": "half", "bfloat16": "bfloat16_t", "float32": "float", "int8": "int8_t", "uint8": "uint8_t",
              "int16": "int16_t", "uint16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
-             "int64": "int64_t", "uint64": "uint64_t"}[t.dtype]
+             "int64": "int64_t", "uint64": "uint64_t", "float64": "double"}[t.dtype]
     kind = {"GM": "GlobalTensor", "UB": "LocalTensor", "L1": "LocalTensor"}[t.scope]
     return f"{kind}<{ctype}> {name} = images.{t.scope.lower()}<{ctype}>({t.addr}, {t.numel});"
 
@@ -130,5 +130,33 @@ def data_copy_nz2nd_source(index: int, call: Call) -> str:
                       f"DataCopy(dst{index}, src{index}, Nz2NdParamsFull{{{fields}}});"])
 
 
+def data_copy_source(index: int, call: Call) -> str:
+    """Ascend C DataCopy: `count` elements, or a DataCopyParams of four fields in the struct's order."""
+    a = call.args
+    head = [f"// call {index}: DataCopy ({call.form})", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}")]
+    if call.form == "count":
+        return "\n".join([*head, f"DataCopy(dst{index}, src{index}, {a['count']});"])
+    p = a["repeatParams"]
+    fields = ", ".join(str(p[f]) for f in ("blockCount", "blockLen", "srcGap", "dstGap"))
+    return "\n".join([*head, f"DataCopy(dst{index}, src{index}, DataCopyParams{{{fields}}});"])
+
+
+def data_copy_pad_source(index: int, call: Call) -> str:
+    """Ascend C DataCopyPad with DataCopyExtParams (and, GM to UB, DataCopyPadExtParams<T>)."""
+    a = call.args
+    p = a["dataCopyParams"]
+    fields = ", ".join(str(p[f]) for f in ("blockCount", "blockLen", "srcStride", "dstStride"))
+    head = [f"// call {index}: DataCopyPad ({call.form})", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}")]
+    if call.form == "ub_to_gm":
+        return "\n".join([*head, f"DataCopyPad(dst{index}, src{index}, DataCopyExtParams{{{fields}, 0}});"])
+    pad = a["padParams"]
+    ctype = _tensor(a["dst"], "x").split("<", 1)[1].split(">", 1)[0]
+    return "\n".join([*head, f"DataCopyPad(dst{index}, src{index}, DataCopyExtParams{{{fields}, 0}}, "
+                              f"DataCopyPadExtParams<{ctype}>{{{str(bool(pad['isPad'])).lower()}, "
+                              f"{pad['leftPadding']}, {pad['rightPadding']}, "
+                              f"bit_cast<{ctype}>({pad['paddingValue']})}});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
-KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source}
+KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source, "data_copy": data_copy_source,
+           "data_copy_pad": data_copy_pad_source}
