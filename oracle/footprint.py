@@ -7,7 +7,7 @@ one start per element.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -317,3 +317,29 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
 
 
 __all__ = ["Runs", "Spots", "Grid", "overlaps", "copy_runs", "landed", "mark"]
+
+
+def run_moves(accesses: Callable[..., Mapping[str, Runs]]) -> tuple[Callable[..., None], Callable[..., Any]]:
+    """`apply` and `applied` of an API whose call moves src's runs onto dst's runs byte for byte
+    (data_move, DataCopy), from its `accesses(call, units)`: `apply` moves them in the images in place;
+    `applied` gives {dst's scope: its image after the call} from `memory` (not modified) in one pass where
+    the runs lie back to back on both sides inside both images, None otherwise (copy, then apply). `runs`:
+    the context's accesses, where the caller has them."""
+
+    def apply(call: Any, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+              runs: Mapping[str, Runs] | None = None) -> None:
+        src, dst = call.tensor("src"), call.tensor("dst")
+        runs = runs or accesses(call, units)
+        copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
+
+    def applied(call: Any, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+                runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
+        src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
+        src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
+        if src_image is None or dst_image is None:
+            return None
+        runs = runs or accesses(call, units)
+        image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
+        return None if image is None else {dst.scope: image}
+
+    return apply, applied

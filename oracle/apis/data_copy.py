@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, copy_runs, landed
+from ..footprint import Runs, run_moves
 
 _new = tuple.__new__     # Runs(...) without the named tuple's Python-level __new__ (every call)
 
@@ -34,24 +34,7 @@ def accesses(call: Call, units: Mapping[str, int],
             "dst": _new(Runs, (0, length + p["dstGap"] * units["repeatParams.dstGap"], count, length))}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
-          runs: Mapping[str, Runs] | None = None) -> None:
-    src, dst = call.tensor("src"), call.tensor("dst")
-    runs = runs or accesses(call, units)
-    copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
-
-
-def applied(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
-            runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
-    """{dst's scope: its image after the call} in one pass where the blocks lie back to back on both sides
-    (the count form always) inside both images; None otherwise (copy, then apply)."""
-    src, dst = call.args["src"], call.args["dst"]
-    src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
-    if src_image is None or dst_image is None:
-        return None
-    runs = runs or accesses(call, units)
-    image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
-    return None if image is None else {dst.scope: image}
+apply, applied = run_moves(accesses)      # src's runs onto dst's, byte for byte
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

@@ -11,7 +11,7 @@ from typing import Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, copy_runs, landed
+from ..footprint import Runs, run_moves
 
 
 def accesses(call: Call, units: Mapping[str, int],
@@ -28,25 +28,7 @@ def accesses(call: Call, units: Mapping[str, int],
 _new = tuple.__new__
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
-          runs: Mapping[str, Runs] | None = None) -> None:
-    src, dst = call.tensor("src"), call.tensor("dst")
-    runs = runs or accesses(call, units)         # the context's, when the caller has them
-    copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
-
-
-def applied(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
-            runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
-    """{dst's scope: its image after the call}, made from `memory` (not modified) in one pass where the
-    bursts lie back to back on both sides (the usual large move) inside both images; None otherwise
-    (copy, then apply)."""
-    src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
-    src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
-    if src_image is None or dst_image is None:
-        return None
-    runs = runs or accesses(call, units)
-    image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
-    return None if image is None else {dst.scope: image}
+apply, applied = run_moves(accesses)      # src's runs onto dst's, byte for byte
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise
