@@ -215,13 +215,21 @@ def add_other_parsers(sub: argparse._SubParsersAction) -> None:
     spc.set_defaults(func=cmd_specs)
 
 
+def user_errors() -> tuple[type[Exception], ...]:
+    """What input the user can fix raises (an unknown product, a backend that cannot be imported, a bad
+    file, a report folder in use): said in one line, never as a traceback, by `main` and the pytest front
+    end alike."""
+    from conformance.report.results import ResultsError
+    from conformance.report.untrusted import FileFormatError
+    from conformance.report.waivers import WaiverError
+    return (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError, CallFormatError,
+            FolderBusy, ClusterError)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Exit 0 conforms, 1 does not conform, 2 bad input (one line on stderr), 3 a bug of the kit (its
     traceback), 130 interrupted."""
-    from conformance.report.results import ResultsError
     from conformance.report.text import printable
-    from conformance.report.untrusted import FileFormatError
-    from conformance.report.waivers import WaiverError
     top = parser()
     try:
         from conformance.commands.config import with_settings
@@ -232,8 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = Options.of(top.parse_args(argv))
     try:
         return args.func(args)
-    except (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError,
-            CallFormatError, FolderBusy, ClusterError) as exc:
+    except user_errors() as exc:
         print(f"ascend-conformance: error: {printable(exc, 1000)}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:         # `... | head`: the reader has what it wanted; say nothing more

@@ -74,11 +74,16 @@ class Options:
         missing = set(values) - {f.name for f in fields(cls)}
         if missing:
             raise TypeError(f"options the parser has and Options has not: {', '.join(sorted(missing))}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+        return cls(**_frozen(values))
 
     def with_(self, **changes: Any) -> "Options":
         """These options with some changed (--lf's cells, promote's products)."""
-        return replace(self, **{k: tuple(v) if isinstance(v, list) else v for k, v in changes.items()})
+        return replace(self, **_frozen(changes))
+
+
+def _frozen(values: dict[str, Any]) -> dict[str, Any]:
+    """Option values with their lists made tuples."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
 
 
 class Parser(argparse.ArgumentParser):

@@ -85,7 +85,7 @@ def run_arguments(config: pytest.Config) -> Any:
         raise pytest.UsageError(f"ascend-conformance: {line}") from None
 
 
-_ONE_LINE = {"UsageError", "BackendLoadError", "FolderBusy", "SpecError", "ClusterError"}
+_NO_RESULT = "no result: the run was interrupted or its worker lost"
 
 
 class CellFailed(Exception):
@@ -106,7 +106,7 @@ class CellItem(pytest.Item):
         if result is None:
             if self.run.stopped_early:
                 pytest.skip("not run: the kit stopped at --maxfail")
-            raise CellFailed(self.run.missing)
+            raise CellFailed(_NO_RESULT)
         outcome = cell_outcome(result, self.run.args.backend, f"{self.run.folder}/")
         if outcome.kind == "skipped":
             pytest.skip(outcome.message)
@@ -135,7 +135,8 @@ class CellTree(pytest.Collector):
     def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
         """What the kit says of input the user can fix (a backend that cannot load, a report folder in
         use), in its one line; anything else as pytest shows it."""
-        if type(excinfo.value).__name__ in _ONE_LINE:
+        from conformance.commands.cli import user_errors
+        if isinstance(excinfo.value, user_errors()):
             from conformance.report.text import printable
             return f"ascend-conformance: {printable(excinfo.value, 1000)}"
         return super().repr_failure(excinfo, style)
@@ -156,7 +157,6 @@ class PytestRun:
         self.results: dict[str, Any] | None = None
         self.results_by_id: dict[str, dict[str, Any]] = {}
         self.stopped_early = False
-        self.missing = "no result: the run was interrupted or its worker lost"
         self.chosen: list[Any] = []
 
     @pytest.hookimpl(wrapper=True)

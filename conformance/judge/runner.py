@@ -46,6 +46,12 @@ SHRINK_CALLS = 300
 SHRINK_SECONDS = 60.0
 
 
+# The settings every Hypothesis run of a cell shares: no deadline (a backend's time is the supervisor's
+# to limit), quiet, one bug reported, every health check off (a cell too hard to draw in is UNREACHABLE).
+_QUIET = dict(deadline=None, derandomize=False, print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
+              suppress_health_check=list(HealthCheck))
+
+
 class _NonConforming(Exception):
     """Raised inside the property so that Hypothesis shrinks the call."""
 
@@ -212,22 +218,24 @@ class CellRun:
     def search_round(self, examples: int, seed: int) -> None:
         """One Hypothesis run of `examples` batches of calls (see search_rounds)."""
 
-        @settings(max_examples=examples, database=self.database, deadline=None, derandomize=False, print_blob=False,
-                  verbosity=Verbosity.quiet, report_multiple_bugs=False,
+        @settings(max_examples=examples, database=self.database,
                   phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if self.profile.target else ()),
-                  suppress_health_check=list(HealthCheck))
+                  **_QUIET)
         @hseed(seed)
         @given(self.cell.strategy(gm_window=self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
-        # One database key per cell: Hypothesis keys examples by the test function, which is the same `prop`
-        # for every cell (the documented hook its own pytest and stateful integrations use).
+        self.keyed(prop, b"ascend-conformance:search:")()
+
+    def keyed(self, prop: Any, prefix: bytes) -> Any:
+        """`prop` with one database key per cell: Hypothesis keys examples by the test function, which is
+        the same for every cell (the digest is the documented hook its own pytest and stateful integrations
+        use), and the key itself set as hypothesis.find sets it (the digest of a function reads its source,
+        a cost at every run)."""
         prop.hypothesis.inner_test._hypothesis_internal_add_digest = self.cell.id.encode()
-        # ... and the key itself, as hypothesis.find sets it: the digest of a function reads its source
-        # (tokenize), a cost at every search round.
-        prop._hypothesis_internal_database_key = b"ascend-conformance:search:" + self.cell.id.encode()
-        prop()
+        prop._hypothesis_internal_database_key = prefix + self.cell.id.encode()
+        return prop
 
     def judge_example(self, cases: list[Case]) -> None:
         """One example of the search: its calls judged in order (until the profile's calls are spent), the
@@ -252,21 +260,17 @@ class CellRun:
         only shrinks. A search's example holds SEARCH_BATCH calls, and shrinking it drew them all for
         every candidate; here a candidate draws one."""
         kept = InMemoryExampleDatabase()
-        key = b"ascend-conformance:shrink:" + self.cell.id.encode()
-        # Where Hypothesis keeps a failure it has not shrunk yet (an example under the key itself is one
-        # it has shrunk, and it would replay it without shrinking it again).
-        kept.save(key + b".secondary", choices_to_bytes(self.failing_blocks))
 
-        @settings(max_examples=1, database=kept, deadline=None, derandomize=False, print_blob=False,
-                  verbosity=Verbosity.quiet, report_multiple_bugs=False, phases=(Phase.reuse, Phase.shrink),
-                  suppress_health_check=list(HealthCheck))
+        @settings(max_examples=1, database=kept, phases=(Phase.reuse, Phase.shrink), **_QUIET)
         @hseed(seed)
         @given(self.cell.strategy(gm_window=self.profile.gm_window))
         def prop(case: Case) -> None:
             self.judge_one(case)
 
-        prop.hypothesis.inner_test._hypothesis_internal_add_digest = self.cell.id.encode()
-        prop._hypothesis_internal_database_key = key
+        prop = self.keyed(prop, b"ascend-conformance:shrink:")
+        # Where Hypothesis keeps a failure it has not shrunk yet (an example under the key itself is one
+        # it has shrunk, and it would replay it without shrinking it again).
+        kept.save(prop._hypothesis_internal_database_key + b".secondary", choices_to_bytes(self.failing_blocks))
         prop()
 
     def reported(self) -> None:
