@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import screen
+from . import fast_path
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
 from .footprint import Runs
@@ -206,8 +206,8 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
     """What the call's cell decides, worked out once per cell (kept on the rulebook, per spec) and looked
     up once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
     region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
-    of those with a declared reading that has an index-math variant; the cell's units; and the screen of
-    its plainest rules (screen.py), or None."""
+    of those with a declared reading that has an index-math variant; the cell's units; and the fast path of
+    its plainest rules (fast_path.py), or None."""
     plan = ctx.__dict__.get("cell_plan")
     if plan is not None:
         return plan
@@ -252,7 +252,7 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
             if isinstance(unit, Mapping):
                 units[name] = unit["elements"] * (width or 1)
         plan = cache[key] = (rules, ambiguities, declared, MappingProxyType(units),
-                             screen.build(rules, ambiguities, ctx, key))
+                             fast_path.build(rules, ambiguities, ctx, key))
     ctx.__dict__["cell_plan"] = plan
     if not plan[2]:                          # no declared reading moves bytes otherwise: the cell's units
         ctx.__dict__["units"] = plan[3]

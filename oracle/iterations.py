@@ -107,7 +107,7 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
 
 def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool = False,
                   identical: bool = False) -> tuple[int, int, int] | None:
-    """What an iteration_overlap rule finds (oracle/kinds.py): the first (iteration r, entry i of a, entry
+    """What an iteration_overlap rule finds (oracle/kinds/iteration_overlap.py): the first (iteration r, entry i of a, entry
     j of b), in that order, at which some_hits holds a hit, less the iterations in which a and b are entry
     for entry the same where `identical` (its `allow: identical`, over all their entries); None where
     nothing is left. Generators steering a call by the rule ask it too.

@@ -1,6 +1,6 @@
 """The legality checker: every rule (and ambiguity region) a call falls under, each asked of its kind.
 
-The kinds are in kinds.py (one small function per sort of sentence), the call's context and its cell's
+The kinds are in kinds/ (one object per sort of sentence), the call's context and its cell's
 plan in context.py; this module puts them together: `check(call)` -> the violations, and the verdict
 class they give.
 """
@@ -70,7 +70,7 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 def violations(ctx: Context) -> list[Violation]:
     args = ctx.call.args
     rules, ambiguities, _, _, quick = cell_plan(ctx)
-    if quick is not None and quick.holds(ctx):      # the screened rules hold: ask the kinds of the others
+    if quick is not None and quick.holds(ctx):      # the fast path's rules hold: ask the kinds of the others
         rules = quick.rest
         if quick.outside_regions:                    # and no ambiguity region holds the call
             if not rules:
@@ -80,14 +80,14 @@ def violations(ctx: Context) -> list[Violation]:
     for amb, regions in ambiguities:
         for ranges in regions:
             if ranges is None or in_ranges(ranges, args):
-                if not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks):
+                if not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks):
                     concerned.append(amb)
                     overridden.update(amb.overrides)                  # the reading judges these
                 break
     out = []
     for rule, ranges in rules:
         if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
-            message = KINDS[rule.kind](rule, ctx)
+            message = KINDS[rule.kind].check(rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in concerned:          # undeclared: undefined; declared: its reading's legality

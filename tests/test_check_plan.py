@@ -27,12 +27,12 @@ def plain_violations(call: Call, memory) -> list[Violation]:
     out = []
     for rule in spec.rules:
         if matches(rule.when, call, spec):
-            message = KINDS[rule.kind](rule, ctx)
+            message = KINDS[rule.kind].check(rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in spec.ambiguities:
         if any(matches(r, call, spec) for r in amb.regions) and (
-                not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks)):
+                not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks)):
             out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
     return out
 

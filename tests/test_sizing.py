@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.generate import parameters
-from conformance.generate.environment import Retry, environment
+from conformance.generate.environment import environment
+from oracle.kinds import Retry
 from conformance.generate.memory import MemoryRecipe, Write
 from conformance.generate.parameters import Draft, fits, starting_point
 from conformance.generate.picks import Picks

@@ -12,7 +12,8 @@ import pytest
 
 from oracle.rules import context, violations
 
-from conformance.generate.environment import Retry, environment
+from conformance.generate.environment import environment
+from oracle.kinds import Retry
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import drawn
 

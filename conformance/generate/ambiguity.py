@@ -21,12 +21,12 @@ from typing import Any, Mapping
 
 from hypothesis import strategies as st
 
+from oracle.kinds import Retry, kind_of, require
 from oracle.rules import context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook, default_rulebook
 
-from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
-                                              scopes_can_break)
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import drawn, searched_cases
 
@@ -193,10 +193,11 @@ def edge_choices(where: Region, pick: Picks) -> dict[str, list[dict[str, Any]]]:
         when = target.when or {}
         layouts = _layouts(env, target)
         base = [{"region": key, "form": form, "dtype": dtype, "path": path} for form, dtype, path in layouts]
-        overlap = target.kind == "iteration_overlap"
+        kind = kind_of(target)
+        overlap = kind.region_counts_up
         # a check that ties a count to other parameters (an overlap's geometry, a multiple of another
         # parameter) decides how far the count goes in the region: its top is left to the search
-        bottom_only = overlap or target.kind == "scaled_multiple"
+        bottom_only = kind.region_top_searched
         if where.tag[key]:          # an overlap some iterations later needs that many: each count up, too
             out.setdefault(where.tag[key], []).extend(base + [
                 {**c, n: value, f"{n}.interval": "last"} for value in (2, "max") for c in base * overlap
@@ -211,14 +212,8 @@ def edge_choices(where: Region, pick: Picks) -> dict[str, list[dict[str, Any]]]:
                     out.setdefault(f"{name}=region-{edge}{where.suffix[key]}", []).extend(
                         {**c, name: "min" if edge == "min" else "max", f"{name}.interval": "first" if edge == "min" else "last",
                          "order": _last(env, c["form"], name)} for c in fitting)
-        if target.kind == "bounds" and target.get("half_by"):     # the tensor ends with the half, or a byte short
-            op = target["operand"]
-            out.setdefault(f"{op}=half-end", []).extend({**c, f"{op}.short": "min"} for c in base)
-            out.setdefault(f"{op}=one-short", []).extend({**c, f"{op}.short": "max"} for c in base)
-        if target.kind == "capacity" and target.get("reserve"):
-            op = target["operand"]
-            out.setdefault(f"{op}=reserve-edge", []).extend({**c, f"{op}.reserved": "min"} for c in base)
-            out.setdefault(f"{op}=top", []).extend({**c, f"{op}.reserved": "max"} for c in base)
+        for tag, plans in kind.region_edges(target, base).items():
+            out.setdefault(tag, []).extend(plans)
     return out
 
 
@@ -227,10 +222,10 @@ def _layouts(env: Env, target: Rule) -> list[tuple[str | None, str, str | None]]
     when, out = target.when or {}, []
     for form in [f for f in env.spec.forms_or_default() if f in when.get("forms", [f])]:
         for dtype in [d for d in env.legal_dtypes(form) if d in when.get("dtypes", [d])]:
-            if target.kind == "offset_align" and env.rulebook.itemsize(dtype) == 1:
+            if kind_of(target).needs_wide_elements and env.rulebook.itemsize(dtype) == 1:
                 continue
             for path in [p for p in env.paths() or [None] if p in when.get("paths", [p])]:
-                if scopes_can_break(target, env.operand_scopes(path)):
+                if kind_of(target).breakable_in(target, env.operand_scopes(path)):
                     out.append((form, dtype, path))
     return out
 

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from oracle.call import nest
 from oracle.iterations import family, first_meeting
+from oracle.kinds import kind_of
 from oracle.spec import Rule
 
 from conformance.generate.environment import Env
@@ -26,15 +27,11 @@ def self_rules(env: Env) -> list[tuple[Rule, Any]]:
     against itself at lags >= 1 (once per environment)."""
     known = env.__dict__.get("_self_rules")
     if known is None:
-        known = [(r, [r.when]) for r in env.spec.rules_of("iteration_overlap") if _later_self(r)]
-        known += [(c, list(amb.regions)) for amb in env.spec.ambiguities for c in amb.checks if _later_self(c)]
+        known = [(r, [r.when]) for r in env.spec.rules if kind_of(r).later_self(r) is not None]
+        known += [(c, list(amb.regions)) for amb in env.spec.ambiguities for c in amb.checks
+                  if kind_of(c).later_self(c) is not None]
         env.__dict__["_self_rules"] = known
     return known
-
-
-def _later_self(rule: Rule) -> bool:
-    a, b = rule["operands"] if rule.kind == "iteration_overlap" else (None, ())
-    return a == b and rule.get("lag", [0, 0])[0] >= 1
 
 
 def apart_ops(env: Env, target: Rule | None = None, call: Any = None) -> dict[str, tuple[int, int | None]]:

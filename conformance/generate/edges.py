@@ -26,19 +26,18 @@ by the cell and the plan: the same calls on every machine, whatever the seed or 
 from __future__ import annotations
 
 import functools
-import math
 import random
 import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from oracle.call import SCOPES
+from oracle.kinds import kind_of
 
 from conformance.generate.ambiguity import edge_choices
 from conformance.generate.ambiguity import planned as planned_ambiguity
 from conformance.generate.ambiguity import region
 from conformance.generate.cells import Cell
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment, misalignments
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.parameters import fit_tops
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import planned_case
@@ -139,12 +138,14 @@ def _top_plan(env: Env, path: str | None) -> dict[str, Any]:
 
 
 def _in_place(env: Env, form: str | None) -> list[str]:
-    """Operands a legal call may pass in place of another (an `allow: identical` overlap rule)."""
+    """Operands a legal call may pass in place of another (an iteration rule that allows identical ones)."""
     out = []
-    for rule in env.spec.rules_of("iteration_overlap"):
-        a, b = rule["operands"]
-        if rule.get("allow") == "identical" and a != b and b not in out:
-            out.append(b)
+    for rule in env.spec.rules:
+        meeting = kind_of(rule).meeting(rule)
+        if meeting is not None:
+            a, b, _, identical = meeting
+            if identical and a != b and b not in out:
+                out.append(b)
     return out
 
 
@@ -188,20 +189,6 @@ def _legal_targets(cell: Cell, gm_window: int) -> set[str]:
     return out
 
 
-def _deltas(env: Env, rule: Any, dtype: str, path: str | None, form: str | None) -> list[int]:
-    """The misalignments of an align rule's operand a call of this dtype and path can take (as
-    strategies.place makes them: element steps inside the operand's alignment, off the rule's)."""
-    scopes = env.operand_scopes(path)
-    op = rule["operand"]
-    if scopes[op] != rule["scope"]:
-        return []
-    probe = env.probe(form, env.operand_dtypes(dtype), scopes, {})
-    align = env.rulebook.alignment(env.spec, probe, op, scopes[op])
-    size = env.rulebook.itemsize(env.operand_dtypes(dtype)[op])
-    need = env.rulebook.align_bytes(rule, env.product, size)
-    return misalignments(size, align, need, rule["bytes"] == "element")
-
-
 def _forms(env: Env, rule: Any) -> list[str | None]:
     forms = list(env.spec.forms_or_default())
     if rule.when and "forms" in rule.when:
@@ -209,68 +196,30 @@ def _forms(env: Env, rule: Any) -> list[str | None]:
     return forms
 
 
+class CellSweep:
+    """What a rule kind's edges are read from (RuleKind.edges): the cell's environment and paths, the
+    forms its rule holds for, the plan that sizes every parameter from its start, and whether a call
+    fits its scopes with a parameter at a value."""
+
+    def __init__(self, env: Env, gm_window: int):
+        self.env, self.gm_window, self.paths = env, gm_window, _paths(env)
+
+    def forms(self, rule: Any) -> list[str | None]:
+        return _forms(self.env, rule)
+
+    def shape_plan(self, form: str | None) -> dict[str, Any]:
+        return _shape_plan(self.env, form)
+
+    def range_fits(self, rule: Any, value: int) -> bool:
+        return _range_fits(self.env, rule, value, self.gm_window)
+
+
 def _rule_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]:
-    """Edge tag -> the plans (choices) to try for it, for a reject / undefined cell."""
+    """Edge tag -> the plans (choices) to try for it, for a reject / undefined cell (its rule's kind
+    names them); a plan without a form is tried on each form the rule holds for."""
     env = _env(cell, gm_window)
     rule = env.spec.rule(cell.rule)
-    kind = rule.kind
-    out: dict[str, list[dict[str, Any]]] = {}
-    paths = _paths(env)
-    if kind == "range":
-        for side, value in (("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)):
-            plans = [{f"{rule['param']}.outside": value, "path": p, **_shape_plan(env, f)}
-                     for f in _forms(env, rule) for p in paths]
-            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple")     # of the element: some dtype is 1 byte
-                                 if r["param"] == rule["param"] and r["of"] != "element"))
-            if value % step == 0 and _range_fits(env, rule, value, gm_window):  # else it breaks a multiple too
-                out[f"{rule['param']}={side}"] = plans
-    elif kind == "multiple":
-        out[f"{rule['param']}=off-multiple"] = [{f"{rule['param']}.off": o, "path": p}
-                                                 for o in ("min", "max") for p in paths]
-    elif kind == "align":
-        for form in _forms(env, rule):
-            for dtype in env.legal_dtypes(form):
-                for path in paths:
-                    for d in _deltas(env, rule, dtype, path, form):
-                        out.setdefault(f"{rule['operand']}=off-by-{d}", []).append(
-                            {"form": form, "dtype": dtype, "path": path, f"{rule['operand']}.misalign": d})
-    elif kind == "dtype":
-        for d in sorted(set(env.rulebook.dtypes) - set(rule["allowed"])):
-            out[f"dtype={d}"] = [{"wrong-dtype": d, "form": f} for f in _forms(env, rule)]
-    elif kind == "same_dtype":
-        other = rule["operands"][-1]
-        for form in _forms(env, rule):
-            legal = env.legal_dtypes(form)
-            for d in legal:
-                out.setdefault(f"{other}={d}", []).extend(
-                    {"form": form, "dtype": base, "other-dtype": d} for base in legal if base != d)
-    elif kind == "path":
-        for p in env.forbidden_paths():
-            out[f"path={p}"] = [{"path": p}]
-    elif kind == "scope":
-        for s in SCOPES:
-            if env.product.has_scope(s) and s not in rule["allowed"]:
-                out[f"{rule['operand']}={s}"] = [{"scope": s}]
-    elif kind == "list_length":
-        n = env.spec.operands[rule["operand"]]["entries"]
-        for k in sorted({1, n - 1, n + 1, 2 * n} - {0, n}):
-            out[f"{rule['operand']}=entries-{k}"] = [{"entries": k}]
-    elif kind == "bounds":
-        out[f"{rule['operand']}=one-short"] = [{"path": p} for p in paths]
-    elif kind == "capacity":
-        out[f"{rule['operand']}=one-past-top"] = [{"path": p, f"{rule['operand']}.past": "min"} for p in paths]
-    elif kind == "mask_words":
-        for form in _forms(env, rule):
-            probe_dtypes = [d for d in env.legal_dtypes(form) if d in (rule.when or {}).get("dtypes", [d])]
-            name, bounds = rule["param"], rule["words"]
-            if rule.get("nonzero") or bounds[0][0]:
-                out.setdefault(f"{name}=zero", []).extend(
-                    {"form": form, "dtype": d, f"{name}.shape": "zero"} for d in probe_dtypes)
-            for k, (_, hi) in enumerate(bounds):
-                if hi < 2**64 - 1:
-                    out.setdefault(f"{name}[{k}]=above-max", []).extend(
-                        {"form": form, "dtype": d, f"{name}.shape": "past", f"{name}.word": k,
-                         f"{name}.past": "min"} for d in probe_dtypes)
+    out = kind_of(rule).edges(rule, CellSweep(env, gm_window))
     forms = _forms(env, rule)
     return {tag: [c if "form" in c else {**c, "form": f} for c in alts for f in forms] for tag, alts in out.items()}
 
@@ -278,7 +227,7 @@ def _rule_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]
 def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
     """Can a call with the rule's parameter at `value` (one past an end) fit its scopes, every other
     parameter at its start, on some form, dtype and path? (burst 65536 fits no UB: not reachable.)"""
-    from conformance.generate.environment import Retry
+    from oracle.kinds import Retry
     from conformance.generate.parameters import Draft, fits, starting_point  # the generator's own sizing
     for form in _forms(env, rule):
         for dtype in env.legal_dtypes(form):
@@ -357,15 +306,7 @@ def _rule_plans(cell: Cell, gm_window: int) -> list[Plan]:
     plans = [Plan.any_of([{"form": f} for f in _forms(env, rule)])]
     for tag, choices in _rule_targets(cell, gm_window).items():
         plans.append(Plan.any_of(choices, tag))
-    if rule.kind == "range":                    # one past an end with each other parameter at its top
-        for side, value in (("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)):
-            for form in _forms(env, rule):
-                names = [n for n in env.param_names(form)
-                         if env.spec.param_type(n, form) != "words" and n != rule["param"]]
-                for i, n in enumerate(names):
-                    path = _paths(env)[i % len(_paths(env))]
-                    plans.append(Plan.of({f"{rule['param']}.outside": value, "form": form, "path": path,
-                                          n: "max", f"{n}.interval": "last", **_shape_plan(env, form)}))
+    plans += [Plan.of(choices) for choices in kind_of(rule).extra_plans(rule, CellSweep(env, gm_window))]
     return plans
 
 

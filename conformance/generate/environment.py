@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 from oracle import Call, Tensor
 from oracle.apis import index_math
 from oracle.call import SCOPES, nest
-from oracle.rules import KINDS as RULE_KINDS
+from oracle.kinds import kind_of
 from oracle.rules import Context
 from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
 
@@ -80,15 +80,6 @@ class Case:
 
 def round_up(value: int, align: int) -> int:
     return -(-value // align) * align
-
-
-def misalignments(itemsize: int, align: int, need: int, by_element: bool) -> list[int]:
-    """The shifts that misalign an operand for an align rule asking `need` bytes, as the generators make
-    them: element steps inside the operand's alignment `align`; for a rule asking the element width
-    itself ("按照对应数据类型所占字节数对齐"), the byte steps inside one element."""
-    if by_element:
-        return list(range(1, itemsize))
-    return [d for d in range(itemsize, align, itemsize) if d % need]
 
 
 @dataclass(eq=False)
@@ -209,7 +200,7 @@ class Env:
         """Does the call pass every dtype rule that applies to it?"""
         ctx = Context(call, self.spec, self.rulebook, self.product)
         for rule in self.spec.rules_of("dtype") + self.spec.rules_of("same_dtype"):
-            if self.rulebook.matches(rule.when, call, self.spec) and RULE_KINDS[rule.kind](rule, ctx):
+            if self.rulebook.matches(rule.when, call, self.spec) and kind_of(rule).check(rule, ctx):
                 return False
         return True
 
@@ -236,21 +227,34 @@ class Env:
         """The paths a call of these operand dtypes may take: allowed ones (passing the dtype rules) for a
         legal call; for a broken rule, those where breaking it alone is possible."""
         target = self.rule(rule_id) if rule_id is not None else None
-        kind = target.kind if target is not None else None
+        kind = kind_of(target)
         paths = (target.when or {}).get("paths") if rule_id in self.targets else None
+        form, candidates = kind.candidate_paths(target, self, form)
         out = []
-        if kind == "path":          # a path rule of some forms is broken by a call of those forms
-            form = form if form is not None or not (target.when or {}).get("forms") else target.when["forms"][0]
-        for path in self.forbidden_paths(form) if kind == "path" else self.paths(form):
+        for path in candidates:
             scopes = self.operand_scopes(path)
             if paths is not None and path not in paths:
                 continue
-            if target is not None and not scopes_can_break(target, scopes):
+            if target is not None and not kind.breakable_in(target, scopes):
                 continue
-            if kind not in ("path", "dtype", "same_dtype") and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):
+            if not kind.dtype_free and not self.dtype_ok(self.probe(form, dict(dtypes), scopes, {})):
                 continue
             out.append(path)
         return out
+
+    def covers(self, region: Mapping[str, Any], form: str | None, dtype: str | None = None) -> bool:
+        """Does an ambiguity's region hold every call of `form` (and of `dtype`, where given) on this
+        product? It names no parameter, and each list it has (products, forms, dtypes) holds the call's."""
+        wants: dict[str, Any] = {"products": self.product.id, "forms": form}
+        if dtype is not None:
+            wants["dtypes"] = dtype
+        return set(region) <= set(wants) and all(wants[k] in region[k] for k in region)
+
+    def form_ambiguous(self, form: str | None) -> bool:
+        """Is every call of `form` in the region of an ambiguity without checks (asc_gather's repeat
+        form)? A call drawn there to break a rule falls into the ambiguity too."""
+        return any(not amb.checks and self.covers(region, form) for amb in self.spec.ambiguities
+                   for region in amb.regions)
 
     def operand_dtypes(self, dtype: str) -> dict[str, str]:
         return {op: d.get("dtype", dtype) for op, d in self.spec.operands.items()}
@@ -316,15 +320,6 @@ class Env:
         return intervals
 
 
-class Retry(Exception):
-    """This draw cannot give the call asked for; the element strategy draws again (Hypothesis filter)."""
-
-
-def require(condition: object) -> None:
-    if not condition:
-        raise Retry
-
-
 def subtract(intervals: list[tuple[int, int]], cut: tuple[int, int]) -> list[tuple[int, int]]:
     out = []
     for lo, hi in intervals:
@@ -351,15 +346,3 @@ def environment(api: str, product: str, rulebook: Rulebook | None = None, gm_win
     rulebook = rulebook or default_rulebook()
     _RULEBOOKS[id(rulebook)] = rulebook
     return _env(api, product, gm_window, id(rulebook))
-
-
-def scopes_can_break(rule: Rule, scopes: Mapping[str, str]) -> bool:
-    """Can a call whose operands sit in these scopes break `rule`? (An align rule needs its operand in
-    the rule's scope, a capacity rule an operand in a sized buffer, an overlap rule one shared scope.)"""
-    if rule.kind == "align":
-        return scopes[rule["operand"]] == rule["scope"]
-    if rule.kind == "capacity":
-        return scopes[rule["operand"]] != "GM"
-    if rule.kind in ("overlap", "iteration_overlap"):
-        return len({scopes[op] for op in rule["operands"]}) == 1
-    return True

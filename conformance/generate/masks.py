@@ -6,7 +6,7 @@ from typing import Mapping
 
 from oracle.spec import Rule
 
-from conformance.generate.environment import require
+from oracle.kinds import require
 from conformance.generate.picks import Picks, pick_between
 
 

@@ -7,9 +7,10 @@ from typing import Any, Mapping
 
 from oracle import Call
 from oracle.call import nest
+from oracle.kinds import Retry, kind_of, require
 from oracle.spec import Rule
 
-from conformance.generate.environment import MOVED_BYTES, Env, Frame, Retry, require, round_up, subtract
+from conformance.generate.environment import MOVED_BYTES, Env, Frame, round_up, subtract
 from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
 from conformance.generate.apart import keep_apart, spread_end
@@ -47,14 +48,8 @@ def frame_of(env: Env, draft: Draft) -> Frame:
 
 
 def landing_room(env: Env, draft: Draft, target: Rule | None) -> dict[str, int]:
-    """For an offset_range target: the bytes from its base that the operand its offsets address keeps to
-    itself, up to the end of the element the offset one past the range sends there (values.py: at most
-    one element width more to reach the element grid). Sized and placed so, that element lands inside
-    the scope and on no other operand, and the call breaks the range rule alone."""
-    if target is None or target.kind != "offset_range":
-        return {}
-    addressed = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == target["operand"])
-    return {addressed: target["max"] + 2 * frame_of(env, draft).units["element"]}
+    """The bytes from its base each operand keeps to itself for the target's sake (RuleKind.landing_room)."""
+    return kind_of(target).landing_room(target, env, lambda: frame_of(env, draft).units["element"])
 
 
 def operand_end(draft: Draft, op: str, runs: Any) -> int:
@@ -127,9 +122,10 @@ def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
         return frame.capacities[scope]
     cap = env.capacity(scope)
     for amb in env.spec.ambiguities:
-        tests = [t for t in amb.checks if t.kind == "capacity" and draft.scopes.get(t["operand"]) == scope]
-        if tests and any(env.rulebook.matches(r, frame.template, env.spec) for r in amb.regions):
-            cap = min(cap, env.capacity(scope) - max(t.get("reserve", 0) for t in tests))
+        reserves = [kind_of(t).reserved(t) for t in amb.checks if draft.scopes.get(t.get("operand")) == scope]
+        reserves = [r for r in reserves if r is not None]
+        if reserves and any(env.rulebook.matches(r, frame.template, env.spec) for r in amb.regions):
+            cap = min(cap, env.capacity(scope) - max(reserves))
     frame.capacities[scope] = cap
     return cap
 
@@ -311,27 +307,19 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
     return out
 
 
-# Kinds of rule only the bytes a call touches can break: a call that moves nothing (a count at 0) breaks
-# none of them, so a count that empties every footprint is not drawn at 0 for such a target.
-FOOTPRINT_KINDS = frozenset({"bounds", "overlap", "reach", "offset_range", "offset_align", "offset_unique",
-                             "iteration_overlap", "self_overlap"})
-
-
 def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> None:
     start = starting_point(pick, env, draft, target)
     names, domains, ends, aligns = start.names, start.domains, start.ends, start.aligns
     params, empties = start.params, start.empties
-    forced = target["param"] if target is not None and target.kind == "range" else None
+    kind = kind_of(target)
+    forced = kind.forced_param(target)
     pushed_down = False
-    moving = target is not None and target.kind in FOOTPRINT_KINDS     # a call that moves nothing breaks none
+    moving = kind.moves_bytes           # a call that moves nothing breaks none of its rules
     fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
     if forced is not None:
-        step = draft.frame.steps.get(forced, 1)     # past each end, on the multiples its multiple rules ask for
-        outside = [v for v in ((target["min"] - 1) // step * step, -(-(target["max"] + 1) // step) * step)
-                   if fits(env, draft, {**params, forced: v}, aligns)]
-        require(outside)
-        params[forced] = pick.choice(outside, f"{forced}.outside")
-        draft.tags.append(f"{forced}={'below-min' if params[forced] < target['min'] else 'above-max'}")
+        params[forced], tag = kind.outside(target, pick, draft.frame.steps.get(forced, 1),
+                                           lambda v: fits(env, draft, {**params, forced: v}, aligns))
+        draft.tags.append(tag)
     for n in rotated(pick, names):
         if n == forced:
             continue
@@ -345,9 +333,9 @@ def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Non
             value, where = pick_between(pick, lo, top // step, n)
             params[n] = value * step
             fit_top[n] = top // step * step
-            if target is not None and target.kind == "multiple" and target["param"] == n:
-                params[n] = max(value * step - pick.integer(1, step - 1, f"{n}.off"), 1)
-                require(params[n] % step)
+            off = kind.off_step(target, pick, n, value * step, step)
+            if off is not None:
+                params[n] = off
                 draft.tags.append(f"{n}=off-multiple")
                 fit_top.pop(n)
             continue

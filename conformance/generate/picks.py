@@ -38,6 +38,10 @@ class Picks:
         """"min", "any" or "max": where in its interval a bounded value goes."""
         raise NotImplementedError
 
+    def between(self, lo: int, hi: int, label: str = "") -> tuple[int, str]:
+        """A value in [lo, hi] whose ends come up often, and where it went (pick_between)."""
+        return pick_between(self, lo, hi, label)
+
 
 class Searched(Picks):
     """Choices read from blocks of bytes that Hypothesis draws, the way its engine read them before it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from oracle.kinds import kind_of
 from oracle.spec import Rule
 
 from conformance.generate.environment import Env
@@ -35,34 +36,10 @@ def one_repeat(names: list[str], params: dict[str, int], forced: str, domains: M
 def reaches_below(env: Env, footprints: Mapping[str, Any]) -> bool:
     """Does an operand that a bounds rule holds touch bytes below its address (a stride forced below its
     range, -1, walking back a block a repeat)? Wherever it is placed, its bounds rule breaks too."""
-    held = {r["operand"] for r in env.spec.rules_of("bounds")}
+    held = {r["operand"] for r in env.spec.rules if kind_of(r).holds_bytes}
     for op, runs in footprints.items():
         if op in held and any(getattr(r, "begin", 0) < 0 for r in (runs if isinstance(runs, list) else [runs])):
             return True
     return False
 
 
-def covers(env: Env, region: Mapping[str, Any], form: str | None, dtype: str | None = None) -> bool:
-    """Does an ambiguity's region hold every call of `form` (and of `dtype`, where given) on env's product?
-    It names no parameter, and each list it has (products, forms, dtypes) holds the call's."""
-    wants: dict[str, Any] = {"products": env.product.id, "forms": form}
-    if dtype is not None:
-        wants["dtypes"] = dtype
-    return set(region) <= set(wants) and all(wants[k] in region[k] for k in region)
-
-
-def form_ambiguous(env: Env, form: str | None) -> bool:
-    """Is every call of `form` in the region of an ambiguity without checks (asc_gather's repeat form)? A
-    call drawn there to break a rule falls into the ambiguity too."""
-    return any(not amb.checks and covers(env, region, form) for amb in env.spec.ambiguities
-               for region in amb.regions)
-
-
-def reserves_top(env: Env, target: Rule, form: str | None, dtype: str) -> bool:
-    """Does an ambiguity reserve the top of the target operand's scope for every call of this form and
-    dtype (vec_trans_scatter's 11 KB for 32-bit types)? A tensor past the top of the scope reaches into the
-    reserve too: such a call falls into the ambiguity, never breaks the capacity rule alone."""
-    return any(covers(env, region, form, dtype) for amb in env.spec.ambiguities
-               if any(t.kind == "capacity" and t.get("reserve") and t["operand"] == target["operand"]
-                      for t in amb.checks)
-               for region in amb.regions)

@@ -19,19 +19,18 @@ from typing import Any, Callable, Iterator, Mapping
 from hypothesis import strategies as st
 
 from oracle import Call
-from oracle.call import SCOPES, nest
+from oracle.call import nest
+from oracle.kinds import Retry, kind_of, require
 from oracle.rules import context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Rule, Rulebook
 
 from conformance.generate.seal import seal
-from conformance.generate.environment import (DEFAULT_GM_WINDOW, Case, Env, Retry, environment, require,
-                                              scopes_can_break)
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.parameters import Draft, accesses, draw_params, landing_room
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
-from conformance.generate.steering import form_ambiguous, reserves_top
 from conformance.generate.values import draw_values
 
 seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (seal.py)
@@ -39,18 +38,16 @@ seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis
 def _scopes_for(pick: Picks, env: Env, form: str | None, dtypes: Mapping[str, str], target: Rule | None
                 ) -> tuple[dict[str, str], list[str]]:
     """The operands' scopes, and the tag naming the forbidden place a scope or path rule's call takes."""
-    if target is not None and target.kind == "scope":       # the operand in a scope it may not be in
-        scopes = env.operand_scopes(None)
-        others = [s for s in SCOPES if env.product.has_scope(s) and s not in target["allowed"]]
-        require(others)
-        scopes[target["operand"]] = pick.choice(others, "scope")
-        return scopes, [f"{target['operand']}={scopes[target['operand']]}"]
+    kind = kind_of(target)
+    placed = kind.scopes(target, pick, env)
+    if placed is not None:
+        return placed
     if not env.spec.path_operands:
         return env.operand_scopes(None), []
     candidates = env.path_candidates(form, tuple(sorted(dtypes.items())), target.id if target is not None else None)
     require(candidates)
     path = pick.choice(candidates, "path")
-    return env.operand_scopes(path), [f"path={path}"] if target is not None and target.kind == "path" else []
+    return env.operand_scopes(path), kind.path_tags(target, path)
 
 
 def _attempt(draw: Draw, make: Callable[..., Case], *args: Any) -> Case | None:
@@ -157,50 +154,23 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     """The five drawing steps: a call made to break `target` (None: legal), the memory recipe it runs
     on, its draft (tags), its context without memory (env's rulebook) and its JSON text. Not yet checked
     by the oracle."""
-    spec = env.spec
-    kind = target.kind if target is not None else None
+    spec, kind = env.spec, kind_of(target)
     when = (target.when or {}) if target is not None else {}
-    fixed = kind == "dtype" and all("dtype" in spec.operands[op] for op in target["operands"])
-    if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them,
+    if form is None and spec.forms:         # a rule that holds for some forms is broken by one of them
         choices = [f for f in forms if f in when["forms"]] if "forms" in when else list(forms)
-        if dtype is None and (kind != "dtype" or fixed):        # ... that has a legal dtype (of the rule's)
-            choices = [f for f in choices if any(d in when.get("dtypes", (d,)) for d in env.legal_dtypes(f))]
-        elif kind == "dtype":               # ... and is not an ambiguity's as a whole
-            choices = [f for f in choices if not form_ambiguous(env, f)]
+        choices = kind.form_choices(target, env, choices, dtype)
         require(choices)
         form = pick.choice(choices, "form")
     require("forms" not in when or form in when["forms"])
-    tags = []
-    if kind == "dtype" and not fixed:
-        dtype = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
-        tags.append(f"dtype={dtype}")
-    elif dtype is None:
-        legal = env.legal_dtypes(form)
-        if "dtypes" in when:                # likewise for a rule (or a region) of some dtypes
-            legal = [d for d in legal if d in when["dtypes"]]
-        if kind == "capacity":
-            legal = [d for d in legal if not reserves_top(env, target, form, d)]
-        require(legal)
-        dtype = pick.choice(legal, "dtype")
+    tags: list[str] = []
+    dtype = kind.call_dtype(target, pick, env, form, dtype, tags)
     dtypes = env.operand_dtypes(dtype)
-    if fixed:                       # an operand of one fixed dtype (Scatter's offsets) given another
-        wrong = pick.choice(sorted(set(env.rulebook.dtypes) - set(target["allowed"])), "wrong-dtype")
-        dtypes.update({op: wrong for op in target["operands"]})
-        tags.append(f"dtype={wrong}")
-    if kind == "same_dtype":
-        other = target["operands"][-1]
-        alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
-        require(alternatives)
-        dtypes[other] = pick.choice(alternatives, "other-dtype")
-        tags.append(f"{other}={dtypes[other]}")
+    kind.retype(target, pick, env, form, dtypes, tags)
     scopes, scope_tags = _scopes_for(pick, env, form, dtypes, target)
-    draft = Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind == "align")
+    draft = Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind.spare_operand(target) is not None)
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
     draft.landing = landing_room(env, draft, target)
-    if kind == "list_length":                              # one entry short, one too many, or far off
-        n = draft.counts[target["operand"]]
-        draft.counts[target["operand"]] = pick.choice(sorted({1, n - 1, n + 1, 2 * n} - {0, n}), "entries")
-        draft.tags.append(f"{target['operand']}=entries-{draft.counts[target['operand']]}")
+    kind.recount(target, pick, env, draft)
     draw_params(pick, env, draft, target)
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
@@ -219,9 +189,9 @@ def _self_overlaps_as_asked(env: Env, draft: Draft, target: Rule | None) -> bool
     wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue): a self_overlap target's
     operand does, no other rule's does. A call that fails this is given up before it is placed, not once
     drawn and checked."""
-    mine = target["operand"] if target is not None and target.kind == "self_overlap" else None
-    others = [r["operand"] for r in env.spec.rules_of("self_overlap")
-              if not r.when and (target is None or r.id != target.id)]
+    mine = kind_of(target).self_overlapping(target)
+    others = [op for r in env.spec.rules if not r.when and (target is None or r.id != target.id)
+              for op in [kind_of(r).self_overlapping(r)] if op is not None]
     if mine is None and not others:
         return True
     acc = accesses(env, draft, draft.params, plain=True)
@@ -251,21 +221,21 @@ def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | Non
 
 def reachable(env: Env, rule: Rule) -> bool:
     """Can a call break `rule` alone on this product? (No L1 on a Vector Core: no L1 alignment cell.)"""
-    if rule.kind == "product":
-        return not env.supported
+    kind = kind_of(rule)
+    if kind.by_product:
+        return bool(kind.reachable(rule, env))
     if not env.supported:
         return False
     if rule.when and "products" in rule.when and env.product.id not in rule.when["products"]:
         return False
-    if rule.kind == "path":
-        return bool(env.forbidden_paths())
-    if rule.kind == "dtype" and not set(env.rulebook.dtypes) - set(rule["allowed"]):
-        return False                # it allows every dtype the kit knows (DataCopy on A2): nothing breaks it
-    if rule.when and "dtypes" in rule.when and rule.kind not in ("dtype", "same_dtype"):
+    decided = kind.reachable(rule, env)
+    if decided is not None:
+        return decided              # (a dtype rule that allows every dtype the kit knows: nothing breaks it)
+    if rule.when and "dtypes" in rule.when and not kind.draws_dtype_rule:
         forms = rule.when.get("forms", env.spec.forms_or_default())
         if not any(d in env.legal_dtypes(f) for f in forms for d in rule.when["dtypes"]):
             return False            # e.g. a 64-bit mask range where no 64-bit dtype is legal
     if rule.when and "forms" in rule.when and not any(env.legal_dtypes(f) for f in rule.when["forms"]):
         return False                # every call of those forms is in an ambiguity (asc_gather's repeat form)
     layouts = [env.operand_scopes(p) for p in env.paths()] or [env.operand_scopes(None)]
-    return any(scopes_can_break(rule, scopes) for scopes in layouts)
+    return any(kind.breakable_in(rule, scopes) for scopes in layouts)

@@ -8,10 +8,12 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
+from oracle.kinds import kind_of, require
+from oracle.kinds.grid import grid_down
 from oracle.rules import Context
 from oracle.spec import Rule
 
-from conformance.generate.environment import Env, require
+from conformance.generate.environment import Env
 from conformance.generate.memory import Write
 from conformance.generate.parameters import Draft
 from conformance.generate.picks import Picks
@@ -22,107 +24,117 @@ def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | 
     of the operand they address, on its element grid. Shapes: identity, reversed (the pages' example), a
     permutation, scattered, or one at the top of the allowed range; no two alike where two alike matter
     to the spec (kept_apart: Scatter), else colliding ones too. For a target rule about the values, one
-    offset breaks it (one past the range, past UB, misaligned, onto the bytes of another operand, or onto
-    another offset)."""
-    writes = []
+    offset breaks it (its kind's break_offset: one past the range, past UB, misaligned, onto the bytes of
+    another operand, or onto another offset)."""
     ctx = Context(call, env.spec, env.rulebook, env.product)
-    nominal = index_math(env.spec.api).nominal(call, ctx.units)
-    width = ctx.units["element"]
+    writes = []
     for v_name, v_spec in env.spec.operands.items():
-        if v_spec.get("values") != "offsets":
-            continue
-        x_name = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == v_name)
-        v_tensor, x_tensor, runs = call.tensor(v_name), call.tensor(x_name), ctx.accesses[v_name]
-        v_dtype = v_spec.get("dtype", v_tensor.dtype)      # what the instruction reads, whatever the tensor claims
-        v_width = env.rulebook.itemsize(v_dtype)
+        if v_spec.get("values") == "offsets":
+            offsets = Offsets(pick, env, draft, call, ctx, target, v_name)
+            if offsets.index.size:
+                writes.append(offsets.write())
+    return tuple(writes)
+
+
+class Offsets:
+    """The offsets of one offset tensor being drawn: the entries the call reads (`index`), the grid they
+    land on from the addressed operand's base (`base`, `shift`, `width`), the slots inside the scope and
+    the range (`slots`, `limit`), and the drawn values (`offsets`; `j`: the one a target moves)."""
+
+    def __init__(self, pick: Picks, env: Env, draft: Draft, call: Call, ctx: Context, target: Rule | None,
+                 v_name: str):
+        self.pick, self.env, self.draft, self.call, self.ctx, self.target = pick, env, draft, call, ctx, target
+        self.kind = kind_of(target)
+        spec = env.spec
+        self.v_name = v_name
+        self.x_name = next(op for op, d in spec.operands.items() if d.get("addressed_by") == v_name)
+        self.v_tensor, self.x_tensor = call.tensor(v_name), call.tensor(self.x_name)
+        runs = ctx.accesses[v_name]
+        self.v_dtype = spec.operands[v_name].get("dtype", self.v_tensor.dtype)   # what the instruction reads
+        v_width = env.rulebook.itemsize(self.v_dtype)
         read = [(np.asarray(runs.starts()) // v_width).astype(np.int64)]
+        math_ = index_math(spec.api)
         for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
-            more = index_math(env.spec.api).accesses(call, units)[v_name]
+            more = math_.accesses(call, units)[v_name]
             read.append((np.asarray(more.starts()) // v_width).astype(np.int64))
-        index = np.unique(np.concatenate(read))
-        if not index.size:
-            continue
+        self.index = np.unique(np.concatenate(read))
         # the entries one reading reads, by position (an entry two elements read places both in one place:
         # no offset can keep those apart, and the call is then the duplicate region's under that reading)
-        together = [np.unique(np.searchsorted(index, r)) for r in read]
-        base = x_tensor.addr + nominal[x_name].first          # offset 0 lands here
-        shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
-        cap = env.capacity(x_tensor.scope)
-        limit = offset_limit(env, call, v_name)
-        slots = (min(x_tensor.addr + x_tensor.numel * width, cap) - base - shift) // width    # inside UB
-        if limit is not None:                                 # a large tensor: its slots the range reaches
-            slots = min(slots, (limit - shift) // width + 1)
-        require(slots >= 1)
-        n = index.size
-        rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{v_name}.seed"))
-        kind = target.kind if target is not None else None
-        colliding = kind == "offset_unique" and target["operand"] == x_name
-        apart = colliding or kept_apart(env.spec, x_name)   # two offsets alike break a rule or enter a region
-        if apart:
-            others = _others(call, ctx, x_name)
-            free = _free_grid(others, base + shift, width, slots)   # None: every slot
-            if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
-                wider = (cap - base - shift) // width
-                if limit is not None:
-                    wider = min(wider, (limit - shift) // width + 1)
-                free = _free_grid(others, base + shift, width, max(slots, wider))
-            slots = slots if free is None else free.size
-            require(slots >= 1)
-            style = "collide" if colliding else pick.choice(("identity", "reversed", "permutation", "scattered", "top"),
-                                                            v_name)
-        else:
-            free = None
-            slots = max(1, min(slots, _free_slots(_others(call, ctx, x_name), base + shift, width)))
-            style = pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"), v_name)
-            if style in ("identity", "reversed", "permutation") and slots < n:
-                style = "scattered"
-        if apart and slots < n and not colliding:   # the readings read more entries together than there are slots
-            k, style = _apart_per_reading(rng, together, n, slots), "per-reading"
-        else:
-            k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
-                 "permutation": lambda: rng.permutation(n),
-                 "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
-                style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
-        k = np.asarray(k, dtype=np.int64)
-        offsets = shift + (k if free is None else free[k]) * width
-        j = int(rng.integers(0, n))
+        self.together = [np.unique(np.searchsorted(self.index, r)) for r in read]
+        self.width = width = ctx.units["element"]
+        self.base = base = self.x_tensor.addr + math_.nominal(call, ctx.units)[self.x_name].first   # offset 0
+        self.shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
+        self.cap = env.capacity(self.x_tensor.scope)
+        self.limit = offset_limit(env, call, v_name)
+        slots = (min(self.x_tensor.addr + self.x_tensor.numel * width, self.cap) - base - self.shift) // width
+        if self.limit is not None:                                 # a large tensor: its slots the range reaches
+            slots = min(slots, (self.limit - self.shift) // width + 1)
+        self.slots = slots
+
+    def write(self) -> Write:
+        """Draw the offsets (a style, then the values), let the target's kind move one, and lay them out."""
+        require(self.slots >= 1)
+        n = self.index.size
+        self.rng = np.random.default_rng(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed"))
+        colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
+        apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
+        free, style = self.style(apart, colliding, n)
+        k, style = self.chosen(apart, colliding, style, free, n)
+        self.offsets = self.shift + (k if free is None else free[k]) * self.width
+        self.j = int(self.rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
-            top = min([cap - width - base] + [limit] * (limit is not None))
-            offsets[j] = _grid_down(top, shift, width)
-            aimed = target["operands"] if target is not None and target.kind == "overlap" else ()
-            require(_clear(base + int(offsets[j]), width, _others(call, ctx, x_name, aimed)))     # the edge, alone
-        if kind == "offset_range" and target["operand"] == v_name:
-            past = target["max"] + 1
-            offsets[j] = _grid_up(past, shift, width)
-            style = "past-range"
-        elif kind == "reach" and target["operand"] == x_name:
-            past = _grid_up(cap - base, shift, width)         # the first element past UB
-            offsets[j] = past + int(rng.integers(0, 4)) * width
-            if limit is not None:                             # ... and inside the range (placement.py)
-                offsets[j] = max(min(offsets[j], _grid_down(limit, shift, width)), past)
-            style = "past-UB"
-        elif kind == "offset_align" and target["operand"] == x_name:
-            require(width > 1)
-            offsets[j] += int(rng.integers(1, width))
-            style = "misaligned"
-        elif kind == "overlap" and x_name in target["operands"]:
-            other = next(op for op in target["operands"] if op != x_name)
-            o_tensor, o_runs = call.tensor(other), ctx.accesses[other]
-            require(o_runs is not None and not o_runs.empty and o_tensor.scope == x_tensor.scope)
-            top = base + (limit if limit is not None else 2**32 - 1)          # a landing byte the range allows
-            offsets[j] = _onto(rng, o_tensor.addr + np.asarray(o_runs.starts()), o_runs.length, (base, shift, top),
-                               width)
-            style = f"onto-{other}"
+            top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
+            self.offsets[self.j] = grid_down(top, self.shift, self.width)
+            aimed = self.kind.aimed(self.target) if self.target is not None else ()
+            require(_clear(self.base + int(self.offsets[self.j]), self.width,
+                           _others(self.call, self.ctx, self.x_name, aimed)))     # the edge, alone
+        if self.target is not None:
+            style = self.kind.break_offset(self.target, self) or style
+        offsets = self.offsets
         require(offsets.min() >= 0 and offsets.max() < 2**32)
         # no two alike among the entries one reading reads, but where asked to (under the default reading)
         if apart:
-            require(colliding == _alike(offsets, together[0])
-                    and (colliding or not any(_alike(offsets, t) for t in together)))
-        values = np.zeros(int(index.max()) + 1, dtype=np.int64)
-        values[index] = offsets
-        writes.append(Write.of(v_tensor.scope, v_tensor.addr, v_dtype, values))
-        draft.tags.append(f"{v_name}={style}")
-    return tuple(writes)
+            require(colliding == _alike(offsets, self.together[0])
+                    and (colliding or not any(_alike(offsets, t) for t in self.together)))
+        values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
+        values[self.index] = offsets
+        self.draft.tags.append(f"{self.v_name}={style}")
+        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
+
+    def style(self, apart: bool, colliding: bool, n: int) -> tuple[np.ndarray | None, str]:
+        """The free slots (None: every one) and the drawn style of the offsets."""
+        others = _others(self.call, self.ctx, self.x_name)
+        low, width = self.base + self.shift, self.width
+        if not apart:
+            self.slots = max(1, min(self.slots, _free_slots(others, low, width)))
+            style = self.pick.choice(("identity", "reversed", "permutation", "scattered", "collide", "top"),
+                                     self.v_name)
+            if style in ("identity", "reversed", "permutation") and self.slots < n:
+                style = "scattered"
+            return None, style
+        free = _free_grid(others, low, width, self.slots)
+        if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
+            wider = (self.cap - self.base - self.shift) // width
+            if self.limit is not None:
+                wider = min(wider, (self.limit - self.shift) // width + 1)
+            free = _free_grid(others, low, width, max(self.slots, wider))
+        self.slots = self.slots if free is None else free.size
+        require(self.slots >= 1)
+        style = "collide" if colliding else self.pick.choice(
+            ("identity", "reversed", "permutation", "scattered", "top"), self.v_name)
+        return free, style
+
+    def chosen(self, apart: bool, colliding: bool, style: str, free: np.ndarray | None, n: int
+               ) -> tuple[np.ndarray, str]:
+        """Which slot each entry's offset takes, and the style that gives."""
+        rng, slots = self.rng, self.slots
+        if apart and slots < n and not colliding:   # the readings read more entries together than there are slots
+            return np.asarray(_apart_per_reading(rng, self.together, n, slots), dtype=np.int64), "per-reading"
+        k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
+             "permutation": lambda: rng.permutation(n),
+             "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
+            style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
+        return np.asarray(k, dtype=np.int64), style
 
 
 def kept_apart(spec: Any, operand: str) -> bool:
@@ -130,7 +142,7 @@ def kept_apart(spec: Any, operand: str) -> bool:
     check, of kind offset_unique names it)? Where they do not (a gather reads one place twice), offsets
     may repeat."""
     checks = [*spec.rules, *(c for amb in spec.ambiguities for c in amb.checks)]
-    return any(c.kind == "offset_unique" and c.get("operand") == operand for c in checks)
+    return any(kind_of(c).collides(c, operand) for c in checks)
 
 
 def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
@@ -206,27 +218,3 @@ def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:
     alone: where it would land on another operand the draw is given up here, before memory is built
     (moved down, it would not be the top)."""
     return all(at + width <= begin or end <= at for begin, end in spans)
-
-
-def _onto(rng: np.random.Generator, starts: np.ndarray, length: int, grid: tuple[int, int, int], width: int) -> int:
-    """An offset (on the element grid, from `base`) whose element covers a byte that runs of `length` bytes
-    at the absolute `starts` touch: a byte of a run the operand really touches (a sparse footprint has
-    gaps between its runs), at or above the grid's first slot (an offset is never negative) and at most
-    `top` (the byte the largest offset in range lands on). `grid`: (base, shift, top)."""
-    base, shift, top = grid
-    low = base + shift
-    ok = np.flatnonzero((starts + length > low) & (starts <= top))
-    require(ok.size)
-    at = int(starts[ok[int(rng.integers(0, ok.size))]])
-    hit = int(rng.integers(max(at, low), min(at + length, top + 1))) - base
-    return _grid_down(hit, shift, width)
-
-
-def _grid_up(offset: int, shift: int, width: int) -> int:
-    """The lowest offset at or above `offset` on the element grid (shift + a multiple of width)."""
-    return offset + (shift - offset) % width
-
-
-def _grid_down(offset: int, shift: int, width: int) -> int:
-    """The highest offset at or below `offset` on the element grid."""
-    return offset - (offset - shift) % width

@@ -12,33 +12,17 @@ import re
 from collections import Counter
 from typing import Any, Callable, Iterable
 
+from oracle.kinds import kind_of
 from oracle.spec import ApiSpec, Rule, default_rulebook
 
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
 from conformance.generate.strategies import reachable
 
-# The tags (globs) that put a legal call on the edge of a rule, per rule kind; {param} / {operand} /
-# {operands} are the rule's own fields. Kinds absent here (product, dtype, path, align...) have no edge a
-# legal call can sit on short of breaking them: they are exercised by their own cells only.
-_EDGES = {
-    "range": ("{param}=min", "{param}=max", "{param}=largest-fit"),
-    "multiple": ("{param}=min", "{param}=max", "{param}=largest-fit"),
-    "mask_words": ("{param}=all", "{param}=first", "{param}=last", "{param}=single"),
-    "capacity": ("*=top", "*=largest-fit"),
-    "bounds": ("*=largest-fit",),
-    "reach": ("{operand}=top",),
-    "offset_range": ("{operand}=top",),
-    "offset_unique": ("*=collide",),
-    "overlap": ("{operands}=in-place",),
-    "iteration_overlap": ("{operands}=in-place",),
-    "self_overlap": ("*=collide",),
-}
-
-
 def edge_tags(rule: Rule) -> list[str]:
-    """The tag globs that mark a legal call as sitting on `rule`'s edge."""
+    """The tag globs that mark a legal call as sitting on `rule`'s edge (its kind's `legal_edges`; a kind
+    without them has no edge a legal call can sit on short of breaking it: its own cells exercise it)."""
     out = []
-    for pattern in _EDGES.get(rule.kind, ()):
+    for pattern in kind_of(rule).legal_edges:
         if "{operands}" in pattern:
             out += [pattern.replace("{operands}", op) for op in rule.get("operands") or ()]
         else:
@@ -93,7 +77,7 @@ def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str) -> l
             legal_tags.update(c.get("tags") or {})
     rows = []
     for rule in spec.rules:
-        if not env.supported and rule.kind != "product":
+        if not env.supported and not kind_of(rule).by_product:
             continue
         own = [c for c in cells if c["cell"]["rule"] == rule.id]
         verdicts: Counter[str] = Counter()

@@ -1,4 +1,4 @@
-"""A cell's screen (oracle/screen.py) may only say "every screened rule holds" when each screened rule's
+"""A cell's fast path (oracle/fast_path.py) may only say "every screened rule holds" when each screened rule's
 kind says so too: on drawn calls of every cell (legal, broken, undefined), with memory and without, and
 under a declared reading. It must also say so for legal calls (or it saves nothing), and not for calls
 that break a screened rule."""
@@ -28,13 +28,13 @@ def test_the_screen_holds_only_where_every_screened_rule_holds(api, product):
             ctx = context(case.call, given_memory)
             screen, rules = screened(ctx)
             assert screen is not None and rules, api            # every API has plain rules to screen
-            broken = [rule.id for rule in rules if KINDS[rule.kind](rule, ctx)]
+            broken = [rule.id for rule in rules if KINDS[rule.kind].check(rule, ctx)]
             if screen.holds(ctx):
                 assert not broken, (broken, case.call.to_json())
                 if screen.outside_regions:       # and then no ambiguity region of the cell holds the call
                     inside = [amb.id for amb, regions in cell_plan(ctx)[1] for ranges in regions   # (its checks:
                               if (ranges is None or in_ranges(ranges, case.call.args))             # a half_by bounds
-                              and (not amb.checks or any(KINDS[c.kind](c, ctx) for c in amb.checks))]  # check)
+                              and (not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks))]  # check)
                     assert not inside, (inside, case.call.to_json())
                 held += 1
             elif not broken:
@@ -102,6 +102,6 @@ def test_the_screen_is_one_python_function_read_from_the_tables():
     screen = screened(ctx)[0]
     source = screen.source
     assert source.startswith("def holds(ctx):")
-    for name, lo, hi in screen.range:
+    for name, lo, hi in screen.tables["range"]:
         assert f"v = args[{name!r}]" in source and f"{lo} <= v <= {hi}" in source
     assert screen.holds(ctx) and screen.holds.__name__ == "holds"

@@ -1,0 +1,274 @@
+"""A cell's fast path: "every one of its plainest rules holds", told in a few straight lines per call
+instead of one `check` per rule.
+
+`violations` asks each rule's kind for its verdict and message; most calls break nothing, and for them
+that is a Python call per rule. A cell's fast path holds, per rule its kind can write lines for, the
+rule's own numbers (from the YAML) and the cell's constants (the product's block size, capacities,
+allowed paths), and says only one thing: every such rule holds for this call. When it cannot say so (a
+rule may be broken, a value is of an unusual type), every rule is asked of its kind, so the kinds alone
+word and decide every violation. A kind's lines test its `check`'s passing condition, no wider:
+tests/test_check_fast_path.py holds each one to its kind on drawn calls of every cell, broken ones included.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from .kinds import KINDS, PASS
+from .rulebook import in_ranges
+
+LISTS_RANK = 8          # the entries of list operands are checked after the kinds of lower rank
+
+
+def _names(rule, key: str) -> tuple:
+    names = rule.fields[key]
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def _list_operands(rule, ctx) -> tuple | None:
+    """The operands a per-tensor rule names, when every one is a list operand (None: not such a rule)."""
+    key = KINDS[rule.kind].entry_field
+    if key is None:
+        return None
+    names = _names(rule, key)
+    return names if all(ctx.spec.is_list(name) for name in names) else None
+
+
+class Listed:
+    """The per-tensor rules of one list operand, asked of all its entries in one loop: what every rule
+    allows of a scope or dtype (the intersection), its alignments, capacity limits and bounds (each kind
+    adds its part: RuleKind.fast_listed)."""
+
+    __slots__ = ("name", "scopes", "dtypes", "align", "limits", "bounds")
+
+    def __init__(self, name: str):
+        self.name, self.scopes, self.dtypes, self.align, self.limits, self.bounds = name, None, None, [], [], False
+
+    def holds(self, tensors, runs, itemsize) -> bool:
+        scopes, dtypes, align, limits = self.scopes, self.dtypes, self.align, self.limits
+        for t in tensors:
+            if (scopes is not None and t.scope not in scopes) or (dtypes is not None and t.dtype not in dtypes):
+                return False
+            for scope, need in align:
+                if t.scope == scope and t.addr % need:
+                    return False
+            for limit in limits:
+                if t.scope not in limit:
+                    return False
+                top = limit[t.scope]
+                if top is not None and t.addr + t.numel * itemsize[t.dtype] > top:
+                    return False
+        if self.bounds:
+            for t, r in zip(tensors, runs):
+                if r is not None:
+                    begin, end = r.span
+                    if begin < 0 or end > t.numel * itemsize[t.dtype]:
+                        return False
+        return True
+
+
+class FastPath:
+    """The fast path of one cell: per kind, a table of entries (one per operand a rule names); and
+    `rest`: the (rule, ranges) whose kinds are still asked when it holds, in plan order.
+
+    `regions`: the parameter ranges of every ambiguity region of the cell, when each region has ranges
+    (None when one covers the whole cell; left out: a region whose checks only a broken bounds rule of
+    the fast path can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`)."""
+
+    __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
+                 "dtypes", "guards", "__dict__")
+
+    def __init__(self, tables: dict[str, list], listed: dict[str, Listed], same_lists: list, itemsize,
+                 rest: list, regions: tuple | None = None, scopes: dict | None = None, dtypes: dict | None = None,
+                 guards: tuple = ()):
+        self.tables = {kind: tuple(entries) for kind, entries in tables.items()}
+        self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
+        self.itemsize, self.rest, self.regions = itemsize, rest, regions
+        self.outside_regions = regions is not None      # when `holds`, no ambiguity region holds the call
+        # per region: the list operands whose spread alone keeps the region's checks from flagging (None: none)
+        self.guards = guards or (None,) * len(regions or ())
+        self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
+
+    def holds(self, ctx) -> bool:
+        """Every rule of the fast path holds for ctx's call (False: some may not; ask the kinds). Made on
+        first use from the tables into one straight Python function (`source`), each rule's numbers
+        written in."""
+        self.holds = holds = _compiled(self)
+        return holds(ctx)
+
+    @property
+    def source(self) -> str:
+        """The Python source of `holds` (what the tables compile to), to read when debugging."""
+        return _source(self)[0]
+
+    def _lists_hold(self, args, ctx, itemsize) -> bool:
+        """The rules on the list operands hold (every entry of a same_dtype group has one dtype)."""
+        for names in self.same_lists:
+            if len({t.dtype for name in names for t in args[name]}) > 1:
+                return False
+        accesses = ctx.accesses if any(listed.bounds for listed in self.listed) else None
+        for listed in self.listed:
+            runs = accesses[listed.name] if listed.bounds else ()
+            if not listed.holds(args[listed.name], runs, itemsize):
+                return False
+        return True
+
+
+class Source:
+    """The lines of `holds` being written, and the constants they name: what a kind's `fast_source`
+    writes with. `scopes` / `dtypes`: what every call of the cell has (decided while writing)."""
+
+    def __init__(self, fast: FastPath):
+        self.fast, self.scopes, self.dtypes, self.itemsize = fast, fast.scopes, fast.dtypes, fast.itemsize
+        self.consts: dict[str, Any] = {"_itemsize": fast.itemsize, "_lists_hold": fast._lists_hold,
+                                       "_in_ranges": in_ranges, "_spread": _spread}
+        self.lines = ["def holds(ctx):", "    args = ctx.call.args"]
+        self.tensors: dict[str, str] = {}
+        self.spans: dict[str, str] = {}         # operand -> the variable holding its runs' span
+        self._accesses = False
+
+    def literal(self, value) -> str:
+        """ints and strings written in; anything else named."""
+        if type(value) in (int, str):
+            return repr(value)
+        name = f"_k{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def tensor(self, name: str) -> str:
+        """The variable holding an operand's tensor (read from args once)."""
+        if name not in self.tensors:
+            self.tensors[name] = f"t{len(self.tensors)}"
+            self.lines.append(f"    {self.tensors[name]} = args[{name!r}]")
+        return self.tensors[name]
+
+    def fail_if(self, test: str) -> None:
+        self.lines.append(f"    if {test}: return False")
+
+    def nbytes(self, name: str) -> str:
+        """A tensor's bytes (its width written in where the cell fixes its dtype)."""
+        t = self.tensor(name)
+        width = self.itemsize[self.dtypes[name]] if name in self.dtypes else f"_itemsize[{t}.dtype]"
+        return f"{t}.numel * {width}"
+
+    def accesses(self) -> str:
+        """The variable holding the call's footprints (read once)."""
+        if not self._accesses:
+            self.lines.append("    accesses = ctx.accesses")
+            self._accesses = True
+        return "accesses"
+
+    def text(self) -> str:
+        return "\n".join(self.lines + ["    return True"]) + "\n"
+
+
+def _source(fast: FastPath) -> tuple[str, dict]:
+    """`holds` as Python source, and the constants it names (sets, limits)."""
+    src = Source(fast)
+    for ranges, guard in zip(fast.regions or (), fast.guards):     # inside an ambiguity region: ask the kinds
+        spread = f" and not _spread(ctx, {guard!r})" if guard else ""      # (but where its checks cannot flag)
+        if all(not field and type(lo) is int and type(hi) is int for _, field, lo, hi in ranges):
+            src.fail_if("(" + (" and ".join(f"isinstance(v := args.get({head!r}), int) and {lo} <= v <= {hi}"
+                                            for head, _, lo, hi in ranges) or "True") + ")" + spread)
+        else:
+            src.fail_if(f"_in_ranges({src.literal(ranges)}, args){spread}")
+    lists_done = False
+    for kind in sorted((KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank):
+        if kind.fast_rank > LISTS_RANK and not lists_done:
+            lists_done = _lists_source(fast, src)
+        kind.fast_source(list(fast.tables[kind.name]), src)
+    if not lists_done:
+        _lists_source(fast, src)
+    return src.text(), src.consts
+
+
+def _lists_source(fast: FastPath, src: Source) -> bool:
+    if fast.listed or fast.same_lists:
+        src.fail_if("not _lists_hold(args, ctx, _itemsize)")
+    return True
+
+
+def _compiled(fast: FastPath):
+    """`holds` of the fast path, compiled from its source."""
+    source, namespace = _source(fast)
+    exec(_code(source), namespace)
+    return namespace["holds"]
+
+
+@functools.lru_cache(maxsize=None)
+def _code(source: str):
+    """The code of a fast path's source. Those of different cells often have the same source (the same
+    numbers written in, the rest named): a product's run compiles far fewer sources than fast paths."""
+    return compile(source, "<fast path>", "exec")
+
+
+def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
+    """The fast path of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions'
+    ranges) and the cell itself (context.cell_plan's key: product, form, dtype, path); None when no
+    rule's kind has one."""
+    tables: dict[str, list] = {}
+    listed: dict[str, Listed] = {}
+    same_lists, rest = [], []
+    for rule, ranges in rules:
+        kind = KINDS[rule.kind]
+        names = _list_operands(rule, ctx)
+        if names is not None:
+            kind.fast_listed(rule, ctx, names, lambda name: listed.setdefault(name, Listed(name)), same_lists)
+            continue
+        made = kind.fast_entries(rule, ctx) if kind.fast_rank is not None else None
+        if made is None:
+            rest.append((rule, ranges))
+        elif made is not PASS:
+            tables.setdefault(rule.kind, []).extend(made)
+    if len(rest) == len(rules):
+        return None
+    # a region whose checks are all checks of operands a bounds rule of the fast path holds (half_by:
+    # the whole blocks broken) cannot hold a call the fast path passes: left out of `regions`
+    bounded = {name for rule, ranges in rules if KINDS[rule.kind].holds_bytes and ranges is None
+               for name in [rule.fields["operand"]]
+               if (name in listed and listed[name].bounds) or name in tables.get(rule.kind, ())}
+    kept = [(amb, ranges) for amb, amb_regions in ambiguities
+            if not (amb.checks and all(KINDS[c.kind].holds_bytes and c.fields["operand"] in bounded
+                                       for c in amb.checks))
+            for ranges in amb_regions]
+    regions = [ranges for _, ranges in kept]
+    # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
+    # operand: a list's is its first entry's): part of the cell, so the same for every call of it
+    spec, (_, _, dtype, path) = ctx.spec, cell
+    scopes = dict(zip(spec.path_operands, path)) if path is not None else {}
+    dtypes = {spec.dtype_of: dtype} if dtype in ctx.rulebook.dtypes and not spec.is_list(spec.dtype_of) else {}
+    return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+                    None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes,
+                    tuple(_self_lists(amb, spec) for amb, _ in kept))
+
+
+def _self_lists(amb, spec) -> tuple | None:
+    """The list operands of an ambiguity whose checks all test a list operand against its own later
+    iterations (vec_trans_scatter.dst.repeat_overlap); None for any other."""
+    ops = [op for c in amb.checks for op in [KINDS[c.kind].later_self(c)] if op is not None and spec.is_list(op)]
+    return tuple(ops) if amb.checks and len(ops) == len(amb.checks) else None
+
+
+def _spread(ctx, names: tuple) -> bool:
+    """Can no entry of these list operands meet an entry's later iteration? Told where it is cheap: one
+    scope, one Runs for all, entries and step on a grid of the run's length (runs meet whole or not at
+    all): entries in one residue class of the step need `count` steps between them. False where that
+    does not show it (the kinds are asked)."""
+    for name in names:
+        tensors, runs = ctx.call.args[name], ctx.accesses[name]
+        if not runs or any(r != runs[0] for r in runs) or len({t.scope for t in tensors}) > 1:
+            return False
+        step, count, length = runs[0].step, runs[0].count, runs[0].length
+        if count <= 1:
+            continue
+        addrs = [t.addr for t in tensors]
+        if step <= 0 or length <= 0 or step % length or any((a - addrs[0]) % length for a in addrs):
+            return False
+        lanes: dict[int, list[int]] = {}
+        for a in addrs:
+            lanes.setdefault(a % step, []).append(a // step)
+        for q in lanes.values():
+            q.sort()
+            if any(0 < y - x < count for x, y in zip(q, q[1:])):
+                return False
+    return True

@@ -1,0 +1,106 @@
+"""bounds: the bytes a call touches of an operand lie inside its tensor."""
+from __future__ import annotations
+
+from oracle.call import nest
+
+from .base import RuleKind, require
+from .tables import plain
+
+
+class Bounds(RuleKind):
+    name = "bounds"
+    fast_rank = 9
+    entry_field = "operand"
+    holds_bytes = True
+    moves_bytes = True
+    allows_slack = False
+    legal_edges = ("*=largest-fit",)
+
+    def check(self, rule, ctx):
+        """With `half_by` (a bool parameter naming the 16-byte half of each block an 8-bit entry touches):
+        broken when the whole blocks leave a tensor and, for every entry, the half it touches does not
+        (the calls on which whole blocks and touched halves disagree)."""
+        entries = ctx.entries(rule.fields["operand"])
+        found = _outside(entries, ctx)
+        half_by = rule.fields.get("half_by")
+        if found is None or half_by is None:
+            return found
+        if ctx.units["element"] != 1:                          # wider elements touch their whole blocks
+            return None
+        high = bool(ctx.call.args[half_by])
+        halves = [(label, tensor, None if runs is None else
+                   runs._replace(first=runs.first + runs.length // 2 * high, length=runs.length // 2))
+                  for label, tensor, runs in entries]
+        if _outside(halves, ctx) is not None:
+            return None
+        return f"{found}; the half {half_by}={high} picks lies inside"
+
+    def fast_entries(self, rule, ctx):
+        names = plain(rule, ctx, "operand")
+        return names and list(names)
+
+    def fast_source(self, entries, src):
+        for name in entries:
+            src.tensor(name)
+            span = src.spans.setdefault(name, f"span{len(src.spans)}")
+            src.lines.append(f"    runs = {src.accesses()}[{name!r}]")
+            src.lines.append(f"    {span} = None if runs is None else runs.span")
+            src.fail_if(f"{span} is not None and ({span}[0] < 0 or {span}[1] > {src.nbytes(name)})")
+
+    def fast_listed(self, rule, ctx, names, listed, groups):
+        for name in names:
+            listed(name).bounds = True
+        return True
+
+    def edges(self, rule, sweep):
+        return {f"{rule['operand']}=one-short": [{"path": p} for p in sweep.paths]}
+
+    def region_edges(self, rule, base):
+        """The tensor ends with the half an 8-bit entry touches, or a byte short of the block."""
+        if not rule.get("half_by"):
+            return {}
+        op = rule["operand"]
+        return {f"{op}=half-end": [{**c, f"{op}.short": "min"} for c in base],
+                f"{op}=one-short": [{**c, f"{op}.short": "max"} for c in base]}
+
+    def finish(self, rule, placing):
+        p, op = placing, rule["operand"]
+        k = p.entry_to_break(op)
+        runs = p.runs(op, k)
+        require(runs.end > 0)
+        p.numel[op][k] = self._short(rule, p, runs, p.itemsize[op])
+
+    def _short(self, rule, p, runs, itemsize: int) -> int:
+        """The elements of a tensor that ends short of what its entry touches: one element short of its
+        runs' end; with `half_by` (the half of each block an 8-bit entry touches), past the end of the low
+        half touched but short of the block's (1 .. half bytes short: an ambiguity's region); for a plain
+        bounds rule that such an ambiguity overrides on this call, one element short of the half."""
+        env, draft = p.env, p.draft
+        op, half = rule["operand"], runs.length // 2
+        low_end = runs.end - half                   # the low half of the last block ends here
+        if rule.get("half_by"):
+            require(itemsize == 1 and not draft.params[rule["half_by"]])
+            n, _ = p.pick.between(low_end, runs.end - 1, f"{op}.short")
+            if n in (low_end, runs.end - 1):        # ends with the half / one byte short of the block
+                draft.tags.append(f"{op}={'half-end' if n == low_end else 'one-short'}")
+            return n
+        probe = draft.template.replace(**nest(draft.params))
+        halved = [c for amb in env.spec.ambiguities if rule.id in amb.overrides for c in amb.checks
+                  if c.kind == self.name and c["operand"] == op and c.get("half_by")
+                  and any(env.rulebook.matches(r, probe, env.spec) for r in amb.regions)]
+        draft.tags.append(f"{op}=one-short")
+        if any(itemsize == 1 and not draft.params[c["half_by"]] for c in halved):
+            return -(-low_end // itemsize) - 1
+        return -(-runs.end // itemsize) - 1
+
+
+def _outside(entries, ctx) -> str | None:
+    for label, tensor, runs in entries:
+        if runs is None:
+            continue
+        begin, end = runs.span                             # (0, 0) when it touches nothing: inside
+        size = ctx.nbytes(tensor)
+        if begin < 0 or end > size:
+            return (f"{label} is accessed at bytes [{begin}, {end}) of a tensor of {size} bytes "
+                    f"({tensor.numel} x {tensor.dtype})")
+    return None

@@ -1,0 +1,72 @@
+"""dtype: an operand's data type is one of those the page lists."""
+from __future__ import annotations
+
+from .base import RuleKind
+from .tables import each_allowed, one_of
+
+
+class Dtype(RuleKind):
+    name = "dtype"
+    fast_rank = 3
+    entry_field = "operands"
+    dtype_free = True
+    draws_dtype_rule = True
+
+    def check(self, rule, ctx):
+        allowed = rule.fields["allowed"]
+        for name in rule.fields["operands"]:
+            for label, t in ctx.labelled[name]:
+                if t.dtype not in allowed:
+                    return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
+        return None
+
+    def fast_entries(self, rule, ctx):
+        return each_allowed(rule, ctx, "operands")
+
+    def fast_source(self, entries, src):
+        for name, allowed in entries:
+            one_of(src, name, "dtype", src.dtypes, allowed)
+
+    def fast_listed(self, rule, ctx, names, listed, groups):
+        allowed = frozenset(rule.fields["allowed"])
+        for name in names:
+            entry = listed(name)
+            entry.dtypes = allowed if entry.dtypes is None else entry.dtypes & allowed
+        return True
+
+    def edges(self, rule, sweep):
+        return {f"dtype={d}": [{"wrong-dtype": d, "form": f} for f in sweep.forms(rule)]
+                for d in _wrong(rule, sweep.env)}
+
+    def reachable(self, rule, env):
+        return None if _wrong(rule, env) else False     # it allows every dtype the kit knows: nothing breaks it
+
+    def form_choices(self, rule, env, choices, dtype):
+        """A form that has a legal dtype of the rule's where the wrong one goes to an operand of a fixed
+        dtype; else any form that is not an ambiguity's as a whole."""
+        if dtype is None and _fixed(rule, env):
+            return super().form_choices(rule, env, choices, dtype)
+        return [f for f in choices if not env.form_ambiguous(f)]
+
+    def call_dtype(self, rule, pick, env, form, dtype, tags):
+        if _fixed(rule, env):
+            return super().call_dtype(rule, pick, env, form, dtype, tags)
+        dtype = pick.choice(_wrong(rule, env), "wrong-dtype")
+        tags.append(f"dtype={dtype}")
+        return dtype
+
+    def retype(self, rule, pick, env, form, dtypes, tags):
+        """An operand of one fixed dtype (Scatter's offsets) given another."""
+        if _fixed(rule, env):
+            wrong = pick.choice(_wrong(rule, env), "wrong-dtype")
+            dtypes.update({op: wrong for op in rule["operands"]})
+            tags.append(f"dtype={wrong}")
+
+
+def _wrong(rule, env) -> list[str]:
+    return sorted(set(env.rulebook.dtypes) - set(rule["allowed"]))
+
+
+def _fixed(rule, env) -> bool:
+    """Is every operand the rule names of one dtype the spec fixes (not the call's)?"""
+    return all("dtype" in env.spec.operands[op] for op in rule["operands"])

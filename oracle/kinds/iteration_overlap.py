@@ -1,0 +1,134 @@
+"""iteration_overlap: run r of an operand is what its iteration r touches (repeat-style instructions); an
+iteration of one operand meets no iteration of another `lag` iterations later."""
+from __future__ import annotations
+
+from oracle.iterations import first_meeting
+
+from .base import RuleKind, require
+
+
+class IterationOverlap(RuleKind):
+    name = "iteration_overlap"
+    moves_bytes = True
+    region_top_searched = True
+    region_counts_up = True
+    legal_edges = ("{operands}=in-place",)
+
+    def check(self, rule, ctx):
+        """Broken when an iteration r of `a` and an iteration r' of `b` with r' - r inside `lag` share a
+        byte; with `allow: identical`, same-iteration overlap is allowed where every entry of a and b
+        coincide."""
+        a, b = rule.fields["operands"]
+        lo, hi = rule.fields.get("lag", [0, 0])
+        identical = rule.fields.get("allow") == "identical"
+        fa, fb = ctx.families(a), ctx.families(b)
+        for scope in set(fa) & set(fb):
+            (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
+            whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
+            first = _first(family_a, family_b, lo, hi, a == b, whole)
+            if first is None:
+                continue
+            r, i, j = first
+            what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
+                (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
+            extra = " (not entry for entry identical)" if identical else ""
+            return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
+                    f"in {scope}{extra}")
+        return None
+
+    def breakable_in(self, rule, scopes):
+        return len({scopes[op] for op in rule["operands"]}) == 1
+
+    def later_self(self, rule):
+        a, b = rule["operands"]
+        return a if a == b and rule.get("lag", [0, 0])[0] >= 1 else None
+
+    def meeting(self, rule):
+        """(a, b, lag, identical allowed): how the rule's iterations meet."""
+        lo, hi = rule.get("lag", [0, 0])
+        return rule["operands"][0], rule["operands"][1], (lo, hi), rule.get("allow") == "identical"
+
+    def pairing(self, rule, placing, ops, align):
+        """b on a's blocks (the same blocks in another order, or partly the same: `allow: identical`), or
+        b a lag of iterations on from a. Last: other ways to follow, tried where the drawn one breaks
+        another iteration rule (placement's settle)."""
+        a, b = rule["operands"]
+        if not (a in ops and b in ops) or a == b:
+            return None                                    # one operand with itself: see `spread`
+        p = placing
+        n = min(p.draft.count(a), p.draft.count(b))
+        lo, _ = rule.get("lag", [0, 0])
+        first_a, first_b = p.acc[a][0], p.acc[b][0]
+        rounds = min(first_a.count, first_b.count)
+        if rule.get("allow") == "identical" and lo == 0:
+            require(n >= 2)
+            k = p.pick.integer(1, n - 1, "overlap.shift")
+            reorder = p.pick.boolean("overlap.reorder")
+            last = max(rounds - 1, 0) * (first_a.step - first_b.step)     # meeting in the last iteration
+            ways = [(reorder, k, 0), (reorder, k, last)] + [(m, j, d) for m in (reorder, not reorder)
+                                                           for j in sorted({1, n - 1, n // 2}) for d in (0, last)]
+            ways = list(dict.fromkeys(ways))
+            return a, b, _same_blocks(n, *ways[0]), [_same_blocks(n, *w) for w in ways[1:]]
+        require(rounds - 1 - lo >= 0)
+        r = p.pick.integer(0, rounds - 1 - lo, "overlap.round")
+        rs = list(dict.fromkeys((r, 0, rounds - 1 - lo, (rounds - 1 - lo) // 2)))
+        follows = [_lagged(n, q * first_a.step - (q + lo) * first_b.step) for q in rs]
+        return a, b, follows[0], follows[1:]
+
+    def in_place(self, rule, placing, ops, probe):
+        """A legal call passing b in place of a, where the rule allows it (`allow: identical`): (a, b) or None."""
+        a, b = rule["operands"]
+        p = placing
+        if not (rule.get("allow") == "identical" and a != b and a in ops and b in ops
+                and p.draft.count(a) == p.draft.count(b)):
+            return None
+        if p.env.rulebook.matches(rule.when, probe(), p.env.spec) and p.pick.choice((False, False, True), f"{b}.in-place"):
+            return a, b
+        return None
+
+    def spread(self, rule, placing, op, offsets):
+        """Two entries of one list operand at the same place; at a lag of k >= 1 iterations, one k runs
+        of the other on (a step of 0: every entry meets its own later runs wherever it lies)."""
+        if rule["operands"] != [op, op]:
+            return None
+        p, runs, lag = placing, placing.acc[op][0], rule.get("lag", [0, 0])
+        require(len(offsets) >= 2)
+        i, j = p.pick.integer(0, len(offsets) - 1, "collide.first"), p.pick.integer(0, len(offsets) - 2, "collide.second")
+        j += j >= i
+        out = list(offsets)
+        lo, hi = lag[0], runs.count - 1 if lag[1] is None else min(lag[1], runs.count - 1)
+        if lo <= 0:
+            out[j] = out[i]
+        elif runs.step:
+            require(lo <= hi)
+            out[j] = out[i] + p.pick.integer(lo, hi, "collide.lag") * runs.step
+            require(out[j] >= 0 and out[j] not in offsets)      # on no entry's own place (that is lag 0)
+        return out
+
+
+def _same_blocks(n: int, reorder: bool, k: int, shift: int):
+    """b on a's blocks: the same blocks in another order (entry i on a's entry i + k), or partly the same
+    (b's lowest entry on a's k-th lowest, the rest as a's lie); `shift` bytes on (a and b meet in the
+    iteration where a's stride has gone that much further than b's)."""
+    if reorder:
+        return lambda offs: [offs[(i + k) % n] + shift for i in range(n)]
+
+    def partly(offs: list[int]) -> list[int]:
+        ordered = sorted(offs[:n])
+        return [o + ordered[k] - ordered[0] + shift for o in offs[:n]]
+    return partly
+
+
+def _lagged(n: int, shift: int):
+    """b `shift` bytes from a, entry for entry: b's iteration r + lag meets a's iteration r."""
+    return lambda offs: [o + shift for o in offs[:n]]
+
+
+def _first(fa, fb, lo: int, hi: int | None, same: bool, identical: bool) -> tuple[int, int, int] | None:
+    """first_meeting for the rule: an operand against itself leaves out an entry's own run in the same
+    iteration only (at a lag >= 1 entry i meets its own later iterations: a stride 0)."""
+    if not same or lo > 0 or hi == 0:
+        return first_meeting(fa, fb, (lo, hi), distinct=same and lo == 0, identical=identical)
+    found = [f for f in (first_meeting(fa, fb, (0, 0), distinct=True, identical=identical),
+                         first_meeting(fa, fb, (1, hi), identical=identical)) if f is not None]
+    return min(found, default=None)

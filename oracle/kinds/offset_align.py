@@ -1,0 +1,40 @@
+"""offset_align: every element an offset-addressed operand touches starts at a multiple of its width."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import RuleKind, require
+
+
+class OffsetAlign(RuleKind):
+    name = "offset_align"
+    moves_bytes = True
+    needs_wide_elements = True
+
+    def check(self, rule, ctx):
+        width = ctx.units.get("element", 1)
+        for label, tensor, runs in ctx.entries(rule.fields["operand"]):
+            if runs is None or runs.empty:
+                continue
+            if _all_aligned(tensor.addr, runs.starts(), width):
+                continue
+            starts = tensor.addr + runs.starts()
+            odd = np.flatnonzero(starts % width)
+            if odd.size:
+                return (f"element {int(odd[0])} of {label} starts at byte {int(starts[odd[0]])}, "
+                        f"not a multiple of {width}")
+        return None
+
+    def break_offset(self, rule, values):
+        """An offset a few bytes off the element grid."""
+        v = values
+        if rule["operand"] != v.x_name:
+            return None
+        require(v.width > 1)
+        v.offsets[v.j] += int(v.rng.integers(1, v.width))
+        return "misaligned"
+
+
+def _all_aligned(addr: int, starts: np.ndarray, width: int) -> bool:
+    """addr + every start a multiple of a power-of-two width: one OR over the starts (False: look closer)."""
+    return not width & (width - 1) and not (addr | int(np.bitwise_or.reduce(starts))) & (width - 1)

@@ -1,0 +1,56 @@
+"""offset_unique: no two offsets (two entries of the offsets tensor) send their elements to one place."""
+from __future__ import annotations
+
+import numpy as np
+
+from oracle.footprint import Runs
+
+from .base import RuleKind
+
+
+class OffsetUnique(RuleKind):
+    name = "offset_unique"
+    moves_bytes = True
+    legal_edges = ("*=collide",)
+
+    def check(self, rule, ctx):
+        """One entry read for two elements is one offset, not two alike."""
+        for label, tensor, runs in ctx.entries(rule.fields["operand"]):
+            if runs is None or runs.empty or runs.count < 2:
+                continue
+            starts, element = np.asarray(runs.starts()), None
+            by = ctx.spec.operands[rule.fields["operand"]].get("addressed_by")
+            entries = ctx.accesses.get(by) if by else None
+            if entries is not None and entries.count == starts.size and not _distinct_runs(entries):
+                _, first = np.unique(np.asarray(entries.starts()), return_index=True)
+                if first.size < starts.size:        # an entry read more than once: its first element stands for it
+                    element = np.sort(first)
+                    starts = starts[element]
+            if starts.size < 2 or not _repeats_a_start(starts, (int(starts.min()), int(starts.max()) + 1)):
+                continue
+            order = np.argsort(starts, kind="stable")
+            same = np.flatnonzero(starts[order][1:] == starts[order][:-1])
+            i, j = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+            if element is not None:
+                i, j = int(element[i]), int(element[j])
+            return f"elements {i} and {j} of {label} are both sent to byte {tensor.addr + int(runs.starts()[i])}"
+        return None
+
+    def collides(self, rule, operand):
+        return rule.get("operand") == operand
+
+
+def _distinct_runs(runs: object) -> bool:
+    """Runs one after another, none over another (a count form's entries): no start repeats."""
+    return isinstance(runs, Runs) and runs.step >= runs.length > 0
+
+
+def _repeats_a_start(starts: np.ndarray, span: tuple[int, int]) -> bool:
+    """Do two of `starts` coincide? A mark per byte of the span where it is not much wider than the
+    starts are many (a UB-sized call: a hundredth of a sort's time), else a sort."""
+    lo, hi = span
+    if hi - lo <= 16 * starts.size + 4096:
+        seen = np.zeros(hi - lo, dtype=np.bool_)
+        seen[starts - lo] = True
+        return int(np.count_nonzero(seen)) < starts.size
+    return np.unique(starts).size < starts.size

@@ -1,0 +1,46 @@
+"""path: the data paths (source scope -> destination scope) each product allows."""
+from __future__ import annotations
+
+from .base import PASS, RuleKind
+
+
+class Path(RuleKind):
+    name = "path"
+    fast_rank = 6
+    dtype_free = True
+
+    def check(self, rule, ctx):
+        allowed = rule.fields["allowed"].get(ctx.call.product)
+        if allowed is None:      # the page says nothing of this product's paths; the product rule speaks for it
+            return None
+        path = f"{ctx.tensor(rule.fields['from']).scope}->{ctx.tensor(rule.fields['to']).scope}"
+        if path not in allowed:
+            return f"path {path} is not supported on {ctx.call.product} (supported: {', '.join(allowed)})"
+        return None
+
+    def fast_entries(self, rule, ctx):
+        allowed = rule.fields["allowed"].get(ctx.call.product)
+        if allowed is None:                 # the check leaves such a product to the product rule
+            return PASS
+        return [(rule.fields["from"], rule.fields["to"], frozenset(tuple(path.split("->")) for path in allowed))]
+
+    def fast_source(self, entries, src):
+        for a, b, pairs in entries:
+            if a not in src.scopes or b not in src.scopes:
+                src.fail_if(f"({src.tensor(a)}.scope, {src.tensor(b)}.scope) not in {src.literal(pairs)}")
+            elif (src.scopes[a], src.scopes[b]) not in pairs:
+                src.fail_if("True")
+
+    def edges(self, rule, sweep):
+        return {f"path={p}": [{"path": p}] for p in sweep.env.forbidden_paths()}
+
+    def reachable(self, rule, env):
+        return bool(env.forbidden_paths())
+
+    def path_tags(self, rule, path):
+        return [f"path={path}"]
+
+    def candidate_paths(self, rule, env, form):
+        """A path rule of some forms is broken by a call of those forms, on a path it does not allow."""
+        form = form if form is not None or not (rule.when or {}).get("forms") else rule.when["forms"][0]
+        return form, env.forbidden_paths(form)

@@ -1,0 +1,72 @@
+"""range: a parameter lies in [min, max] ("取值范围")."""
+from __future__ import annotations
+
+import math
+
+from .base import RuleKind, require
+
+
+class Range(RuleKind):
+    name = "range"
+    fast_rank = 1
+    legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
+
+    def check(self, rule, ctx):
+        name = rule.fields["param"]
+        value = ctx.call.param(name) if "." in name else ctx.call.args[name]
+        if isinstance(value, bool):                            # a bool parameter: 0 / 1
+            value = int(value)
+        elif not isinstance(value, int):
+            value = ctx.call.int_arg(name)                     # raises the format error
+        if not rule.fields["min"] <= value <= rule.fields["max"]:
+            return f"{rule.fields['param']}={value} is outside [{rule.fields['min']}, {rule.fields['max']}]"
+        return None
+
+    def fast_entries(self, rule, ctx):
+        name = rule.fields["param"]
+        return None if "." in name else [(name, rule.fields["min"], rule.fields["max"])]
+
+    def fast_source(self, entries, src):
+        for name, lo, hi in entries:
+            src.lines.append(f"    v = args[{name!r}]")
+            src.fail_if(f"type(v) is not int or not {src.literal(lo)} <= v <= {src.literal(hi)}")
+
+    def edges(self, rule, sweep):
+        """One past each end, where that is on the parameter's multiples (else it breaks a multiple
+        rule too) and a call fits its scopes with it."""
+        env, param, out = sweep.env, rule["param"], {}
+        for side, value in _past(rule):
+            plans = [{f"{param}.outside": value, "path": p, **sweep.shape_plan(f)}
+                     for f in sweep.forms(rule) for p in sweep.paths]
+            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple")     # of the element: some dtype is 1 byte
+                                 if r["param"] == param and r["of"] != "element"))
+            if value % step == 0 and sweep.range_fits(rule, value):
+                out[f"{param}={side}"] = plans
+        return out
+
+    def extra_plans(self, rule, sweep):
+        """One past an end with each other parameter at its top."""
+        env, paths, out = sweep.env, sweep.paths, []
+        for _, value in _past(rule):
+            for form in sweep.forms(rule):
+                names = [n for n in env.param_names(form)
+                         if env.spec.param_type(n, form) != "words" and n != rule["param"]]
+                for i, n in enumerate(names):
+                    out.append({f"{rule['param']}.outside": value, "form": form, "path": paths[i % len(paths)],
+                                n: "max", f"{n}.interval": "last", **sweep.shape_plan(form)})
+        return out
+
+    def forced_param(self, rule):
+        return rule["param"]
+
+    def outside(self, rule, pick, step, fits):
+        """A value past each end, on the multiples the parameter's multiple rules ask for, that fits."""
+        param = rule["param"]
+        outside = [v for v in ((rule["min"] - 1) // step * step, -(-(rule["max"] + 1) // step) * step) if fits(v)]
+        require(outside)
+        value = pick.choice(outside, f"{param}.outside")
+        return value, f"{param}={'below-min' if value < rule['min'] else 'above-max'}"
+
+
+def _past(rule) -> tuple:
+    return ("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)

@@ -1,0 +1,53 @@
+"""same_dtype: the operands (every entry of a list operand) have one data type."""
+from __future__ import annotations
+
+from .base import PASS, RuleKind, require
+from .tables import plain
+
+
+class SameDtype(RuleKind):
+    name = "same_dtype"
+    fast_rank = 4
+    entry_field = "operands"
+    dtype_free = True
+    draws_dtype_rule = True
+
+    def check(self, rule, ctx):
+        labelled = ctx.labelled
+        if len({t.dtype for name in rule.fields["operands"] for _, t in labelled[name]}) <= 1:
+            return None
+        dtypes = {label: t.dtype for name in rule.fields["operands"] for label, t in labelled[name]}
+        if len(set(dtypes.values())) > 1:
+            first = next(iter(dtypes.values()))
+            odd = next(k for k, v in dtypes.items() if v != first)
+            return f"dtypes differ: {next(iter(dtypes))}={first}, {odd}={dtypes[odd]}"
+        return None
+
+    def fast_entries(self, rule, ctx):
+        names = plain(rule, ctx, "operands")
+        return names and [(names[0], other) for other in names[1:]] or (PASS if names else None)
+
+    def fast_source(self, entries, src):
+        for a, b in entries:
+            src.fail_if(f"{src.tensor(a)}.dtype != {src.tensor(b)}.dtype")
+
+    def fast_listed(self, rule, ctx, names, listed, groups):
+        groups.append(names)
+        return True
+
+    def edges(self, rule, sweep):
+        env, other, out = sweep.env, rule["operands"][-1], {}
+        for form in sweep.forms(rule):
+            legal = env.legal_dtypes(form)
+            for d in legal:
+                out.setdefault(f"{other}={d}", []).extend(
+                    {"form": form, "dtype": base, "other-dtype": d} for base in legal if base != d)
+        return out
+
+    def retype(self, rule, pick, env, form, dtypes, tags):
+        """The last operand given another legal dtype than the rest."""
+        other = rule["operands"][-1]
+        alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]
+        require(alternatives)
+        dtypes[other] = pick.choice(alternatives, "other-dtype")
+        tags.append(f"{other}={dtypes[other]}")

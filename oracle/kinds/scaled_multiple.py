@@ -1,0 +1,20 @@
+"""scaled_multiple: a parameter times a factor is a multiple of another parameter (times the element width)."""
+from __future__ import annotations
+
+from .base import RuleKind
+
+
+class ScaledMultiple(RuleKind):
+    name = "scaled_multiple"
+    region_top_searched = True
+
+    def check(self, rule, ctx):
+        """An of_param of 0 divides nothing and is left to its own range rule."""
+        f = rule.fields
+        value, of = ctx.call.int_arg(f["param"]) * f["times"], ctx.call.int_arg(f["of_param"])
+        if f.get("of_bytes"):
+            of *= ctx.units.get("element", 1)
+        if of > 0 and value % of:
+            what = f" x {ctx.units.get('element', 1)} bytes" if f.get("of_bytes") else ""
+            return f"{f['param']} x {f['times']} = {value} is not a multiple of {f['of_param']}{what} = {of}"
+        return None
