@@ -122,16 +122,35 @@ def _products(data: Any, path: Path, schema: Mapping[str, Any] | None) -> dict[s
 
 
 def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mapping[str, int]) -> ApiSpec:
+    """One API's spec file, validated against `schema`, then checked for what the schema cannot say."""
     _validate(data, schema, path)
-    api, page = data["api"], data["page"]
 
     def fail(where: str, problem: str) -> None:
         raise SpecError(f"{path.name}: {where}: {problem}")
 
-    operands, params, editions = data["operands"], data["params"], data.get("editions", {})
-    if data["dtype_of"] not in operands:
+    if data["dtype_of"] not in data["operands"]:
         fail("dtype_of", f"{data['dtype_of']!r} is not an operand")
-    rules, seen = [], set()
+    seen: set[str] = set()              # the ids of rules, ambiguities and effects: one namespace per API
+    rules = _rules(data, dtypes, seen, fail)
+    ambiguities = _ambiguities(data, dtypes, seen, {r.id for r in rules}, fail)
+    _check_paths(data, fail)
+    effects = _effects(data, seen, fail)
+    return ApiSpec(data["api"], data["title"], data["page"], data["signature"], tuple(data.get("forms", ())),
+                   data["dtype_of"], data["operands"], data["params"], data.get("paths", {}), tuple(rules),
+                   tuple(ambiguities), path.name, data.get("units", {}), data.get("editions", {}), effects,
+                   data.get("cost", 1.0))
+
+
+# the fields of a rule that say what it is; every other field is the rule's own (Rule.fields)
+_RULE_META = frozenset({"id", "kind", "severity", "quote", "inferred", "when", "source", "note", "quote_reads",
+                        "editions"})
+
+
+def _rules(data: Any, dtypes: Mapping[str, int], seen: set[str], fail: Any) -> list[Rule]:
+    """The API's rules, each id its API's and unique, each name in it an operand, parameter or edition of
+    the API's; their ids are added to `seen`."""
+    api, editions = data["api"], data.get("editions", {})
+    rules = []
     for i, raw in enumerate(data["rules"]):
         rid = raw["id"]
         if not rid.startswith(api + "."):
@@ -139,57 +158,79 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
         if rid in seen:
             fail(f"rules[{i}].id", f"duplicate rule id {rid!r}")
         seen.add(rid)
-        _check_rule_fields(raw, f"rules[{i}]", api, operands, params, dtypes, fail)
-        _check_when(raw.get("when"), f"rules[{i}].when", params, fail)
-        meta = {"id", "kind", "severity", "quote", "inferred", "when", "source", "note", "quote_reads", "editions"}
+        _check_rule_fields(raw, f"rules[{i}]", api, data["operands"], data["params"], dtypes, fail)
+        _check_when(raw.get("when"), f"rules[{i}].when", data["params"], fail)
         inferred = raw.get("inferred", {})
         _check_editions(raw.get("editions", {}), f"rules[{i}].editions", editions, fail)
-        rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", page),
+        rules.append(Rule(rid, raw["kind"], raw["severity"], raw["quote"], raw.get("source", data["page"]),
                           Inferred((a, inferred[a]) for a in INFERRED_ASPECTS if a in inferred), raw.get("when"),
-                          {k: v for k, v in raw.items() if k not in meta}, raw.get("note"), raw.get("quote_reads"),
-                          raw.get("editions", {})))
-    ambiguities = []
+                          {k: v for k, v in raw.items() if k not in _RULE_META}, raw.get("note"),
+                          raw.get("quote_reads"), raw.get("editions", {})))
+    return rules
+
+
+def _check_new_id(where: str, rid: str, api: str, seen: set[str], fail: Any) -> None:
+    """An ambiguity's or effect's id: its API's, and no other rule's, ambiguity's or effect's; added to `seen`."""
+    if not rid.startswith(api + ".") or rid in seen:
+        fail(where, f"{rid!r} must start with {api + '.'!r} and be unique")
+    seen.add(rid)
+
+
+def _ambiguities(data: Any, dtypes: Mapping[str, int], seen: set[str], rule_ids: set[str],
+                 fail: Any) -> list[Ambiguity]:
+    """The API's ambiguities, each checked (_ambiguity); their ids are added to `seen`."""
+    out = []
     for i, raw in enumerate(data.get("ambiguities", [])):
-        if not raw["id"].startswith(api + ".") or raw["id"] in seen:
-            fail(f"ambiguities[{i}].id", f"{raw['id']!r} must start with {api + '.'!r} and be unique")
-        seen.add(raw["id"])
-        regions = raw["region"] if isinstance(raw["region"], list) else [raw["region"]]
-        for j, region in enumerate(regions):
-            where = f"ambiguities[{i}].region" + (f"[{j}]" if isinstance(raw["region"], list) else "")
-            _check_when(region, where, params, fail)
-        used = raw.get("used")
-        if used is not None and used >= len(raw["readings"]):
-            fail(f"ambiguities[{i}].used", f"there is no reading {used}")
-        checks = []
-        for j, check in enumerate(raw.get("check", [])):
-            _check_rule_fields(check, f"ambiguities[{i}].check[{j}]", api, operands, params, dtypes, fail)
-            checks.append(Rule(raw["id"], check["kind"], "undefined", raw["quote"], page,
-                               fields={k: v for k, v in check.items() if k != "kind"}))
-        for j, rule_id in enumerate(raw.get("overrides", [])):
-            if rule_id not in {r.id for r in rules}:
-                fail(f"ambiguities[{i}].overrides[{j}]", f"{rule_id!r} is not a rule of {api}")
-        readings = _readings(raw["readings"], f"ambiguities[{i}].readings", editions, fail)
-        settled = raw.get("settled", {})
-        _check_editions(settled, f"ambiguities[{i}].settled", editions, fail)
-        for name, how in settled.items():
-            if how["reading"] not in {r.id for r in readings}:
-                fail(f"ambiguities[{i}].settled.{name}.reading", f"{how['reading']!r} is not a reading of {raw['id']}")
-        ambiguities.append(Ambiguity(raw["id"], raw["question"], raw["quote"], readings,
-                                     raw["region"], raw.get("source", page), used, tuple(checks),
-                                     tuple(raw.get("overrides", ())), settled=settled))
+        _check_new_id(f"ambiguities[{i}].id", raw["id"], data["api"], seen, fail)
+        out.append(_ambiguity(data, raw, f"ambiguities[{i}]", dtypes, rule_ids, fail))
+    return out
+
+
+def _ambiguity(data: Any, raw: Mapping[str, Any], where: str, dtypes: Mapping[str, int], rule_ids: set[str],
+               fail: Any) -> Ambiguity:
+    """One ambiguity: its regions and checks name the API's parameters and operands, the reading it uses
+    and those it is settled by are its own, the rules it overrides are the API's."""
+    api, page, params, editions = data["api"], data["page"], data["params"], data.get("editions", {})
+    regions = raw["region"] if isinstance(raw["region"], list) else [raw["region"]]
+    for j, region in enumerate(regions):
+        at = f"{where}.region" + (f"[{j}]" if isinstance(raw["region"], list) else "")
+        _check_when(region, at, params, fail)
+    used = raw.get("used")
+    if used is not None and used >= len(raw["readings"]):
+        fail(f"{where}.used", f"there is no reading {used}")
+    checks = []
+    for j, check in enumerate(raw.get("check", [])):
+        _check_rule_fields(check, f"{where}.check[{j}]", api, data["operands"], params, dtypes, fail)
+        checks.append(Rule(raw["id"], check["kind"], "undefined", raw["quote"], page,
+                           fields={k: v for k, v in check.items() if k != "kind"}))
+    for j, rule_id in enumerate(raw.get("overrides", [])):
+        if rule_id not in rule_ids:
+            fail(f"{where}.overrides[{j}]", f"{rule_id!r} is not a rule of {api}")
+    readings = _readings(raw["readings"], f"{where}.readings", editions, fail)
+    settled = raw.get("settled", {})
+    _check_editions(settled, f"{where}.settled", editions, fail)
+    for name, how in settled.items():
+        if how["reading"] not in {r.id for r in readings}:
+            fail(f"{where}.settled.{name}.reading", f"{how['reading']!r} is not a reading of {raw['id']}")
+    return Ambiguity(raw["id"], raw["question"], raw["quote"], readings, raw["region"], raw.get("source", page),
+                     used, tuple(checks), tuple(raw.get("overrides", ())), settled=settled)
+
+
+def _check_paths(data: Any, fail: Any) -> None:
+    """The units of each of the API's paths are parameters of the API."""
     for name, p in data.get("paths", {}).items():
         for unit_param in p["units"]:
-            if unit_param not in params:
-                fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {api}")
+            if unit_param not in data["params"]:
+                fail(f"paths.{name}.units.{unit_param}", f"{unit_param!r} is not a parameter of {data['api']}")
+
+
+def _effects(data: Any, seen: set[str], fail: Any) -> tuple[dict[str, Any], ...]:
+    """The API's effects, each id its API's and unique, each `when` on its parameters; each with its source
+    (the API's page unless it names one)."""
     for i, raw in enumerate(data.get("effects", [])):
-        if not raw["id"].startswith(api + ".") or raw["id"] in seen:
-            fail(f"effects[{i}].id", f"{raw['id']!r} must start with {api + '.'!r} and be unique")
-        seen.add(raw["id"])
-        _check_when(raw.get("when"), f"effects[{i}].when", params, fail)
-    effects = tuple({**raw, "source": raw.get("source", page)} for raw in data.get("effects", []))
-    return ApiSpec(api, data["title"], page, data["signature"], tuple(data.get("forms", ())), data["dtype_of"],
-                   operands, params, data.get("paths", {}), tuple(rules), tuple(ambiguities), path.name,
-                   data.get("units", {}), editions, effects, data.get("cost", 1.0))
+        _check_new_id(f"effects[{i}].id", raw["id"], data["api"], seen, fail)
+        _check_when(raw.get("when"), f"effects[{i}].when", data["params"], fail)
+    return tuple({**raw, "source": raw.get("source", data["page"])} for raw in data.get("effects", []))
 
 
 def _check_editions(named: Mapping[str, Any], where: str, editions: Mapping[str, Any], fail: Any) -> None:

@@ -312,7 +312,7 @@ def test_a_program_that_stops_reading_costs_its_time_limit():
         with pytest.raises(BackendCrash, match=r"^the program did not read its request within 0.5 s \(it was killed\)"):
             backend.run(call, {"UB": np.zeros(64, dtype=np.uint8)})
         assert time.monotonic() - started < 5                   # not blocked in write() for good
-        assert backend._proc is None                            # killed; the next call starts a fresh one
+        assert backend.process_groups() == []                   # killed; the next call starts a fresh one
     finally:
         backend.close()
 
@@ -407,7 +407,7 @@ def test_sigkill_mid_run_leaves_nothing_in_dev_shm(tmp_path):
         from conformance.backends.exec_program import ExecBackend
         from oracle import Call
         backend = ExecBackend({HOSTILE + ' deaf'!r}, timeout=60)
-        print(backend.shm.path if backend.shm.path else "", backend._proc.pid, flush=True)
+        print(backend.shm.path if backend.shm.path else "", backend.process_groups()[0], flush=True)
         backend.run(Call("data_move", "ascend910b", {{}}), {{"UB": np.zeros(64, dtype=np.uint8)}})
     """)
     holder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT)

@@ -135,7 +135,7 @@ def _reap(pids: set[int]) -> None:
 
 def exit_code(proc: subprocess.Popen) -> int | None:
     """The program's exit status (negative: the signal that ended it) once it has exited, else None;
-    the process is left unreaped (see conformance/backends/exec_program.py, ExecBackend._kill)."""
+    the process is left unreaped (see conformance/backends/exec_process.py, ProgramProcess.kill)."""
     if proc.returncode is not None or not hasattr(os, "waitid"):
         return proc.poll()
     try:

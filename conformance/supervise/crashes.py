@@ -1,5 +1,5 @@
 """What is left of a cell whose worker died or was killed in a call: the call it was on (read from its
-in-flight slot) as a CRASH record, and how the process ended."""
+in-flight slot) as a CRASH record, in the cell's result, and how the process ended."""
 from __future__ import annotations
 
 import signal
@@ -8,6 +8,7 @@ from typing import Any
 from oracle.spec import default_rulebook
 
 from conformance.generate.cells import Cell
+from conformance.judge.cell_result import CellResult
 
 
 def exit_text(code: int | None) -> str:
@@ -42,3 +43,24 @@ def crash_record(cell: Cell, flight: dict[str, Any] | None, message: str, verdic
     if kept:
         record["readings"] = kept
     return record
+
+
+def in_flight_crash(cell: Cell, flight: Any, how: str, against: str | None = None,
+                    readings: dict[str, str] | None = None) -> dict[str, Any]:
+    """The failure record of the call a lost worker was in (`flight`: its slot's in_flight(), a call or one
+    too large to record; `how`: how the worker ended): a CRASH, or a DIVERGE where the call was to the
+    backend held against the one under test (`against`: that backend's name)."""
+    where = "" if len(flight.calls) <= 1 else f" (the first of a batch of {len(flight.calls)} calls)"
+    message = f"{how} (during this call{where})"
+    if against is not None:             # the backend it is held against died: the two part there
+        message = f"{against}, held against: {message}"
+    return crash_record(cell, flight.calls[0] if flight.calls else None, message,
+                        "DIVERGE" if against is not None else "CRASH", readings)
+
+
+def attach_failure(result: CellResult, record: dict[str, Any]) -> None:
+    """A failure record in its cell's result: as its divergence (a DIVERGE) or its failure."""
+    if record["verdict"] == "DIVERGE":
+        result.divergence = record
+    else:
+        result.failure = record

@@ -37,9 +37,8 @@ from conformance.backends.contract import BackendLoadError
 from conformance.backends.processes import end_descendants, out_of_reach
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
-from conformance.judge.verdicts import Verdict
 from conformance.supervise import messages
-from conformance.supervise.crashes import crash_record, exit_text
+from conformance.supervise.crashes import attach_failure, exit_text, in_flight_crash
 from conformance.supervise.tasks import DEFAULT_TIMEOUT, Isolation, Replay, Stop, Task
 from conformance.supervise.worker import shared, worker_main
 
@@ -236,21 +235,15 @@ class Supervisor:
         return done
 
     def _messages(self, w: _Worker) -> list[dict[str, Any]]:
+        """What the worker said since the last look, each message acted on by its kind's handler
+        (_ON_MESSAGE): the results of the tasks it finished. A worker that sends anything unreadable is killed."""
         done = []
         try:
             while w.conn.poll():
                 kind, body = messages.decode(w.conn.recv_bytes(messages.MAX_BYTES))
-                if kind == "done" and w.task is not None:
-                    done.append(body)
-                    w.task, w.found = None, None
-                elif kind == "found":
-                    w.found = body
-                elif kind == "ready":
-                    w.ready = True
-                    self._load_failures = 0
-                    self.described = self.described or body
-                elif kind == "load_error":
-                    self.load_error = self.load_error or body
+                result = self._ON_MESSAGE[kind](self, w, body)
+                if result is not None:
+                    done.append(result)
         except EOFError:                # gone
             pass
         except (OSError, messages.Unreadable):  # garbage, or a message past MAX_BYTES: not to be trusted
@@ -258,6 +251,32 @@ class Supervisor:
                 w.lost = w.lost or "sent something unreadable to the kit"
                 self._kill(w)
         return done
+
+    # ------------------------------------------------- messages: one handler per kind (messages.KINDS)
+
+    def _on_ready(self, w: _Worker, described: dict[str, Any]) -> None:
+        """The worker loaded the backend: it takes tasks; the first to load describes the backend."""
+        w.ready = True
+        self._load_failures = 0
+        self.described = self.described or described
+
+    def _on_load_error(self, w: _Worker, reason: str) -> None:
+        """The worker could not load the backend: the first reason is the run's."""
+        self.load_error = self.load_error or reason
+
+    def _on_found(self, w: _Worker, record: dict[str, Any]) -> None:
+        """The worker's cell failed (or diverged): its record, kept should the worker be lost before done."""
+        w.found = record
+
+    def _on_done(self, w: _Worker, result: dict[str, Any]) -> dict[str, Any] | None:
+        """The worker finished its task: its result, and the worker free (a result for no task is ignored)."""
+        if w.task is None:
+            return None
+        w.task, w.found = None, None
+        return result
+
+    _ON_MESSAGE: dict[str, Callable[[Supervisor, _Worker, Any], dict[str, Any] | None]] = {
+        "ready": _on_ready, "load_error": _on_load_error, "found": _on_found, "done": _on_done}
 
     def _watch(self, w: _Worker) -> None:
         """Kill a worker stuck past the time limit: in a backend call, or loading the backend."""
@@ -294,62 +313,61 @@ class Supervisor:
                 pass
 
     def _lost(self, w: _Worker) -> list[dict[str, Any]]:
-        """A worker is gone: its cell's result (the call in flight is a CRASH), and a worker in its place."""
+        """A worker is gone: its task's result (the call in flight is a CRASH), and a worker in its place."""
         self._kill(w)                   # reap it, and the programs its backend started
         self._workers.remove(w)
         w.conn.close()
         how = w.lost or f"the worker running the backend {exit_text(w.proc.exitcode)}"
-        done = []
         if not w.ready:
             self._load_failures += 1
             if not self.load_error:
                 self.load_error = f"backend {self.backend_spec!r}: loading it failed: {how}"
-        task = w.task
-        if isinstance(task, Replay):
-            flight = w.slot.in_flight()
-            done.append(task.lost(how if flight is not None else f"{how}, outside the backend call",
-                                  self.against is not None and flight is not None and flight.which == 1))
-        elif task is not None:
-            flight = w.slot.in_flight()
-            counts = w.slot.verdict_counts()
-            agreement = {k: counts.pop(k) for k in ("AGREE", "DIVERGE") if k in counts}
-            result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement,
-                                seconds=round(time.monotonic() - w.handed, 3))
-            if flight is not None and (flight.calls or flight.too_large):
-                where = "" if len(flight.calls) <= 1 else f" (the first of a batch of {len(flight.calls)} calls)"
-                message = f"{how} (during this call{where})"
-                other = self.against is not None and flight.which == 1
-                if other:               # the backend it is held against died: the two part there
-                    message = f"{self.described.get('against', {}).get('name', 'B')}, held against: {message}"
-                kind = "DIVERGE" if other else Verdict.CRASH.value
-                if not flight.shrinking and w.found is None:
-                    tally = result.agreement if other else result.counts
-                    tally[kind] = tally.get(kind, 0) + 1
-                record = w.found or crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
-                                                  kind, self.described.get("readings"))
-                if record["verdict"] == "DIVERGE":
-                    result.divergence = record
-                else:
-                    result.failure = record
-            elif w.found is not None:
-                if w.found["verdict"] == "DIVERGE":
-                    result.divergence = w.found
-                else:
-                    result.failure = w.found
-            elif task.tries < RETRIES:
-                task.tries += 1
-                self.submit(task, first=True)
-                result = None
-            else:
-                result.status, result.error = "error", f"worker lost: {how}, outside any backend call"
+        done = []
+        if isinstance(w.task, Replay):
+            done.append(self._lost_replay(w, w.task, how))
+        elif w.task is not None:
+            result = self._lost_cell(w, w.task, how)
             if result is not None:
-                done.append(result.to_dict())
+                done.append(result)
         self.restarts += 1
         if self._load_failures < 3:
             self._spawn()
         elif not any(x.proc.is_alive() for x in self._workers):
             done += self._abandon(f"worker lost: the backend could not be loaded again ({self.load_error})")
         return done
+
+    def _lost_replay(self, w: _Worker, task: Replay, how: str) -> dict[str, Any]:
+        """The result of the replayed call a lost worker was on."""
+        flight = w.slot.in_flight()
+        return task.lost(how if flight is not None else f"{how}, outside the backend call",
+                         self.against is not None and flight is not None and flight.which == 1)
+
+    def _lost_cell(self, w: _Worker, task: Task, how: str) -> dict[str, Any] | None:
+        """The result of the cell a lost worker was on: the verdicts it counted, and as its failure the call
+        in flight (counted too, unless it was a shrinking call) or what it found before; lost outside any
+        call, the cell is queued once more (RETRIES), then an error; None while it is queued."""
+        flight = w.slot.in_flight()
+        counts = w.slot.verdict_counts()
+        agreement = {k: counts.pop(k) for k in ("AGREE", "DIVERGE") if k in counts}
+        result = CellResult(task.cell.to_dict(), counts=counts, agreement=agreement,
+                            seconds=round(time.monotonic() - w.handed, 3))
+        if flight is not None and (flight.calls or flight.too_large) and w.found is None:
+            against = (self.described.get("against", {}).get("name", "B")
+                       if self.against is not None and flight.which == 1 else None)
+            record = in_flight_crash(task.cell, flight, how, against, self.described.get("readings"))
+            if not flight.shrinking:
+                tally = result.agreement if against is not None else result.counts
+                tally[record["verdict"]] = tally.get(record["verdict"], 0) + 1
+            attach_failure(result, record)
+        elif w.found is not None:
+            attach_failure(result, w.found)
+        elif task.tries < RETRIES:
+            task.tries += 1
+            self.submit(task, first=True)
+            return None
+        else:
+            result.status, result.error = "error", f"worker lost: {how}, outside any backend call"
+        return result.to_dict()
 
     def _abandon(self, why: str) -> list[dict[str, Any]]:
         """No worker can be had any more: every queued cell is an error saying why."""

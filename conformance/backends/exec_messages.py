@@ -1,0 +1,79 @@
+"""The exec protocol's messages (docs/exec-protocol.md) as the kit writes and reads them: a request as one
+line of JSON, a line read back as a reply, and a program's hello checked for what it must say.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from oracle.quoting import quoted
+
+from conformance.backends.calling import backend_text
+from conformance.backends.contract import BackendCrash
+
+PROTOCOL = 1
+
+
+class RawJson(str):
+    """JSON text already made (a call's), put into a request as it is."""
+
+
+def request_line(message: dict[str, Any]) -> str:
+    """A request as one line of JSON; a value that is RawJson text goes in as that text."""
+    raw = {k: v for k, v in message.items() if isinstance(v, RawJson)}
+    if not raw:
+        return json.dumps(message, separators=(",", ":")) + "\n"
+    rest = json.dumps({k: v for k, v in message.items() if k not in raw}, separators=(",", ":"))
+    return rest[:-1] + "".join(f",{json.dumps(k)}:{v}" for k, v in raw.items()) + "}\n"
+
+
+def parse_reply(line: bytes) -> dict[str, Any] | None:
+    """A line from the program as a reply (a JSON object), or None where it is not one. Bytes that are not
+    UTF-8 and raw control characters in strings are tolerated."""
+    try:
+        reply = json.loads(line.decode("utf-8", "surrogateescape"), strict=False)
+    except (ValueError, RecursionError):
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+def brief(value: Any) -> str:
+    """A reply, or a value in one, quoted short enough for a crash message."""
+    return quoted(value, 200)
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What a program says of itself in its answer to hello."""
+
+    name: str
+    version: str
+    batch: bool                         # it takes batch requests
+    readings: dict[str, str]            # ambiguity id -> reading id
+    supports: dict[str, set[str]]       # api -> products ("*": every one)
+
+
+def read_hello(reply: dict[str, Any], hosted: str | None = None) -> Hello:
+    """The program's answer to hello, checked; BackendCrash where it refuses the handshake (a `hosted`
+    backend's own load error as it said it) or answers with anything but a well-formed hello."""
+    if reply.get("op") == "error":
+        said = backend_text(reply.get("message"))
+        if hosted is not None and said.startswith(f"backend {hosted!r}"):
+            raise BackendCrash(said)                # the hosted backend's own load error, as in process
+        raise BackendCrash(backend_text(f"refused the handshake: {said}"))
+    if reply.get("op") != "hello" or reply.get("protocol") != PROTOCOL:
+        raise BackendCrash(f"answered hello with {brief(reply)} (expected a hello of protocol {PROTOCOL})")
+    supports = reply.get("supports")
+    if not isinstance(reply.get("name"), str) or not isinstance(supports, dict) or not all(
+            isinstance(p, list) and all(isinstance(x, str) for x in p) for p in supports.values()):
+        raise BackendCrash(f"its hello needs a string 'name' and 'supports': api -> [product, ...]; "
+                           f"got {brief(reply)}")
+    readings = reply.get("readings", {})
+    if not isinstance(readings, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                 for k, v in readings.items()):
+        raise BackendCrash(f"its hello's 'readings' must map ambiguity ids to reading ids (strings); "
+                           f"got {brief(readings)}")
+    return Hello(backend_text(reply["name"]), backend_text(reply.get("version") or ""), reply.get("batch") is True,
+                 {backend_text(k): backend_text(v) for k, v in readings.items()},
+                 {api: set(products) for api, products in supports.items()})
