@@ -1,5 +1,6 @@
 """The packages import one way (docs/architecture.md): oracle <- conformance.generate <- .backends <- .judge
-<- .supervise <- .report <- .commands, with no import cycle anywhere and no module over 450 lines.
+<- .supervise <- .report <- .commands, with no import cycle anywhere, no module over 400 lines and no
+function over 60 (its docstring left out).
 
 The imports are read with ast, lazy ones inside functions included: a lazy import upwards is still an
 arrow upwards, it only hides it from the interpreter until the day it runs.
@@ -17,7 +18,8 @@ LAYERS = ["oracle", "conformance.generate", "conformance.backends", "conformance
 # the two modules of conformance/ itself: the public facade (DESIGN.md's `from conformance import Backend,
 # Rejected, load_backend`) over the backends layer, and `python -m conformance` over the commands
 TOP = {"conformance": "conformance.backends", "conformance.__main__": "conformance.commands"}
-MAX_LINES = 450
+MAX_LINES = 400
+MAX_FUNCTION_LINES = 60
 
 
 def _modules() -> dict[str, Path]:
@@ -139,6 +141,34 @@ def test_an_upward_import_is_seen(tmp_path):
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_no_module_is_over_450_lines(name):
+def test_no_module_is_over_400_lines(name):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{MODULES[name].relative_to(ROOT)} has {lines} lines (at most {MAX_LINES}): split it by job"
+
+
+def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str, int, int]]:
+    """(name, first line, lines) of each function of `source` longer than `limit` lines, from its `def`
+    to its last line, its docstring left out (a docstring explains; it does not make a hub)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines = node.end_lineno - node.lineno + 1
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                lines -= first.end_lineno - first.lineno + 1
+            if lines > limit:
+                out.append((node.name, node.lineno, lines))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_function_is_over_60_lines(name):
+    found = long_functions(MODULES[name].read_text(encoding="utf-8"))
+    assert not found, (f"{MODULES[name].relative_to(ROOT)}: " + ", ".join(f"{f} (line {at}) has {n} lines"
+                       for f, at, n in found) + f" (at most {MAX_FUNCTION_LINES}): give each phase a method")
+
+
+def test_a_long_function_is_seen():
+    body = "\n".join(f"    x{i} = {i}" for i in range(61))
+    assert long_functions(f'def hub():\n    """Why."""\n{body}\n') == [("hub", 1, 62)]
+    assert long_functions(f'def fine():\n    """Why."""\n' + "\n".join(f"    x{i} = {i}" for i in range(59)) + "\n") == []

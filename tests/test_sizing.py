@@ -1,6 +1,6 @@
 """The generator's sizing shortcuts give what the plain definitions give.
 
-_largest_fit guesses where each limit runs out (a secant step per limit) and finishes by galloping and
+largest_fit (conformance/generate/sizing.py) guesses where each limit runs out (a secant step per limit) and finishes by galloping and
 bisecting: whatever the guess, its answer is the largest value whose call fits, which a walk over every
 value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
 it equals, prints, pickles and round-trips as the write made from those ints.
@@ -14,11 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.generate import parameters
+from conformance.generate import draft as draft_module
+from conformance.generate import sizing
 from conformance.generate.environment import environment
 from oracle.kinds import Retry
 from conformance.generate.memory import MemoryRecipe, Write
-from conformance.generate.parameters import Draft, fits, starting_point
+from conformance.generate.draft import CallDraft
+from conformance.generate.parameters import starting_point
+from conformance.generate.sizing import fits
 from conformance.generate.picks import Picks
 from oracle.apis import offsets
 
@@ -47,7 +50,7 @@ FRAMES = [("data_move", "ascend910b", "float16", "GM->UB"), ("data_copy_nz2nd", 
 def _start(api: str, product: str, dtype: str, path: str | None):
     env = environment(api, product)
     form = env.spec.forms_or_default()[0]
-    draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path or (env.paths() or [None])[0]))
+    draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path or (env.paths() or [None])[0]))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
     try:
         return env, draft, starting_point(_Lowest(), env, draft, None)
@@ -63,7 +66,7 @@ def test_largest_fit_is_the_largest_value_that_fits(api, product, dtype, path):
         if ends is None:
             continue
         lo, hi = ends
-        top = parameters._largest_fit(env, draft, start.params, name, lo, hi, start.aligns)
+        top = sizing.largest_fit(env, draft, start.params, name, lo, hi, start.aligns)
         if top is None:
             assert not fits(env, draft, {**start.params, name: lo}, start.aligns)
             continue
@@ -109,7 +112,7 @@ def test_repeat_extents_are_the_arrays_ends(repeat: int, per: int, width: int, s
 
 @pytest.mark.parametrize("api, product", [("scatter", "ascend310b"), ("asc_gather", "ascend910b")])
 def test_extents_size_as_accesses_do(api: str, product: str) -> None:
-    """The generator's sizing (parameters.extents, closed form) reads of every operand of the drawn calls of
+    """The generator's sizing (draft_module.extents, closed form) reads of every operand of the drawn calls of
     every cell, ambiguity cells and their readings included, the end and bytes moved that accesses gives."""
     from conformance.generate.ambiguity import region
     from conformance.generate.cells import ambiguity_ids, cells
@@ -119,14 +122,14 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
         variant += bool(env.variants)
         for case in cell.draw(6, 3):
             call = case.call
-            draft = Draft(call.form, {op: call.tensor(op).dtype for op in env.spec.operands},
+            draft = CallDraft(call.form, {op: call.tensor(op).dtype for op in env.spec.operands},
                           {op: call.tensor(op).scope for op in env.spec.operands})
             params = {n: call.args[n] for n in env.spec.params if n in call.args}
             try:
-                plain = parameters.accesses(env, draft, params)
+                plain = draft_module.accesses(env, draft, params)
             except Retry:
                 continue
-            closed = parameters.extents(env, draft, params)
+            closed = draft_module.extents(env, draft, params)
             assert list(closed) == list(plain)
             assert {op: (r.end, r.nbytes) for op, r in closed.items()} == \
                 {op: (r.end, r.nbytes) for op, r in plain.items()}, (cell.id, call)

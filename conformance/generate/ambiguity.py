@@ -239,9 +239,11 @@ def _last(env: Env, form: str | None, name: str) -> int:
 def _fits_at(where: Region, target: Rule, choice: Mapping[str, Any], name: str, value: int, pick: Picks) -> bool:
     """Does a call of this layout fit its scopes with `name` at `value`, every other parameter at the
     start of its domain in the region? (The generator's own sizing.)"""
-    from conformance.generate.parameters import Draft, fits, starting_point
+    from conformance.generate.draft import CallDraft
+    from conformance.generate.parameters import starting_point
+    from conformance.generate.sizing import fits
     env = where.env
-    draft = Draft(choice["form"], env.operand_dtypes(choice["dtype"]), env.operand_scopes(choice["path"]))
+    draft = CallDraft(choice["form"], env.operand_dtypes(choice["dtype"]), env.operand_scopes(choice["path"]))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
     try:
         start = starting_point(pick, env, draft, target)

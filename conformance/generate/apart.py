@@ -3,7 +3,7 @@ ambiguity's check) of an operand against itself at a lag of one iteration or mor
 dst blocks written by two iterations: vec_trans_scatter.dst.repeat_overlap). The generators keep such an
 operand's iterations apart where the rule is not their target:
 
-- sizing (parameters._rooms_of): the entries take the room of `lanes`, not of a packed list;
+- sizing (sizing._spare_bytes_of): the entries take the room of `lanes`, not of a packed list;
 - parameters (draw_params): a step of 0 with several iterations meets itself wherever the entries lie:
   the first neighbouring value of a parameter that gives the operand a step is taken (`keep_apart`);
 - placement: a drawn layout whose iterations meet is laid out in `lanes` instead.

@@ -228,13 +228,15 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
     """Can a call with the rule's parameter at `value` (one past an end) fit its scopes, every other
     parameter at its start, on some form, dtype and path? (burst 65536 fits no UB: not reachable.)"""
     from oracle.kinds import Retry
-    from conformance.generate.parameters import Draft, fits, starting_point  # the generator's own sizing
+    from conformance.generate.draft import CallDraft  # the generator's own sizing
+    from conformance.generate.parameters import starting_point
+    from conformance.generate.sizing import fits
     for form in _forms(env, rule):
         for dtype in env.legal_dtypes(form):
             if rule.when and "dtypes" in rule.when and dtype not in rule.when["dtypes"]:
                 continue
             for path in _paths(env):
-                draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
+                draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
                 draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
                 try:
                     start = starting_point(Planned(_shape_plan(env, form), 0), env, draft, rule)

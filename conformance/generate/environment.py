@@ -87,7 +87,7 @@ class Frame:
     """What drawing a call needs that no pick changes: its form, dtypes, scopes and list counts fix the
     probe call, its units, each parameter's step and domain and each scope's alignment (Env.frame makes
     it once for all the calls that share them). The dicts below are filled as the drawing steps go.
-    Compared and hashed by identity: parameters.py keys what it remembers by frame."""
+    Compared and hashed by identity: sizing.py keys what it remembers by frame."""
 
     template: Call                                   # the probe call the index math is asked about
     math: Any                                        # the API's index-math module

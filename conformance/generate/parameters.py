@@ -2,233 +2,24 @@
 every operand fits the scope it was given, reaching each end of each range and the largest fit."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from oracle import Call
 from oracle.call import nest
 from oracle.kinds import Retry, kind_of, require
 from oracle.spec import Rule
 
-from conformance.generate.environment import MOVED_BYTES, Env, Frame, round_up, subtract
+from conformance.generate.apart import keep_apart
+from conformance.generate.draft import CallDraft, accesses, frame_of
+from conformance.generate.environment import Env, Frame, subtract
 from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
-from conformance.generate.apart import keep_apart, spread_end
+from conformance.generate.sizing import fits, largest_fit, moves_nothing
 from conformance.generate.steering import one_repeat, overriding, reaches_below
 
 
 @dataclass
-class Draft:
-    """The call being drawn."""
-
-    form: str | None
-    dtypes: dict[str, str]
-    scopes: dict[str, str]
-    params: dict[str, int] = field(default_factory=dict)
-    tags: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)    # entries of each list operand
-    spare: bool = False                      # leave one alignment unit per operand (to misalign one)
-    frame: Frame | None = None               # what its form, dtypes, scopes and counts fix (frame_of)
-    landing: dict[str, int] = field(default_factory=dict)   # bytes from its base an operand keeps (landing_room)
-
-    def count(self, op: str) -> int:
-        return self.counts.get(op, 1)
-
-    @property
-    def template(self) -> Call | None:
-        """The probe call the index math is asked about (once the draft has its frame)."""
-        return self.frame.template if self.frame is not None else None
-
-
-def frame_of(env: Env, draft: Draft) -> Frame:
-    """The draft's frame, shared by every draft of the same form, dtypes, scopes and counts."""
-    if draft.frame is None:
-        draft.frame = env.frame(draft.form, draft.dtypes, draft.scopes, draft.counts)
-    return draft.frame
-
-
-def landing_room(env: Env, draft: Draft, target: Rule | None) -> dict[str, int]:
-    """The bytes from its base each operand keeps to itself for the target's sake (RuleKind.landing_room)."""
-    return kind_of(target).landing_room(target, env, lambda: frame_of(env, draft).units["element"])
-
-
-def operand_end(draft: Draft, op: str, runs: Any) -> int:
-    """How far from its address an operand reaches: its footprint's end, or the end of its landing room."""
-    end = _end(runs)
-    if op in draft.landing:
-        end = max(end, runs.begin + draft.landing[op])
-    return end
-
-
-def accesses(env: Env, draft: Draft, params: Mapping[str, int], plain: bool = False) -> dict[str, Any]:
-    """The operands' footprints with `params`, each as far as any reading of an ambiguity reaches (`plain`:
-    as the oracle's check sees them, offset-addressed ones None)."""
-    frame = frame_of(env, draft)
-    math_ = frame.math
-    call = frame.template.replace(**(nest(params) if env.nested else params))
-    if plain:
-        return math_.accesses(call, frame.units)
-
-    def sized(units: Mapping[str, int]) -> dict[str, Any]:
-        acc = math_.accesses(call, units)
-        if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
-            acc.update(math_.nominal(call, units))
-        return acc
-    return _furthest(sized, frame)
-
-
-def extents(env: Env, draft: Draft, params: Mapping[str, int]) -> dict[str, Any]:
-    """accesses' ends and bytes moved, all that sizing reads: in closed form where the index math gives
-    them (`extents`: Scatter's and asc_gather's repeat forms would build their element arrays)."""
-    frame = frame_of(env, draft)
-    closed = getattr(frame.math, "extents", None)
-    if closed is None:
-        return accesses(env, draft, params)
-    call = frame.template.replace(**(nest(params) if env.nested else params))
-    return _furthest(lambda units: closed(call, units), frame)
-
-
-def _furthest(footprints: Any, frame: Frame) -> dict[str, Any]:
-    """`footprints(units)` by the frame's units, each operand's replaced by a reading's where that
-    reaches further (an ambiguity's call: the operands are sized for every reading)."""
-    acc = footprints(frame.units)
-    for units in frame.variant_units:
-        other = footprints(units)
-        acc = {op: other[op] if _end(other[op]) > _end(runs) else runs for op, runs in acc.items()}
-    return acc
-
-
-def _end(runs: Any) -> int:
-    return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
-
-
-def operand_ends(acc: Mapping[str, Any]) -> dict[str, int]:
-    """Per operand: one past the last byte one of its tensors touches, from its address (a list
-    operand: the furthest of its entries)."""
-    return {op: _end(runs) for op, runs in acc.items()}
-
-
-def entry_unit(runs: Any, align: int) -> int:
-    """How far apart the entries of a list operand sit at least: one entry's run (a block), aligned."""
-    length = max((r.length for r in set(runs)), default=0) if isinstance(runs, list) else 0
-    return round_up(max(length, 1), align)
-
-
-def scope_capacity(env: Env, draft: Draft, scope: str) -> int:
-    """The bytes of `scope` the generators use: less what an ambiguity reserves at its top for calls
-    like this one (vec_trans_scatter's 11 KB for 32-bit types)."""
-    frame = frame_of(env, draft)
-    if scope in frame.capacities:           # the frame's dtypes and scopes are fixed: once per scope
-        return frame.capacities[scope]
-    cap = env.capacity(scope)
-    for amb in env.spec.ambiguities:
-        reserves = [kind_of(t).reserved(t) for t in amb.checks if draft.scopes.get(t.get("operand")) == scope]
-        reserves = [r for r in reserves if r is not None]
-        if reserves and any(env.rulebook.matches(r, frame.template, env.spec) for r in amb.regions):
-            cap = min(cap, env.capacity(scope) - max(reserves))
-    frame.capacities[scope] = cap
-    return cap
-
-
-def _key(params: Mapping[str, Any]) -> tuple:
-    """The parameters as a key; mask words (lists) as tuples."""
-    key = tuple(params.items())
-    try:
-        hash(key)
-    except TypeError:
-        key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
-    return key
-
-
-# Results worked out already, by (frame, what, parameters): the calls of a frame share the parameters drawn
-# first (the largest fit of the first one drawn is the same for all of them), and Hypothesis replays what
-# and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
-_REMEMBERED: dict[tuple, Any] = {}
-REMEMBERED_MAX = 1 << 15
-
-
-def _remember(key: tuple, value: Any) -> None:
-    if len(_REMEMBERED) >= REMEMBERED_MAX:
-        _REMEMBERED.clear()
-    _REMEMBERED[key] = value
-
-
-def _rooms(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
-    """Bytes to spare under each limit of the call (see _rooms_of), remembered where `aligns` are the
-    frame's own."""
-    frame = frame_of(env, draft)
-    if aligns is not frame.aligns:
-        return _rooms_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), _key(params))
-    rooms = _REMEMBERED.get(key)
-    if rooms is None:
-        rooms = _rooms_of(env, draft, params, aligns)
-        _remember(key, rooms)
-    return rooms
-
-
-def _rooms_of(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
-    """Bytes to spare (negative: over) under each limit: first the bytes one run may move (MOVED_BYTES),
-    then each scope's capacity in the order of the operands. Each operand is rounded to its scope's
-    alignment (plus one spare unit when an align rule is to be broken: room to misalign it); the entries
-    of a list operand sit one entry's run apart at least."""
-    moved = 0                           # bytes moved (never negative): the most any run of an operand moves
-    used: dict[str, int] = {}
-    for op, runs in extents(env, draft, params).items():
-        if isinstance(runs, list):
-            moved = max(moved, max((r.nbytes for r in set(runs)), default=0))
-        else:
-            moved = max(moved, runs.nbytes)
-        scope = draft.scopes[op]
-        align = aligns[scope]
-        end = operand_end(draft, op, runs)
-        count = draft.counts.get(op, 1)
-        if count != 1:                  # entries an entry's run apart (or in lanes: apart.py)
-            end = spread_end(env, op, runs, count, entry_unit(runs, align), end)
-        used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
-    return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
-
-
-def fits(env: Env, draft: Draft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
-    """Does every operand fit its scope, and no run move more than MOVED_BYTES (overlapping rows can
-    move far more than their footprint holds)?"""
-    return min(_rooms(env, draft, params, aligns)) >= 0
-
-
-def _largest_fit(env: Env, draft: Draft, params: dict[str, int], name: str, lo: int, hi: int,
-                 aligns: Mapping[str, int]) -> int | None:
-    """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
-
-    The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
-    room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
-    rounding to an alignment can leave it short: a gallop up and a bisection finish."""
-    def fits_at(v: int) -> bool:
-        return min(_rooms(env, draft, {**params, name: v}, aligns)) >= 0
-    rooms_hi = _rooms(env, draft, {**params, name: hi}, aligns)
-    if min(rooms_hi) >= 0:
-        return hi
-    rooms_lo = _rooms(env, draft, {**params, name: lo}, aligns) if lo != hi else rooms_hi
-    if min(rooms_lo) < 0:
-        return None
-    # where each limit that hi breaks runs out (a >= 0 > b: in [lo, hi - 1]); the first of them binds
-    guess = min(lo + a * (hi - lo) // (a - b) for a, b in zip(rooms_lo, rooms_hi) if b < 0)
-    if fits_at(guess):
-        if not fits_at(guess + 1):
-            return guess
-        lo, step = guess + 1, 1         # rounding made it fit further: gallop up, then bisect
-        while lo + step < hi and fits_at(lo + step):
-            lo, step = lo + step, step * 2
-        hi = min(hi, lo + step)
-    else:
-        hi = guess
-    while hi - lo > 1:          # fits_at(lo), not fits_at(hi)
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits_at(mid) else (lo, mid)
-    return lo
-
-
-@dataclass
-class Start:
+class StartingPoint:
     """Where the drawing of a call's parameters starts: each at the bottom of its domain."""
 
     names: list[str]                                 # the parameters drawn (not the mask words)
@@ -256,7 +47,7 @@ def _domains_and_ends(env: Env, frame: Frame, target: Rule | None) -> tuple[dict
     return domains, ends
 
 
-def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> Start:
+def starting_point(pick: Picks, env: Env, draft: CallDraft, target: Rule | None) -> StartingPoint:
     frame = frame_of(env, draft)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
@@ -267,11 +58,11 @@ def starting_point(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> 
     empties: set[str] = set()
     for n in names:     # a count at 0 (ndNum, repeatTimes) empties every footprint and would let the
         lo = params[n]  # parameters drawn before it grow without bound: size them against 1 instead
-        if lo == 0 and any(a <= 1 <= b for a, b in domains[n]) and _moves_nothing(env, draft, params):
-            if not _moves_nothing(env, draft, {**params, n: 1}):
+        if lo == 0 and any(a <= 1 <= b for a, b in domains[n]) and moves_nothing(env, draft, params):
+            if not moves_nothing(env, draft, {**params, n: 1}):
                 params[n] = 1
                 empties.add(n)
-    return Start(names, domains, ends, aligns, params, empties)
+    return StartingPoint(names, domains, ends, aligns, params, empties)
 
 
 def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Picks
@@ -282,7 +73,7 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
     that would empty every footprint is 1, and a parameter that would put the call in an ambiguity region
     with this one at its top is just outside it. `pick` answers the mask words (they size footprints).
     Empty when no call starts here."""
-    draft = Draft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
+    draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
     try:
         start = starting_point(pick, env, draft, None)
@@ -294,86 +85,123 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
         if ends is None:
             continue
         params = dict(start.params)
-        top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
         if top is not None:
             moved = {**params, n: top}
             _stay_out(env, draft, moved, None, start.domains, keep=n)
             if moved != {**params, n: top}:
                 params = {**moved, n: params[n]}
-                top = _largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+                top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
         lows = {m: d[0][0] for m, d in start.domains.items() if d}
         adjust = {m: v for m, v in params.items() if m != n and m in lows and v != lows[m]}
         out[n] = (ends[0], ends[1], None if top is None else top // step * step, adjust)
     return out
 
 
-def draw_params(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> None:
-    start = starting_point(pick, env, draft, target)
-    names, domains, ends, aligns = start.names, start.domains, start.ends, start.aligns
-    params, empties = start.params, start.empties
-    kind = kind_of(target)
-    forced = kind.forced_param(target)
-    pushed_down = False
-    moving = kind.moves_bytes           # a call that moves nothing breaks none of its rules
-    fit_top: dict[str, int] = {}        # the largest value that fitted, where one was searched for
-    if forced is not None:
-        params[forced], tag = kind.outside(target, pick, draft.frame.steps.get(forced, 1),
-                                           lambda v: fits(env, draft, {**params, forced: v}, aligns))
-        draft.tags.append(tag)
-    for n in rotated(pick, names):
-        if n == forced:
-            continue
-        step = draft.frame.steps[n]
-        if step > 1:                # drawn as a count of `step`s, so that every value is a multiple
-            scaled = [(-(-lo // step), hi // step) for lo, hi in domains[n] if -(-lo // step) <= hi // step]
-            require(scaled)
-            lo, hi = pick.choice(scaled, f"{n}.interval")
-            top = _largest_fit(env, draft, params, n, lo * step, hi * step, aligns)
-            require(top is not None and top >= lo * step)
-            value, where = pick_between(pick, lo, top // step, n)
-            params[n] = value * step
-            fit_top[n] = top // step * step
-            off = kind.off_step(target, pick, n, value * step, step)
-            if off is not None:
-                params[n] = off
-                draft.tags.append(f"{n}=off-multiple")
-                fit_top.pop(n)
-            continue
-        lo, hi = pick.choice(domains[n], f"{n}.interval")
-        if moving and n in empties and hi >= 1:
-            lo = max(lo, 1)
+def draw_params(pick: Picks, env: Env, draft: CallDraft, target: Rule | None) -> None:
+    """Step three: draft.params drawn (ParameterDraw)."""
+    ParameterDraw(pick, env, draft, target).draw()
+
+
+class ParameterDraw:
+    """The parameters of one call being drawn: from their starting point, the target's forced one first
+    (a range rule's: outside its range), then each other in a drawn order, up to the largest value that
+    still fits (`fit_top`), then steered out of the ambiguity regions and apart from rules the target
+    should not break with it, and tagged with the edges they reached."""
+
+    def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
+        self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
+        self.start = starting_point(pick, env, draft, target)
+        self.params = self.start.params
+        self.forced = self.kind.forced_param(target)
+        self.fit_top: dict[str, int] = {}       # the largest value that fitted, where one was searched for
+
+    def fits(self, params: Mapping[str, Any]) -> bool:
+        return fits(self.env, self.draft, params, self.start.aligns)
+
+    def draw(self) -> None:
+        params, forced, draft = self.params, self.forced, self.draft
+        if forced is not None:
+            params[forced], tag = self.kind.outside(self.target, self.pick, draft.frame.steps.get(forced, 1),
+                                                    lambda v: self.fits({**params, forced: v}))
+            draft.tags.append(tag)
+        pushed_down = False
+        for n in rotated(self.pick, self.start.names):
+            if n == forced:
+                continue
+            if draft.frame.steps[n] > 1:
+                self.stepped(n, draft.frame.steps[n])
+            else:
+                pushed_down |= self.plain(n)
+        if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
+            require(not moves_nothing(self.env, draft, params))
+        self.steer()
+        self.tag_edges()
+        for n in self.start.names:
+            if self.env.spec.params[n].get("type") == "bool":
+                params[n] = bool(params[n])
+        draft.params = params
+
+    def stepped(self, n: str, step: int) -> None:
+        """A parameter drawn as a count of `step`s, so that every value is a multiple (or, to break a
+        multiple rule, moved off it)."""
+        pick, params = self.pick, self.params
+        scaled = [(-(-lo // step), hi // step) for lo, hi in self.start.domains[n] if -(-lo // step) <= hi // step]
+        require(scaled)
+        lo, hi = pick.choice(scaled, f"{n}.interval")
+        top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns)
+        require(top is not None and top >= lo * step)
+        value, _ = pick_between(pick, lo, top // step, n)
+        params[n] = value * step
+        self.fit_top[n] = top // step * step
+        off = self.kind.off_step(self.target, pick, n, value * step, step)
+        if off is not None:
+            params[n] = off
+            self.draft.tags.append(f"{n}=off-multiple")
+            self.fit_top.pop(n)
+
+    def plain(self, n: str) -> bool:
+        """A parameter drawn in one of its intervals: at its bottom, its largest fit or anywhere between.
+        True where it was pushed down to 0 for want of room."""
+        pick, params, empties = self.pick, self.params, self.start.empties
+        lo, hi = pick.choice(self.start.domains[n], f"{n}.interval")
+        if self.kind.moves_bytes and n in empties and hi >= 1:
+            lo = max(lo, 1)             # a call that moves nothing breaks none of the target's rules
         how = "min" if lo == hi else pick.how(n)
         if how == "min":                # the search for the largest fit is needed only above the minimum
-            require(fits(env, draft, {**params, n: lo}, aligns))
+            require(self.fits({**params, n: lo}))
             top = lo
         else:
-            top = _largest_fit(env, draft, params, n, lo, hi, aligns)
+            top = largest_fit(self.env, self.draft, params, n, lo, hi, self.start.aligns)
             require(top is not None)
         if n in empties and how != "min" and top >= 1:
             lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
-        params[n], where = pick_as(pick, how if top > lo else "min", lo, top, n)
+        params[n], _ = pick_as(pick, how if top > lo else "min", lo, top, n)
         if how != "min":
-            fit_top[n] = top
-        pushed_down |= how != "min" and top == lo == 0
-    if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
-        require(not _moves_nothing(env, draft, params))
-    if forced is not None:
-        one_repeat([n for n in draft.frame.names if draft.frame.steps[n] == 1], params, forced, domains,
-                   lambda p: reaches_below(env, accesses(env, draft, p)))
-    _stay_out(env, draft, params, forced, domains, aligns=aligns)
-    if target is not None:
-        _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, target))
-    keep_apart(env, draft, params, domains, forced, target, lambda p: accesses(env, draft, p),
-               lambda p: fits(env, draft, p, aligns))
-    for n in names:     # tags from the final values: each says one thing (see _edge_of)
-        if n != forced and ends[n] is not None:
-            where = _edge_of(params[n], ends[n], fit_top.get(n))
-            if where is not None:
-                draft.tags.append(f"{n}={where}")
-    for n in names:
-        if env.spec.params[n].get("type") == "bool":
-            params[n] = bool(params[n])
-    draft.params = params
+            self.fit_top[n] = top
+        return how != "min" and top == lo == 0
+
+    def steer(self) -> None:
+        """Away from what would break another rule with the target, and out of the ambiguity regions."""
+        env, draft, params, forced, domains = self.env, self.draft, self.params, self.forced, self.start.domains
+        aligns = self.start.aligns
+        if forced is not None:
+            one_repeat([n for n in draft.frame.names if draft.frame.steps[n] == 1], params, forced, domains,
+                       lambda p: reaches_below(env, accesses(env, draft, p)))
+        _stay_out(env, draft, params, forced, domains, aligns=aligns)
+        if self.target is not None:
+            _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, self.target))
+        keep_apart(env, draft, params, domains, forced, self.target, lambda p: accesses(env, draft, p),
+                   self.fits)
+
+    def tag_edges(self) -> None:
+        """Tags from the final values: each says one thing (see _edge_of)."""
+        for n in self.start.names:
+            ends = self.start.ends[n]
+            if n != self.forced and ends is not None:
+                where = _edge_of(self.params[n], ends, self.fit_top.get(n))
+                if where is not None:
+                    self.draft.tags.append(f"{n}={where}")
 
 
 def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | None:
@@ -397,16 +225,7 @@ def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | No
     return None
 
 
-def _moves_nothing(env: Env, draft: Draft, params: Mapping[str, Any]) -> bool:
-    """Does every operand's footprint come out empty (remembered, as rooms are)?"""
-    key = (frame_of(env, draft), "empty", _key(params))
-    if key not in _REMEMBERED:
-        _remember(key, all(r.empty for rs in accesses(env, draft, params).values()
-                           for r in (rs if isinstance(rs, list) else [rs]) if r is not None))
-    return _REMEMBERED[key]
-
-
-def _stay_out(env: Env, draft: Draft, params: dict[str, int], forced: str | None,
+def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | None,
               domains: Mapping[str, list[tuple[int, int]]], keep: str | None = None,
               aligns: Mapping[str, int] | None = None, regions: list | None = None) -> None:
     """Move the call out of an ambiguity region of several parameters (one repeat *and* a non-zero

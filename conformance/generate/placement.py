@@ -21,7 +21,7 @@ from oracle.spec import Rule
 
 from conformance.generate.apart import apart_ops, lanes, meets_itself
 from conformance.generate.environment import GM_SPREAD, Env, round_up
-from conformance.generate.parameters import (Draft, accesses, entry_unit, frame_of, operand_end, operand_ends,
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_end, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
 from conformance.generate.values import offset_limit
@@ -62,7 +62,7 @@ class Placement:
     """The placing of one call's operands: their footprints, the addresses and sizes drawn so far, and
     what the target's kind reads and changes (`entry_to_break`, `runs`, `offset_limit`, ...)."""
 
-    def __init__(self, pick: Picks, env: Env, draft: Draft, target: Rule | None):
+    def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
         self.acc = accesses(env, draft, draft.params)
         self.ends = operand_ends(self.acc)
@@ -268,12 +268,12 @@ class ScopeLayout:
                 p.draft.tags.append(f"{self.scope}=top")
 
 
-def place(pick: Picks, env: Env, draft: Draft, target: Rule | None) -> dict[str, Any]:
+def place(pick: Picks, env: Env, draft: CallDraft, target: Rule | None) -> dict[str, Any]:
     """The operands' tensors: addresses and sizes in their scopes (Placement)."""
     return Placement(pick, env, draft, target).tensors()
 
 
-def settle(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], offsets: Mapping[str, list[int]],
+def settle(env: Env, draft: CallDraft, target: Rule | None, acc: Mapping[str, Any], offsets: Mapping[str, list[int]],
             pair: tuple[str, str, Follow, list[Follow | None]], fits: Callable[[Follow | None], bool]
             ) -> Follow | None:
     """The first way for b to follow a (the drawn one, then the others) after which the iteration rules
@@ -298,7 +298,7 @@ def settle(env: Env, draft: Draft, target: Rule | None, acc: Mapping[str, Any], 
     return first
 
 
-def _iteration_rules(env: Env, draft: Draft, a: str, b: str) -> list[tuple[str, str, str, tuple, bool]]:
+def _iteration_rules(env: Env, draft: CallDraft, a: str, b: str) -> list[tuple[str, str, str, tuple, bool]]:
     """(id, operands, lag, identical allowed) of the iteration_overlap rules between a and b that hold for
     the call, and of the checks of the ambiguities whose region it is in (less the rules they override)."""
     probe = draft.template.replace(**nest(draft.params))

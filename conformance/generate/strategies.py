@@ -28,7 +28,8 @@ from oracle.spec import Rule, Rulebook
 from conformance.generate.seal import seal
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.memory import MemoryRecipe, image_sizes
-from conformance.generate.parameters import Draft, accesses, draw_params, landing_room
+from conformance.generate.draft import CallDraft, accesses, landing_room
+from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
 from conformance.generate.values import draw_values
@@ -150,7 +151,7 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,
-          forms: tuple[str | None, ...]) -> tuple[Call, MemoryRecipe, Draft, Any, str]:
+          forms: tuple[str | None, ...]) -> tuple[Call, MemoryRecipe, CallDraft, Any, str]:
     """The five drawing steps: a call made to break `target` (None: legal), the memory recipe it runs
     on, its draft (tags), its context without memory (env's rulebook) and its JSON text. Not yet checked
     by the oracle."""
@@ -167,7 +168,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     dtypes = env.operand_dtypes(dtype)
     kind.retype(target, pick, env, form, dtypes, tags)
     scopes, scope_tags = _scopes_for(pick, env, form, dtypes, target)
-    draft = Draft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind.spare_operand(target) is not None)
+    draft = CallDraft(form, dtypes, scopes, tags=tags + scope_tags, spare=kind.spare_operand(target) is not None)
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
     draft.landing = landing_room(env, draft, target)
     kind.recount(target, pick, env, draft)
@@ -184,7 +185,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     return call, memory, draft, ctx, text
 
 
-def _self_overlaps_as_asked(env: Env, draft: Draft, target: Rule | None) -> bool:
+def _self_overlaps_as_asked(env: Env, draft: CallDraft, target: Rule | None) -> bool:
     """The self_overlap rules the drawn parameters alone decide (an operand that writes a byte twice
     wherever it is placed: data_copy_nz2nd's dst rows, dstDStride < dValue): a self_overlap target's
     operand does, no other rule's does. A call that fails this is given up before it is placed, not once

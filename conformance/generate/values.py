@@ -15,11 +15,11 @@ from oracle.spec import Rule
 
 from conformance.generate.environment import Env
 from conformance.generate.memory import Write
-from conformance.generate.parameters import Draft
+from conformance.generate.draft import CallDraft
 from conformance.generate.picks import Picks
 
 
-def draw_values(pick: Picks, env: Env, draft: Draft, call: Call, target: Rule | None) -> tuple[Write, ...]:
+def draw_values(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rule | None) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
     of the operand they address, on its element grid. Shapes: identity, reversed (the pages' example), a
     permutation, scattered, or one at the top of the allowed range; no two alike where two alike matter
@@ -41,7 +41,7 @@ class Offsets:
     land on from the addressed operand's base (`base`, `shift`, `width`), the slots inside the scope and
     the range (`slots`, `limit`), and the drawn values (`offsets`; `j`: the one a target moves)."""
 
-    def __init__(self, pick: Picks, env: Env, draft: Draft, call: Call, ctx: Context, target: Rule | None,
+    def __init__(self, pick: Picks, env: Env, draft: CallDraft, call: Call, ctx: Context, target: Rule | None,
                  v_name: str):
         self.pick, self.env, self.draft, self.call, self.ctx, self.target = pick, env, draft, call, ctx, target
         self.kind = kind_of(target)
