@@ -1,8 +1,10 @@
 """The example simulator in C (examples/c_sim) over the exec protocol: built with the system compiler
-by its Makefile, certified CONFORMANT by the kit on a product where both its apis exist, and its
-planted-bug variant caught. Skipped, saying why, where there is no C compiler or make."""
+by its Makefile, certified CONFORMANT by the kit (data_move and data_copy_nz2nd on a product where both
+exist; DataCopy and DataCopyPad on every product, every cell under the `ci` profile), and its planted-bug
+variant caught. Skipped, saying why, where there is no C compiler or make."""
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import subprocess
@@ -10,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from oracle import load_rulebook
 from test_cli import cli
 
 SOURCES = Path(__file__).resolve().parent.parent / "examples" / "c_sim"
@@ -38,6 +41,53 @@ def test_certified_conformant(built, tmp_path):
     assert results["verdict"] == "CONFORMANT" and results["backend"]["name"] == "c-sim"
     kinds = {c["cell"]["api"] for c in results["cells"] if c["status"] == "ran"}
     assert kinds == {"data_move", "data_copy_nz2nd"} and results["calls"] > 1000
+
+
+DATA_COPY_APIS = ("data_copy", "data_copy_pad")
+
+
+def test_data_copy_family_certified_on_every_product(built, tmp_path):
+    """DataCopy (both forms) and DataCopyPad (both forms) under the `ci` profile on all seven products: on
+    each product its spec supports every cell runs and passes (a call the spec leaves undefined aside), and
+    on the others every call is refused by the product rule."""
+    book = load_rulebook()
+    supported = {api: set(book.api(api).rule(f"{api}.product.supported")["products"]) for api in DATA_COPY_APIS}
+    products = [arg for p in book.products for arg in ("--product", p)]
+    apis = [arg for api in DATA_COPY_APIS for arg in ("--api", api)]
+    done = cli("certify", "--backend", f"exec:{built / 'c_sim'}", *products, *apis, "--profile", "ci",
+               "--bundle", "b", "-n", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    results = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert results["verdict"] == "CONFORMANT" and results["profile"] == "ci" and not results["failures"]
+    ran: dict[tuple[str, str], set[str]] = {}
+    for cell in results["cells"]:
+        c = cell["cell"]
+        assert cell["status"] == "ran" and cell["error"] is None, cell["id"]
+        # a legal or reject cell passes every call; an undefined cell (DataCopy's UB->UB overlap) has only
+        # calls the spec leaves open
+        want = {"UNDEFINED"} if c["kind"] == "undefined" else {"PASS"}
+        assert set(cell["counts"]) == want, (cell["id"], cell["counts"])
+        ran.setdefault((c["api"], c["product"]), set()).add(c["kind"])
+    for api in DATA_COPY_APIS:
+        forms = set(book.api(api).forms)
+        for product in book.products:
+            kinds = ran.get((api, product), set())
+            if product in supported[api]:
+                assert "legal" in kinds and "reject" in kinds, (api, product, kinds)
+                legal_forms = {c["cell"]["form"] for c in results["cells"]
+                               if c["cell"]["api"] == api and c["cell"]["product"] == product
+                               and c["cell"]["kind"] == "legal"}
+                assert legal_forms == forms, (api, product, legal_forms)
+            else:
+                cells = {c["cell"]["rule"] for c in results["cells"]
+                         if c["cell"]["api"] == api and c["cell"]["product"] == product}
+                assert cells == {f"{api}.product.supported"}, (api, product, cells)
+    # every call of a reject cell is refused naming the cell's rule (the evidence: `<call> refused:<rule>`)
+    with gzip.open(tmp_path / "b" / "evidence.jsonl.gz", "rt", encoding="utf-8") as f:
+        evidence = [json.loads(line) for line in f]
+    rejects = [e for e in evidence if "/reject/" in e["cell"]]
+    assert rejects and all(entry.split(" ", 1)[1] == f"refused:{e['cell'].rsplit('/', 1)[1]}"
+                           for e in rejects for entry in e["entries"])
 
 
 def test_refuses_an_api_its_product_lacks(built, tmp_path):

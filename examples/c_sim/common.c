@@ -1,4 +1,4 @@
-/* c-sim: the per-product tables, argument reading and the rule checks both APIs share. */
+/* c-sim: the per-product tables, argument reading and the rule checks the APIs share. */
 #include "sim.h"
 
 #include <stdarg.h>
@@ -95,6 +95,18 @@ int64_t tensor_bytes(const tensor *t)
     return sat_mul(t->numel, t->dtype->bytes);
 }
 
+int64_t runs_end(int64_t step, int64_t count, int64_t length)
+{
+    if (count <= 0 || length <= 0)
+        return 0;
+    return sat_add(sat_mul(step, count - 1), length);
+}
+
+int64_t round_up(int64_t value, int64_t unit)
+{
+    return (value + unit - 1) / unit * unit;
+}
+
 /* ---- arguments ------------------------------------------------------------------------------------- */
 
 int arg_int(outcome *o, const jvalue *obj, const char *where, const char *name, int64_t *out)
@@ -106,6 +118,27 @@ int arg_int(outcome *o, const jvalue *obj, const char *where, const char *name, 
     }
     *out = v->integer;       /* a literal past int64 is saturated: every range check refuses it */
     return 1;
+}
+
+int arg_bool(outcome *o, const jvalue *obj, const char *where, const char *name, int *out)
+{
+    const jvalue *v = json_get(obj, name);
+    if (v == NULL || v->type != J_BOOL) {
+        set_error(o, "%s.%s: expected true or false, got %s", where, name, json_type_name(v));
+        return 0;
+    }
+    *out = v->boolean;
+    return 1;
+}
+
+const jvalue *arg_object(outcome *o, const jvalue *args, const char *name, const char *what)
+{
+    const jvalue *v = json_get(args, name);
+    if (v == NULL || v->type != J_OBJECT) {
+        set_error(o, "call.args.%s: expected an object with the %s fields, got %s", name, what, json_type_name(v));
+        return NULL;
+    }
+    return v;
 }
 
 int arg_tensor(outcome *o, const jvalue *args, const char *name, tensor *t)

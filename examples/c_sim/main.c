@@ -1,8 +1,9 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates two data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
- * describe them: TIK data_move (data_move.c) and Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c).
+ * It simulates four data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c), Ascend C
+ * DataCopy GM <-> UB / UB -> UB (data_copy.c) and Ascend C DataCopyPad (data_copy_pad.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -156,8 +157,15 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         set_error(o, "call.product: unknown product '%s'", product->str);
         return;
     }
-    /* both APIs have a single form: form must be null */
-    if (form != NULL && form->type != J_NULL) {
+    int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad");
+    if (has_forms) {
+        /* DataCopy and DataCopyPad have several forms: form names the overload */
+        if (form == NULL || form->type != J_STRING || strlen(form->str) != form->len) {
+            set_error(o, "call.form: %s has several forms; form must name one", api->str);
+            return;
+        }
+    } else if (form != NULL && form->type != J_NULL) {
+        /* data_move and data_copy_nz2nd have a single form: form must be null */
         set_error(o, "call.form: %s has a single form; form must be null", api->str);
         return;
     }
@@ -165,6 +173,10 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_move(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_nz2nd"))
         api_data_copy_nz2nd(o, p, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "data_copy"))
+        api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "data_copy_pad"))
+        api_data_copy_pad(o, p, form->str, args, resolve_memory, (void *)memory);
     else
         set_error(o, "call.api: c-sim does not implement '%s'", api->str);
 }
@@ -262,7 +274,8 @@ int main(void)
                 jb_cstring(&out, SIM_NAME);
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
-                jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"]},\"batch\":true}");
+                jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
+                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);

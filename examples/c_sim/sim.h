@@ -53,6 +53,10 @@ void set_error(outcome *o, const char *fmt, ...) __attribute__((format(printf, 2
 /* Reading arguments (each returns 0 and sets an error outcome when the argument is malformed). */
 int arg_tensor(outcome *o, const jvalue *args, const char *name, tensor *t);
 int arg_int(outcome *o, const jvalue *obj, const char *where, const char *name, int64_t *out);
+int arg_bool(outcome *o, const jvalue *obj, const char *where, const char *name, int *out);
+/* A member that is an object of parameters (intriParams, repeatParams, ...): NULL and an error outcome
+ * when it is missing or not an object. */
+const jvalue *arg_object(outcome *o, const jvalue *args, const char *name, const char *what);
 
 /* ---- memory images --------------------------------------------------------------------------------- */
 typedef struct {
@@ -76,9 +80,13 @@ int rule_capacity(outcome *o, const char *rule, const char *label, const tensor 
 int64_t sat_add(int64_t a, int64_t b);   /* a + b, saturating (a, b >= 0) */
 int64_t sat_mul(int64_t a, int64_t b);   /* a * b, saturating (a, b >= 0) */
 int64_t tensor_bytes(const tensor *t);   /* numel * width, saturating */
+/* One past the last byte of `count` runs of `length` bytes, run k at k * step (step >= 0); 0 when the
+ * runs touch nothing (no run, or runs of no byte). */
+int64_t runs_end(int64_t step, int64_t count, int64_t length);
+int64_t round_up(int64_t value, int64_t unit);   /* value >= 0 rounded up to a multiple of unit */
 
 /* `count` runs of `length` bytes, run k at src + k * src_step, copied to dst + k * dst_step, in order
- * (memmove: a run that overlaps its own source is still copied whole). Shared by both APIs. */
+ * (memmove: a run that overlaps its own source is still copied whole). Shared by every API. */
 void copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src, int64_t src_step, int64_t count, int64_t length);
 
 /* ---- the APIs ------------------------------------------------------------------------------------- */
@@ -88,5 +96,11 @@ typedef int (*resolve_images)(void *ctx, outcome *o, images *m);
 
 void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+/* The APIs with several forms (call.form, a string): DataCopy `count` | `params`, DataCopyPad
+ * `gm_to_ub` | `ub_to_gm`. */
+void api_data_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
+                   void *ctx);
+void api_data_copy_pad(outcome *o, const product_info *p, const char *form, const jvalue *args,
+                       resolve_images resolve, void *ctx);
 
 #endif
