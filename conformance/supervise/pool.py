@@ -74,8 +74,9 @@ class Supervisor:
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, start_method: str | None = None,
                  readings: dict[str, str] | None = None, isolation: Isolation = Isolation(),
-                 edition: str | None = None):
+                 edition: str | None = None, *, specs: Callable[[], Any]):
         self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.specs = specs                          # what gives the run's rulebook, here and in every worker
         self.isolation = isolation
         if isolation.isolated:
             out_of_reach()
@@ -116,7 +117,8 @@ class Supervisor:
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
-                                       self.against, self.oracle, self.readings, self.isolation, self.edition))
+                                       self.against, self.oracle, self.readings, self.isolation, self.edition),
+                                 kwargs={"specs": self.specs})
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
         # itself; unfrozen after, this process collects its own objects again.
         # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
@@ -326,7 +328,7 @@ class Supervisor:
                     tally = result.agreement if other else result.counts
                     tally[kind] = tally.get(kind, 0) + 1
                 record = w.found or crash_record(task.cell, flight.calls[0] if flight.calls else None, message,
-                                                  kind, self.described.get("readings"))
+                                                  kind, self.described.get("readings"), rulebook=self.specs())
                 if record["verdict"] == "DIVERGE":
                     result.divergence = record
                 else:
