@@ -331,8 +331,9 @@ def report_figures(product: str) -> None:
         start = time.perf_counter()
         code = cli_main(["certify", "--backend", "oracle", "--product", product, "--bundle", tmp, "-n", "2"])
         wall = time.perf_counter() - start
-        results = load_results(Path(tmp) / "results.json")
-        again = best_of(lambda: write_outputs(load_results(Path(tmp) / "results.json"), Path(tmp) / "again"),
+        book = default_rulebook()
+        results = load_results(Path(tmp) / "results.json", book)
+        again = best_of(lambda: write_outputs(load_results(Path(tmp) / "results.json", book), Path(tmp) / "again", book),
                         repeat=3, number=1)
         page = (Path(tmp) / f"report-{product}.html").stat().st_size
     assert code == 0, f"the reference backend did not conform (exit {code})"
@@ -370,7 +371,7 @@ def _run_cost(mix, backend) -> float:
     for _ in range(3):
         start = time.perf_counter()
         for case in mix:
-            p = prepare(case.call, case.memory, images)
+            p = prepare(case.call, case.memory, images, default_rulebook())
             try:
                 backend.run(case.call, p.memory)
             except Exception:               # noqa: BLE001 - refusals are part of the mix
@@ -430,12 +431,12 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
     ci = profile("ci")
 
     def in_process() -> int:
-        return sum(sum(r.counts.values()) for r in run_cells(chosen, OracleBackend(), ci, 1))
+        return sum(sum(r.counts.values()) for r in run_cells(chosen, OracleBackend(), ci, 1, default_rulebook()))
 
     def supervised(workers: int) -> tuple[int, float]:
         """Calls, and the seconds of start-up (workers forked, backend loaded) within the figure."""
         began = time.perf_counter()
-        sup = Supervisor("oracle", workers)
+        sup = Supervisor("oracle", workers, specs=default_rulebook)
         sup.start()
         up = time.perf_counter() - began
         got: list[dict] = []
@@ -471,7 +472,7 @@ def out_of_reach_figures(product: str, rounds: int = 3) -> None:
     ci = profile("ci")
 
     def calls_per_s(chosen, isolated: bool) -> tuple[int, float]:
-        sup = Supervisor("oracle", 1, isolation=Isolation(isolated))
+        sup = Supervisor("oracle", 1, isolation=Isolation(isolated), specs=default_rulebook)
         sup.start()
         got: list[dict] = []
         began = time.perf_counter()
@@ -522,10 +523,10 @@ def evidence_figures(product: str, rounds: int = 3) -> None:
             for kept in (False, True):
                 began = time.perf_counter()
                 if kept:
-                    run_cells(chosen, OracleBackend(), ci, 1)
+                    run_cells(chosen, OracleBackend(), ci, 1, default_rulebook())
                 else:
                     with mock.patch.object(evidence, "note", lambda case, outcome: None):
-                        run_cells(chosen, OracleBackend(), ci, 1)
+                        run_cells(chosen, OracleBackend(), ci, 1, default_rulebook())
                 best[kept] = min(best[kept], time.perf_counter() - began)
         print(f"    {api:<18} {where:<11} without {best[False]:6.2f}s, with {best[True]:6.2f}s = "
               f"{(best[True] / best[False] - 1) * 100:+5.1f}%")
@@ -550,7 +551,7 @@ def differential_figures(product: str) -> None:
     served = f"exec:{sys.executable} -m conformance serve oracle"
 
     def rate(against: str | None) -> float:
-        sup = Supervisor("oracle", 1, against=against)
+        sup = Supervisor("oracle", 1, against=against, specs=default_rulebook)
         sup.start()
         got: list[dict] = []
         start = time.perf_counter()
@@ -594,11 +595,11 @@ def per_core(product: str) -> None:
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
         chosen = cells([where], [api])
-        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1)          # warm: imports, strategies, caches
+        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
         rate = 0.0
         for _ in range(3):                  # the best of three (the sandbox's figures wander)
             start = time.perf_counter()
-            results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
+            results = run_cells(chosen, OracleBackend(), profile("ci"), 1, default_rulebook())
             rate = max(rate, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
         factor = PER_CORE_TARGET.get(api, 750) / MAIN_PER_CORE[api]
         different = MAIN_SANDBOX[api] * (1 - MAIN_REPEATS[api])
@@ -682,7 +683,7 @@ def core_figures(product: str) -> None:
         return
     one, two = runs[1], runs[2]
     slower = sum(two["seconds"].values()) / sum(one["seconds"].values())
-    order = [t.cell.id for t in plan(cells([product]), profile("ci"), 1)]
+    order = [t.cell.id for t in plan(cells([product]), profile("ci"), 1, default_rulebook())]
     ran = [cid for cid in order if cid in one["seconds"]]
     slowed = {cid: one["seconds"][cid] * slower for cid in ran}
     fork = _fork_cost()
@@ -777,7 +778,7 @@ def shrink_figures(product: str) -> None:
     spent, shrunk = [], []
     for cell in chosen:
         began = time.perf_counter()
-        result = run_cell(cell, StrideOneMore(), quick, 3)
+        result = run_cell(cell, StrideOneMore(), quick, 3, rulebook=default_rulebook())
         if result.failure:
             spent.append(time.perf_counter() - began)
             shrunk.append(result.shrink_calls)
@@ -804,11 +805,11 @@ def per_api(product: str) -> None:
         listed = rulebook.api(api).rules_of("product")[0]["products"]
         where = product if product in listed else listed[0]
         chosen = cells([where], [api])
-        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1)          # warm: imports, strategies, caches
+        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
         best = 0.0
         for _ in range(2):
             start = time.perf_counter()
-            results = run_cells(chosen, OracleBackend(), profile("ci"), 1)
+            results = run_cells(chosen, OracleBackend(), profile("ci"), 1, default_rulebook())
             best = max(best, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
         rates[api] = best
         ratio = best / rates["data_move"]

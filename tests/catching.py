@@ -23,6 +23,7 @@ from conformance.judge.runner import run_cells
 from conformance.judge.verdicts import NONCONFORMING, judge
 from oracle import Call, check, verdict_class
 from oracle.rules import context
+from oracle.spec import default_rulebook
 
 CI = profile("ci")
 QUICK = profile("quick")
@@ -58,14 +59,14 @@ def select_cells(patterns: list[str]) -> list[Cell]:
 def run(backend: Any, patterns: list[str], seed: int, prof: Profile = CI) -> list[CellResult]:
     chosen = select_cells(patterns)
     assert chosen, f"no cell matches {patterns}"
-    return run_cells(chosen, backend, prof, seed)
+    return run_cells(chosen, backend, prof, seed, default_rulebook())
 
 
 def replay(failure: dict[str, Any], backend: Any) -> str:
     """The verdict `backend` gets on a recorded failure, from its plain-data form alone."""
     call = Call.from_dict(failure["call"])
     recipe = MemoryRecipe.from_dict(failure["memory"])
-    return judge(call, recipe, backend).verdict.value
+    return judge(call, recipe, backend, default_rulebook()).verdict.value
 
 
 def assert_caught(expect: Expect, seed: int, correct: Callable[[], Any] | None = None, min_cells: int = 1,

@@ -22,7 +22,7 @@ from conformance import OracleBackend
 from conformance.generate.cells import cells, select
 from conformance.judge.runner import run_cells
 from oracle import Call
-from oracle.spec import DEFAULT_SPEC_DIR
+from oracle.spec import DEFAULT_SPEC_DIR, default_rulebook
 
 RUN_SEED = 20240601
 API = "data_move"
@@ -203,7 +203,7 @@ def test_correct_simulator_conforms_where_the_bugs_are_looked_for() -> None:
 
 @pytest.mark.parametrize("product", _products())
 def test_reference_conforms(product: str) -> None:
-    results = run_cells(cells([product], [API]), OracleBackend(), CI, RUN_SEED)
+    results = run_cells(cells([product], [API]), OracleBackend(), CI, RUN_SEED, default_rulebook())
     assert results
     for r in results:
         assert r.status != "error", f"{r.id}: {r.error}"
@@ -221,7 +221,7 @@ def test_reproducer_is_minimal_in_every_legal_cell() -> None:
     legal/uint8 was reported at nburst 4095 and legal/int16 at 3071.)"""
     chosen = select(cells([P], [API]), [f"{API}/{P}/legal/*"])
     for run_seed in (0,):
-        for r in run_cells(chosen, bb.StrideHeadToHead(), CI, run_seed):
+        for r in run_cells(chosen, bb.StrideHeadToHead(), CI, run_seed, default_rulebook()):
             assert r.failure is not None and r.failure["verdict"] == "FAIL", r.id
             args = r.failure["call"]["args"]
             assert (args["nburst"], args["burst"], args["src_stride"], args["dst_stride"]) == (2, 1, 0, 0), (r.id, args)

@@ -8,6 +8,7 @@ import buggy_data_copy_backends as bd
 import buggy_data_copy_pad_backends as bp
 from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed, select_cells
 from conformance.judge.runner import run_cells
+from oracle.spec import default_rulebook
 
 API = "data_copy"
 A2 = "ascend910b"
@@ -65,7 +66,7 @@ def test_correct_simulator_and_reference_conform() -> None:
     a bug is run on, and the reject cells of ascend910b and ascend910."""
     backend = CheckedSim(bd.DataCopySim(), "data-copy-sim-checked-against-oracle")
     chosen = select_cells(sorted({p for e in BUGS for p in e.run}) + [f"{API}/{A2}/reject/*", f"{API}/{T}/reject/*"])
-    results = run_cells(chosen, backend, CI, 20240601)
+    results = run_cells(chosen, backend, CI, 20240601, default_rulebook())
     assert len(results) == len(chosen) >= 20
     assert_controls_conform(backend, results, CI, {"legal", "reject"})
 
@@ -74,6 +75,6 @@ def test_correct_pad_simulator_and_reference_conform() -> None:
     """The control for DataCopyPad: every cell a bug is run on and the reject cells of ascend910b."""
     backend = CheckedSim(bp.DataCopyPadSim(), "data-copy-pad-sim-checked-against-oracle")
     chosen = select_cells(sorted({p for e in PAD_BUGS for p in e.run}) + [f"{PAD}/{A2}/reject/*"])
-    results = run_cells(chosen, backend, CI, 20240601)
+    results = run_cells(chosen, backend, CI, 20240601, default_rulebook())
     assert len(results) == len(chosen) >= 20
     assert_controls_conform(backend, results, CI, {"legal", "reject"})

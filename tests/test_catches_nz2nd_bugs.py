@@ -33,6 +33,7 @@ from conformance.generate.memory import MemoryRecipe
 from conformance.judge.runner import run_cells
 from conformance.judge.verdicts import judge
 from oracle import Call, Tensor
+from oracle.spec import default_rulebook
 
 RUN_SEED = 20240601
 API = "data_copy_nz2nd"
@@ -305,7 +306,7 @@ def test_page_examples() -> None:
     call = Call(API, P, {"dst": dst, "src": src_t, "intriParams": figure})
     recipe = MemoryRecipe(7, {"UB": 256 << 10, "GM": 4096})
     for backend in (bn.Nz2NdSim(), OracleBackend()):
-        assert judge(call, recipe, backend).verdict.value == "PASS"
+        assert judge(call, recipe, backend, default_rulebook()).verdict.value == "PASS"
     ours, theirs = recipe.build(), recipe.build()
     bn.Nz2NdSim().run(call, ours)
     OracleBackend().run(call, theirs)
@@ -334,7 +335,7 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     backend = CheckedSim(bn.Nz2NdSim(), "nz2nd-sim-checked-against-oracle", same_rule=True)
     prof = CI if which == "bug-cells" else QUICK
     chosen = control_cells(CONTROLS, which)
-    results = run_cells(chosen, backend, prof, RUN_SEED)
+    results = run_cells(chosen, backend, prof, RUN_SEED, default_rulebook())
     assert len(results) == len(chosen) >= 15
     kinds = {"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"}
     assert_controls_conform(backend, results, prof, kinds)

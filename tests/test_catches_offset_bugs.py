@@ -33,6 +33,7 @@ from catching import (CI, QUICK, CheckedSim, Expect, assert_caught, assert_contr
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.runner import run_cells
 from oracle import Call
+from oracle.spec import default_rulebook
 
 RUN_SEED = 20240601
 S, G = "scatter", "asc_gather"
@@ -249,7 +250,7 @@ def test_correct_simulator_and_reference_conform(which: str) -> None:
     backend = CheckedSim(bo.OffsetSim(), "offset-sim-checked-against-oracle", same_rule=True)
     prof = CI if which == "bug-cells" else QUICK
     chosen = control_cells(CONTROLS, which)
-    results = run_cells(chosen, backend, prof, RUN_SEED)
+    results = run_cells(chosen, backend, prof, RUN_SEED, default_rulebook())
     assert len(results) == len(chosen) >= 15
     kinds = {"legal", "reject"} if which == "bug-cells" else {"legal", "reject", "undefined"}
     assert_controls_conform(backend, results, prof, kinds)

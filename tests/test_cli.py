@@ -17,6 +17,7 @@ from conformance.generate.cells import cells
 from conformance.generate.profiles import profile
 from conformance.judge.runner import run_cell
 from conformance.judge.verdicts import Verdict
+from oracle.spec import default_rulebook
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,7 +167,7 @@ def test_not_supported_is_not_a_failure(modules, monkeypatch):
     monkeypatch.syspath_prepend(str(modules))
     backend = load_backend("userbackends:Nothing")
     cell = cells(["ascend910b"], ["data_move"])[0]
-    result = run_cell(cell, backend, profile("quick"), 1)
+    result = run_cell(cell, backend, profile("quick"), 1, rulebook=default_rulebook())
     assert result.status == "not_supported" and result.conforms
     assert result.counts == {Verdict.NOT_SUPPORTED.value: 1}
 

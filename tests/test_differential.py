@@ -19,6 +19,7 @@ from conformance.generate.cells import cells, select
 from conformance.generate.profiles import profile
 from conformance.judge.runner import run_cells
 from oracle import Call, Tensor
+from oracle.spec import default_rulebook
 from conformance.generate.memory import MemoryRecipe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,9 +96,9 @@ def test_one_call_judged_twice(others, monkeypatch):
     monkeypatch.syspath_prepend(str(others))
     import others as o
     recipe = MemoryRecipe(7, {"UB": 196608})
-    same = judge_pair(overlapping_move(), recipe, OracleBackend(), OracleBackend())
+    same = judge_pair(overlapping_move(), recipe, OracleBackend(), OracleBackend(), rulebook=default_rulebook())
     assert same.verdict.value == "UNDEFINED" and same.agreement.verdict == AGREE and same.conforms
-    parted = judge_pair(overlapping_move(), recipe, o.LiveOverlap(), OracleBackend())
+    parted = judge_pair(overlapping_move(), recipe, o.LiveOverlap(), OracleBackend(), rulebook=default_rulebook())
     assert parted.verdict.value == "UNDEFINED" and parted.agreement.verdict == DIVERGE and not parted.conforms
     assert parted.key == DIVERGE
     # burst 0's bytes, which the live order reads after burst 1 wrote them: they differ where the image's
@@ -110,14 +111,14 @@ def test_one_call_judged_twice(others, monkeypatch):
                                                "src": Tensor("GM", 0, "int8", 4096 * 32),
                                                "dst": Tensor("UB", 0, "int8", 4096 * 32)})
     both = judge_pair(refused, MemoryRecipe(7, {"UB": 196608, "GM": 4096 * 32 + 256}), OracleBackend(),
-                      o.OneBurstTooFew())
+                      o.OneBurstTooFew(), rulebook=default_rulebook())
     assert both.agreement.verdict == DIVERGE and "refused" in both.agreement.message and "ran" in both.agreement.message
 
 
 def test_the_reference_agrees_with_itself_everywhere():
     chosen = select(cells(["ascend910b", "ascend310b"]), ["*/legal/*int8*", "*/undefined/*", "*/reject/*.range"])
     assert {c.kind for c in chosen} == {"legal", "reject", "undefined"}
-    results = run_cells(chosen, Pair(OracleBackend(), OracleBackend()), QUICK, 3)
+    results = run_cells(chosen, Pair(OracleBackend(), OracleBackend()), QUICK, 3, default_rulebook())
     assert all(r.divergence is None and r.failure is None for r in results)
     assert sum(r.agreement.get("AGREE", 0) for r in results) == sum(sum(r.counts.values()) for r in results) > 0
     assert not any(r.agreement.get("DIVERGE") for r in results)

@@ -159,7 +159,7 @@ def test_sweep_does_not_depend_on_the_seed(cell_id: str) -> None:
     streams = []
     for seed in SEEDS:
         backend = Recording()
-        result = run_cell(cell, backend, CI, seed)
+        result = run_cell(cell, backend, CI, seed, rulebook=default_rulebook())
         assert result.failure is None and result.sweep_calls == len(expected)
         assert backend.calls[:len(expected)] == expected
         assert result.edges["reachable"] == targets(cell) and result.edges["missed"] == []
@@ -245,7 +245,7 @@ def test_off_by_one_range_check_is_caught(cell_id: str, param: str, value: int, 
     where it refuses the legal edge value, MISSED_REJECT where it runs the value one past."""
     cell = _one(cell_id)
     for seed in SEEDS:
-        result = run_cell(cell, OffByOne(param, value, refuse), CI, seed)
+        result = run_cell(cell, OffByOne(param, value, refuse), CI, seed, rulebook=default_rulebook())
         assert result.failure is not None, f"{cell_id}: {tag} not caught with seed {seed} ({result.counts})"
         assert result.failure["verdict"] == ("FALSE_REJECT" if refuse else "MISSED_REJECT")
         assert int(_value(__import__("oracle").Call.from_dict(result.failure["call"]), param)) == value

@@ -90,23 +90,23 @@ def test_the_editions_and_what_2026_settles():
 
 
 def test_a_settled_reading_is_the_edition_s_and_a_contrary_one_is_refused():
-    declared = declare(OracleBackend(), "oracle", edition="2026")
+    declared = declare(OracleBackend(), "oracle", rulebook=BOOK, edition="2026")
     assert declared.readings == SETTLED_2026 and set(declared.by.values()) == {"edition 2026"}
     assert declared.rulebook.ambiguity("scatter.repeat.8bit").declared.id == "per_repeat_128"
-    same = declare(OracleBackend({"scatter.offset.duplicate": "undefined"}), "oracle", edition="2026")
+    same = declare(OracleBackend({"scatter.offset.duplicate": "undefined"}), "oracle", rulebook=BOOK, edition="2026")
     assert same.readings == SETTLED_2026
     with pytest.raises(BackendLoadError, match="backend declares scatter.offset.duplicate=one_survives, which the "
                                                "2026 edition of the pages settles on undefined"):
-        declare(OracleBackend({"scatter.offset.duplicate": "one_survives"}), "oracle", edition="2026")
+        declare(OracleBackend({"scatter.offset.duplicate": "one_survives"}), "oracle", rulebook=BOOK, edition="2026")
     with pytest.raises(BackendLoadError, match="command line declares scatter.repeat.8bit=per_repeat_256"):
-        declare(OracleBackend(), "oracle", {"scatter.repeat.8bit": "per_repeat_256"}, edition="2026")
-    free = declare(OracleBackend(), "oracle", {"scatter.count.zero": "nop"}, edition="2026")
+        declare(OracleBackend(), "oracle", {"scatter.repeat.8bit": "per_repeat_256"}, rulebook=BOOK, edition="2026")
+    free = declare(OracleBackend(), "oracle", {"scatter.count.zero": "nop"}, rulebook=BOOK, edition="2026")
     assert free.readings == {**SETTLED_2026, "scatter.count.zero": "nop"} and free.by["scatter.count.zero"] == "command line"
 
 
 def test_the_results_say_the_edition():
-    assert edition_described(None) == {"name": SEED, "pages": BOOK.edition_pages(SEED)}
-    assert edition_described("2026")["pages"]["data_copy_nz2nd"].endswith("UBToGM随路转换NZ2ND搬运(DataCopy).md")
+    assert edition_described(None, BOOK) == {"name": SEED, "pages": BOOK.edition_pages(SEED)}
+    assert edition_described("2026", BOOK)["pages"]["data_copy_nz2nd"].endswith("UBToGM随路转换NZ2ND搬运(DataCopy).md")
 
 
 def test_an_edition_a_spec_does_not_record_is_refused(specs_copy):

@@ -19,6 +19,7 @@ from conformance import BackendLoadError, OracleBackend, load_backend
 from conformance.backends.exec_program import ExecBackend
 from conformance.judge import runner
 from conformance.judge.runner import run_cells
+from oracle.spec import default_rulebook
 
 from catching import CI, QUICK, select_cells
 
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
 PY = shlex.quote(sys.executable)
 SERVE = f"{PY} -m conformance serve"
+BOOK = default_rulebook()
 INT32, FLOAT16 = "data_move/ascend910b/legal/int32", "data_move/ascend910b/legal/float16"
 
 
@@ -43,7 +45,7 @@ def test_served_reference_conforms_on_every_api():
                     "vec_trans_scatter/ascend910b/legal/int16", "asc_gather/ascend910b/legal/count/float32",
                     "data_copy_nz2nd/ascend910b/legal/float16", "scatter/ascend310b/legal/mask_bits/int16",
                     "data_move/ascend910b/undefined/data_move.overlap"]
-        results = run_cells(select_cells(patterns), backend, QUICK, 5)
+        results = run_cells(select_cells(patterns), backend, QUICK, 5, BOOK)
         assert len(results) == len(patterns)
         for r in results:
             assert r.failure is None and r.status == "ran", (r.id, r.failure, r.error)
@@ -65,7 +67,7 @@ def test_misbehaviour_is_a_crash_and_the_run_goes_on(monkeypatch, mode, message,
     monkeypatch.setattr(runner, "SHRINK_SECONDS", 4.0)
     backend = ExecBackend(f"{PY} {PROGRAMS / 'misbehave.py'} {mode} int32", timeout=0.5)
     try:
-        crashed, clean = sorted(run_cells(select_cells([INT32, FLOAT16]), backend, QUICK, 2),
+        crashed, clean = sorted(run_cells(select_cells([INT32, FLOAT16]), backend, QUICK, 2, BOOK),
                                 key=lambda r: r.id != INT32)
     finally:
         backend.close()
@@ -81,7 +83,7 @@ def test_misbehaviour_is_a_crash_and_the_run_goes_on(monkeypatch, mode, message,
 def test_prints_of_a_served_backend_stay_off_the_protocol():
     backend = ExecBackend(f"{PY} {PROGRAMS / 'misbehave.py'} noise int32")
     try:
-        (result,) = run_cells(select_cells([INT32]), backend, QUICK, 2)
+        (result,) = run_cells(select_cells([INT32]), backend, QUICK, 2, BOOK)
     finally:
         backend.close()
     assert result.failure is None and result.counts == {"PASS": QUICK.calls}
@@ -108,7 +110,7 @@ def test_trace_records_both_directions(tmp_path, monkeypatch):
     trace = tmp_path / "trace.txt"
     monkeypatch.setenv("ASCEND_CONFORMANCE_TRACE", str(trace))
     backend = load_backend(f"exec:{SERVE} oracle")
-    run_cells(select_cells([FLOAT16]), backend, QUICK, 1)
+    run_cells(select_cells([FLOAT16]), backend, QUICK, 1, BOOK)
     backend.close()
     lines = trace.read_text().splitlines()
     assert lines[0].startswith('> {"op":"hello","protocol":1') and lines[1].startswith('< {"op":"hello"')
@@ -133,11 +135,11 @@ class _Spins(OracleBackend):
 
 def test_in_process_exit_and_hang_are_crashes(monkeypatch):
     monkeypatch.setattr(runner, "SHRINK_SECONDS", 2.0)
-    (exited,) = run_cells(select_cells([FLOAT16]), _Exits(), QUICK, 1)
+    (exited,) = run_cells(select_cells([FLOAT16]), _Exits(), QUICK, 1, BOOK)
     assert exited.failure["verdict"] == "CRASH" and "SystemExit" in exited.failure["message"]
     started = time.monotonic()
     spins = load_backend("test_exec_backend:_Spins", timeout=0.2)
-    (hung,) = run_cells(select_cells([FLOAT16]), spins, QUICK, 1)
+    (hung,) = run_cells(select_cells([FLOAT16]), spins, QUICK, 1, BOOK)
     assert hung.failure["verdict"] == "CRASH" and "no answer within 0.2 s" in hung.failure["message"]
     assert time.monotonic() - started < 30                     # shrinking stopped by its time budget
 
@@ -193,7 +195,7 @@ class _Batched(OracleBackend):
 def test_run_batch_is_used_when_present():
     backend = _Batched()
     results = run_cells(select_cells([FLOAT16, "data_move/ascend910b/reject/data_move.nburst.range"]), backend,
-                        CI, 3)
+                        CI, 3, BOOK)
     assert all(r.failure is None and sum(r.counts.values()) == 120 + r.sweep_calls for r in results)
     # each cell: its edge sweep in batches, then the 120 searched calls in batches
     expected = []
@@ -201,7 +203,7 @@ def test_run_batch_is_used_when_present():
         expected += [32] * (r.sweep_calls // 32) + ([r.sweep_calls % 32] if r.sweep_calls % 32 else []) + [32, 32, 32, 24]
     assert backend.sizes == expected
     buggy = _Batched(bug=True)
-    (caught,) = run_cells(select_cells([FLOAT16]), buggy, CI, 3)
+    (caught,) = run_cells(select_cells([FLOAT16]), buggy, CI, 3, BOOK)
     assert caught.failure["verdict"] == "FAIL" and caught.failure["call"]["args"]["nburst"] == 2   # minimised
     assert buggy.sizes[0] == 32 and sum(caught.counts.values()) <= 32 * len(buggy.sizes)
 
@@ -210,7 +212,7 @@ def test_batches_over_the_protocol():
     backend = load_backend(f"exec:{SERVE} oracle --batch")
     try:
         assert backend.batch
-        results = run_cells(select_cells([FLOAT16, "scatter/ascend310b/legal/count/int32"]), backend, QUICK, 4)
+        results = run_cells(select_cells([FLOAT16, "scatter/ascend310b/legal/count/int32"]), backend, QUICK, 4, BOOK)
     finally:
         backend.close()
     assert all(r.failure is None and r.counts == {"PASS": QUICK.calls} for r in results), [r.counts for r in results]

@@ -151,7 +151,7 @@ def test_oracle_backend_conforms_on_frozen_cases():
     assert len(cases) > 100
     failed = []
     for cell_id, case in cases:
-        outcome = judge(case.call, case.memory, backend)
+        outcome = judge(case.call, case.memory, backend, default_rulebook())
         if not outcome.conforms:
             failed.append(f"{cell_id}: {outcome.verdict} {outcome.message}")
     assert not failed, failed[:3]
@@ -208,7 +208,7 @@ def test_a_malformed_frozen_line_is_its_cells_error_not_a_lost_worker(monkeypatc
     cell = next(c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal")
     broken = frozen_module.FrozenCases(Path("frozen.jsonl.gz"), {cell.id: [(7, '{"cell":"' + cell.id + '", "call": [')]})
     monkeypatch.setattr(frozen_module, "load_frozen", lambda: broken)     # the forked worker inherits it
-    supervisor = Supervisor("oracle", 1, db_spec="none")
+    supervisor = Supervisor("oracle", 1, db_spec="none", specs=default_rulebook)
     supervisor.start()
     try:
         supervisor.submit(Task(cell, profile("quick"), 1, frozen=True))

@@ -16,6 +16,7 @@ from conformance.judge.failuredb import open_database, record, stored
 from conformance.commands.fuzz import Fuzzer, parse_duration
 from conformance.supervise.pool import Supervisor
 from conformance.supervise.tasks import Stop
+from oracle.spec import default_rulebook
 
 from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
@@ -65,7 +66,7 @@ def test_fuzzer_spreads_effort_and_writes_as_it_goes(monkeypatch, modules):  # n
         [c for c in cells(["ascend310b"], ["data_move"]) if c.kind == "legal"][:2]
     writes = []
     fuzzer = Fuzzer(chosen, duration=60.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
-    supervisor = Supervisor(BUGGY, 1, db_spec="none")
+    supervisor = Supervisor(BUGGY, 1, db_spec="none", specs=default_rulebook)
     supervisor.start()
     try:
         assert fuzzer.run(supervisor, Stop()) is False

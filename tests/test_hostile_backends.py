@@ -33,6 +33,7 @@ from conformance.backends.serve import serve
 from conformance.backends.calling import TEXT_LIMIT, ask_supports, backend_copy, backend_text
 from conformance.judge.verdicts import Verdict, judge, judge_batch
 from oracle import Call
+from oracle.spec import default_rulebook
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
@@ -79,17 +80,17 @@ def ctrl_c_raises():
 ])
 def test_whatever_a_backend_raises_is_its_crash(cases, ctrl_c_raises, animal, says):
     struck, spared = cases
-    outcome = judge(struck[0].call, struck[0].memory, animal())
+    outcome = judge(struck[0].call, struck[0].memory, animal(), default_rulebook())
     assert outcome.verdict is Verdict.CRASH and outcome.message.startswith(says), outcome.message
     assert "hostile_backends.py" in outcome.message
-    assert judge(spared[0].call, spared[0].memory, animal()).verdict is Verdict.PASS
+    assert judge(spared[0].call, spared[0].memory, animal(), default_rulebook()).verdict is Verdict.PASS
 
 
 def test_keyboard_interrupt_is_the_backends_where_sigint_is_ignored(cases):
     struck, _ = cases
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)        # a worker: the controller handles Ctrl-C
     try:
-        outcome = judge(struck[0].call, struck[0].memory, zoo.RaisesKeyboardInterrupt())
+        outcome = judge(struck[0].call, struck[0].memory, zoo.RaisesKeyboardInterrupt(), default_rulebook())
     finally:
         signal.signal(signal.SIGINT, before)
     assert outcome.verdict is Verdict.CRASH and "KeyboardInterrupt" in outcome.message
@@ -112,7 +113,7 @@ class _CtrlCMeanwhile(OracleBackend):
 def test_the_users_ctrl_c_still_interrupts(cases, ctrl_c_raises):
     struck, _ = cases
     with pytest.raises(KeyboardInterrupt):
-        judge(struck[0].call, struck[0].memory, _CtrlCMeanwhile())
+        judge(struck[0].call, struck[0].memory, _CtrlCMeanwhile(), default_rulebook())
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler        # put back
 
 
@@ -125,14 +126,15 @@ class _Batches(zoo.RaisesKeyboardInterrupt):
 
 def test_run_batch_and_supports_raising_are_crashes(cases, ctrl_c_raises):
     struck, spared = cases
-    outcomes = judge_batch([(spared[0].call, spared[0].memory), (struck[0].call, struck[0].memory)], _Batches())
+    outcomes = judge_batch([(spared[0].call, spared[0].memory), (struck[0].call, struck[0].memory)], _Batches(),
+                           default_rulebook())
     assert [o.verdict for o in outcomes] == [Verdict.CRASH] * 2 and "KeyboardInterrupt" in outcomes[0].message
 
     class Answers(OracleBackend):
         def run_batch(self, calls, memories):
             return ["done"] * len(calls)
 
-    (odd,) = judge_batch([(spared[0].call, spared[0].memory)], Answers())
+    (odd,) = judge_batch([(spared[0].call, spared[0].memory)], Answers(), default_rulebook())
     assert odd.verdict is Verdict.CRASH and odd.message.startswith("run_batch answered a str for the call")
 
     class Refuses(OracleBackend):
@@ -159,12 +161,12 @@ def test_python_hangs_are_stopped_in_supports_and_batches_too(cases):
     backend = TimeLimited(Spins(), 0.2)
     with pytest.raises(BackendCrash, match="no answer within 0.2 s"):
         ask_supports(backend, "data_move", "ascend910b")
-    (outcome,) = judge_batch([(spared[0].call, spared[0].memory)], backend)
+    (outcome,) = judge_batch([(spared[0].call, spared[0].memory)], backend, default_rulebook())
     assert outcome.verdict is Verdict.CRASH and "no answer within 0.2 s" in outcome.message
-    hung = judge(spared[0].call, spared[0].memory, TimeLimited(zoo.HangsPython(), 0.2))
+    hung = judge(spared[0].call, spared[0].memory, TimeLimited(zoo.HangsPython(), 0.2), default_rulebook())
     assert hung.verdict is Verdict.PASS                             # one burst: not struck
     struck = [c for c in select_cells([FLOAT16])[0].draw(10, 3) if c.call.args["nburst"] > 1][0]
-    hung = judge(struck.call, struck.memory, TimeLimited(zoo.HangsPython(), 0.2))
+    hung = judge(struck.call, struck.memory, TimeLimited(zoo.HangsPython(), 0.2), default_rulebook())
     assert hung.verdict is Verdict.CRASH and hung.message == "no answer within 0.2 s (interrupted)"
 
 
@@ -172,7 +174,7 @@ def test_memory_hog_is_a_crash_and_puts_its_limit_back(cases):
     import resource
     struck, _ = cases
     before = resource.getrlimit(resource.RLIMIT_AS)
-    outcome = judge(struck[0].call, struck[0].memory, zoo.MemoryHog())
+    outcome = judge(struck[0].call, struck[0].memory, zoo.MemoryHog(), default_rulebook())
     assert outcome.verdict is Verdict.CRASH and outcome.message.startswith("backend raised MemoryError")
     assert resource.getrlimit(resource.RLIMIT_AS) == before
 
@@ -180,7 +182,7 @@ def test_memory_hog_is_a_crash_and_puts_its_limit_back(cases):
 def test_leaked_threads_do_not_change_the_verdict(cases):
     struck, _ = cases
     try:
-        outcome = judge(struck[0].call, struck[0].memory, zoo.LeaksThreads())
+        outcome = judge(struck[0].call, struck[0].memory, zoo.LeaksThreads(), default_rulebook())
         assert outcome.verdict is Verdict.PASS
         assert any(t.name == "leaked-by-backend" and t.is_alive() for t in threading.enumerate())
     finally:
@@ -192,12 +194,12 @@ def test_leaked_threads_do_not_change_the_verdict(cases):
 def test_verdict_and_reproducer_describe_the_call_generated():
     """CallMutator clamps nburst in place: FAIL, the reproducer holds the nburst generated, and replaying it
     on the same backend gives the same verdict and message."""
-    (result,) = run_cells(select_cells([FLOAT16]), zoo.CallMutator(), QUICK, 2)
+    (result,) = run_cells(select_cells([FLOAT16]), zoo.CallMutator(), QUICK, 2, default_rulebook())
     failure = result.failure
     assert failure["verdict"] == "FAIL" and failure["call"]["args"]["nburst"] > 1, failure
     call = Call.from_dict(failure["call"])
     from conformance.generate.memory import MemoryRecipe
-    again = judge(call, MemoryRecipe.from_dict(failure["memory"]), zoo.CallMutator())
+    again = judge(call, MemoryRecipe.from_dict(failure["memory"]), zoo.CallMutator(), default_rulebook())
     assert (again.verdict.value, again.message) == (failure["verdict"], failure["message"])
     assert call.to_dict() == failure["call"]                        # judging left the call as it was
 
@@ -210,7 +212,7 @@ def test_a_backend_that_scribbles_on_its_call_changes_nothing():
     for cell in select_cells(OTHERS + [FLOAT16]):
         for case in cell.draw(3, 5):
             before = copy.deepcopy(case.call.to_dict())
-            outcome = judge(case.call, case.memory, backend)
+            outcome = judge(case.call, case.memory, backend, default_rulebook())
             assert outcome.conforms, (cell.id, outcome.message)
             assert case.call.to_dict() == before
             seen.update(type(v).__name__ for v in case.call.args.values())
@@ -242,10 +244,10 @@ class _WrongThenLater(zoo.ScribblesLater):
 def test_writes_after_the_verdict_cannot_change_it(cases):
     struck, spared = cases
     backend = _WrongThenLater()
-    first = judge(spared[0].call, spared[0].memory, backend)
+    first = judge(spared[0].call, spared[0].memory, backend, default_rulebook())
     assert first.verdict is Verdict.FAIL and first.diff
     given = copy.deepcopy(first)
-    assert judge(spared[1].call, spared[1].memory, backend).verdict is Verdict.PASS
+    assert judge(spared[1].call, spared[1].memory, backend, default_rulebook()).verdict is Verdict.PASS
     assert all((image == 0xA5).all() for image in backend.first.values())     # scribbled on after the verdict
     assert first == given
 
@@ -270,7 +272,7 @@ def test_backend_text_is_plain_capped_and_never_raises():
 
 def test_odd_strings_reach_the_verdict_as_capped_text(cases):
     struck, _ = cases
-    outcome = judge(struck[0].call, struck[0].memory, zoo.OddStrings())
+    outcome = judge(struck[0].call, struck[0].memory, zoo.OddStrings(), default_rulebook())
     assert outcome.verdict is Verdict.FALSE_REJECT and type(outcome.message) is str
     assert outcome.message.startswith(f"refused a legal call ({zoo.ODD}): {zoo.ODD}xxx")
     assert len(outcome.message) <= TEXT_LIMIT and outcome.message.endswith(" more characters)")
@@ -295,9 +297,9 @@ def test_exec_program_misbehaving(cases, mode, says):
     struck, spared = cases
     backend = _exec(mode)
     try:
-        outcome = judge(struck[0].call, struck[0].memory, backend)
+        outcome = judge(struck[0].call, struck[0].memory, backend, default_rulebook())
         assert outcome.verdict is Verdict.CRASH and outcome.message.startswith(says), outcome.message
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
         assert backend.restarts == (0 if mode.startswith("backend") else 1)      # serve goes on after raises
     finally:
         backend.close()
@@ -323,10 +325,10 @@ def test_an_endless_reply_line_is_capped(cases):
     struck, spared = cases
     backend = _exec("long-line", timeout=10)
     try:
-        outcome = judge(struck[0].call, struck[0].memory, backend)
+        outcome = judge(struck[0].call, struck[0].memory, backend, default_rulebook())
         assert outcome.verdict is Verdict.CRASH, outcome.message
         assert outcome.message.startswith("protocol error: a reply longer than 64 MiB to run request 1")
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
     finally:
         backend.close()
 
@@ -345,7 +347,7 @@ def test_a_child_left_holding_stdout_is_killed_with_its_program(cases, tmp_path)
     backend = _exec(f"orphan {pidfile}", timeout=20)
     try:
         started = time.monotonic()
-        outcome = judge(struck[0].call, struck[0].memory, backend)
+        outcome = judge(struck[0].call, struck[0].memory, backend, default_rulebook())
         assert outcome.verdict is Verdict.CRASH and outcome.message.startswith(
             "the backend program exited with status 3"), outcome.message
         assert time.monotonic() - started < 10                  # seen exiting, not waited out to 20 s
@@ -369,12 +371,12 @@ def test_odd_strings_from_a_program(cases):
         assert type(backend.name) is str and type(backend.version) is str
         for piece in ("\udcff\udcfe", "\x00", "\x1b[31mred", "\udc80", "\x07", "\t"):
             assert piece in backend.name and piece in backend.version, piece
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
     finally:
         backend.close()
     backend = _exec("odd-replies")
     try:
-        outcome = judge(struck[0].call, struck[0].memory, backend)
+        outcome = judge(struck[0].call, struck[0].memory, backend, default_rulebook())
         assert outcome.verdict is Verdict.FALSE_REJECT and type(outcome.message) is str
         assert outcome.message.startswith("refused a legal call (\udcff\udcfe\udcc0 nul \x00 esc \x1b[31m")
         assert len(outcome.message) <= TEXT_LIMIT and outcome.message.endswith(" more characters)")
@@ -389,7 +391,7 @@ def test_serve_refuses_the_handshake_when_supports_raises():
             raise KeyboardInterrupt
 
     replies = io.StringIO()
-    assert serve(Refuses(), io.StringIO('{"op": "hello", "protocol": 1}\n'), replies) == 1
+    assert serve(Refuses(), io.StringIO('{"op": "hello", "protocol": 1}\n'), replies, default_rulebook()) == 1
     reply = json.loads(replies.getvalue())
     assert reply["op"] == "error" and reply["message"].startswith("backend.supports raised KeyboardInterrupt")
 
@@ -434,11 +436,11 @@ def test_images_grow_in_place_and_the_program_follows(cases):
     struck, spared = cases
     backend = ExecBackend(f"{PY} -m conformance serve oracle", timeout=5)
     try:
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
         path, size = backend.shm.path, backend.shm.size
         backend.shm.ensure(size + 1)
         assert (backend.shm.path, backend.shm.size > size) == (path, True)
-        assert judge(struck[0].call, struck[0].memory, backend).verdict is Verdict.PASS
+        assert judge(struck[0].call, struck[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
     finally:
         backend.close()
 
@@ -448,7 +450,7 @@ def test_without_proc_the_file_is_under_dev_shm_and_removed_on_close(cases, monk
     monkeypatch.setattr(shared_images, "_memory_file", lambda: None)
     backend = ExecBackend(f"{PY} -m conformance serve oracle", timeout=5)
     try:
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.PASS
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.PASS
         path = backend.shm.path
         assert os.path.basename(path).startswith(f"ascend-conformance-{os.getpid()}-") and os.path.exists(path)
     finally:
@@ -483,8 +485,8 @@ def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
     backend.images = []
     gc.disable()
     try:
-        assert judge(spared[0].call, spared[0].memory, backend).verdict is Verdict.FALSE_REJECT
-        (outcome,) = judge_batch([(spared[0].call, spared[0].memory)], backend)
+        assert judge(spared[0].call, spared[0].memory, backend, default_rulebook()).verdict is Verdict.FALSE_REJECT
+        (outcome,) = judge_batch([(spared[0].call, spared[0].memory)], backend, default_rulebook())
         assert outcome.verdict is Verdict.FALSE_REJECT and len(backend.images) == 2
         assert all(ref() is None for ref in backend.images)
     finally:
@@ -500,7 +502,7 @@ def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
         replies = io.StringIO()
         gc.disable()
         try:                                        # serve re-maps as the file grows: no view may be left
-            assert serve(OracleBackend(), io.StringIO("\n".join(requests) + "\n"), replies) == 0
+            assert serve(OracleBackend(), io.StringIO("\n".join(requests) + "\n"), replies, default_rulebook()) == 0
         finally:
             gc.enable()
     finally:
@@ -523,9 +525,9 @@ def test_a_write_into_a_scope_the_call_does_not_write_is_caught(cases):
                 super().run(c, memory)
                 memory[source][at] ^= 0xFF
 
-        outcome = judge(call.call, call.memory, Reader())
+        outcome = judge(call.call, call.memory, Reader(), default_rulebook())
         assert outcome.verdict is Verdict.FAIL and source in outcome.message, outcome.message
-    assert judge(call.call, call.memory, OracleBackend()).verdict is Verdict.PASS
+    assert judge(call.call, call.memory, OracleBackend(), default_rulebook()).verdict is Verdict.PASS
 
 
 def test_the_time_limit_handler_passes_other_alarms_on_and_is_put_back_on_close():

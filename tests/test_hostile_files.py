@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from oracle import CallFormatError
+from oracle.spec import default_rulebook
 
 from conformance.commands.calls import load_call_file
 from conformance.commands.cli import main
@@ -48,7 +49,7 @@ def tree_hash(folder: Path) -> dict[str, str]:
 def out(tmp_path) -> Path:
     """A report folder holding an earlier report with a reproducer."""
     folder = tmp_path / "out"
-    write_outputs(run_of("stray"), folder)
+    write_outputs(run_of("stray"), folder, default_rulebook())
     assert (folder / "repro").is_dir() and list((folder / "repro").iterdir())
     return folder
 
@@ -194,7 +195,7 @@ def test_two_kit_versions_merge(tmp_path, capsys):
     assert "ascend-conformance 0.0.9" in page and "old-sim" in page
     failures = len(run_of("stray")["failures"])
     assert ET.parse(tmp_path / "merged" / "junit.xml").getroot().get("failures") == str(failures)
-    again = load_results(tmp_path / "merged" / "results.json")   # a merged file reads back as well
+    again = load_results(tmp_path / "merged" / "results.json", default_rulebook())   # a merged file reads back as well
     assert isinstance(again["kit"], list) and len(again["kit"]) == 2
 
 
@@ -215,14 +216,14 @@ def hostile_document() -> dict:
 
 def test_hostile_strings_are_stored_losslessly_and_escaped_where_shown(tmp_path, capsys):
     doc = hostile_document()
-    written = write_outputs(doc, tmp_path)
+    written = write_outputs(doc, tmp_path, default_rulebook())
     # results.json: valid UTF-8 JSON that reads back equal, surrogate included
     raw = written["results"].read_bytes()
     back = json.loads(raw.decode("utf-8"))
     assert back == json.loads(json.dumps(doc)) and back["backend"]["version"] == HOSTILE
     assert "\\udc80" in raw.decode("utf-8") and b"\x1b" not in raw and b"\x00" not in raw
     # read back by `report`, it renders again
-    assert load_results(written["results"])["errors"][0] == "pytest: " + HOSTILE
+    assert load_results(written["results"], default_rulebook())["errors"][0] == "pytest: " + HOSTILE
     # junit.xml: XML 1.0 that parses, the characters it cannot hold shown as escapes
     root = ET.parse(written["junit"]).getroot()
     (failure,) = [f for f in root.iter("failure") if f.get("message").startswith("wrong")]
@@ -389,17 +390,17 @@ def test_a_report_that_fails_to_render_writes_nothing(tmp_path, out, monkeypatch
     import conformance.report.outputs as outputs
     before = tree_hash(out)
 
-    def broken(results, **_):
+    def broken(results, rulebook, **_):
         raise RuntimeError("template bug")
     monkeypatch.setattr(outputs, "render_reports", broken)
     with pytest.raises(RuntimeError):
-        write_outputs(run_of("oracle"), out)
+        write_outputs(run_of("oracle"), out, default_rulebook())
     assert tree_hash(out) == before
 
 
 def test_stale_reproducers_go_once_the_new_report_is_written(out):
     assert list((out / "repro").glob("*.yaml"))
-    written = write_outputs(run_of("oracle"), out)
+    written = write_outputs(run_of("oracle"), out, default_rulebook())
     assert list((out / "repro").glob("*.yaml")) == [] and written["repro"] == []
     assert json.loads((out / "results.json").read_text())["verdict"] == "CONFORMANT"
     assert not [p for p in out.rglob("*") if p.name.startswith(".")]        # no temporary file left
@@ -427,7 +428,7 @@ def test_merge_keeps_product_ids_to_known_ones(tmp_path):
     doc["products"] = ["ascend910b/../../../../tmp/x"]
     bad.write_text(json.dumps(doc))
     with pytest.raises(ResultsError, match=r"products\[0\]"):
-        load_results(bad)
+        load_results(bad, default_rulebook())
     assert merge([("a", run_of("oracle"))])["products"] == ["ascend910b"]
 
 
@@ -440,8 +441,8 @@ def test_a_huge_message_is_kept_whole_in_results_json_only(tmp_path):
     message = "\x1b" * 10 + "y" * (3 * SHOWN_CHARS)
     doc["cells"][i]["failure"]["message"] = message
     doc["failures"] = [c["failure"] for c in doc["cells"] if c.get("failure")]
-    written = write_outputs(doc, tmp_path)
-    assert load_results(written["results"])["cells"][i]["failure"]["message"] == message
+    written = write_outputs(doc, tmp_path, default_rulebook())
+    assert load_results(written["results"], default_rulebook())["cells"][i]["failure"]["message"] == message
     kept = load_call_file(str(tmp_path / doc["cells"][i]["failure"]["reproducer"]))[2]["message"]
     assert kept == message[:SHOWN_CHARS] + f"... ({2 * SHOWN_CHARS + 10} more characters in results.json)"
     for page in (written["junit"], written["html"][0]):

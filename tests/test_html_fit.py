@@ -103,7 +103,8 @@ PROBE = r"""() => {
 
 def _document(backend, chosen, prof: Profile) -> dict:
     described = {"name": backend.name, "spec": f"tests:{type(backend).__name__}", "version": "9.9"}
-    return results_document(default_rulebook(), described, chosen, run_cells(chosen, backend, prof, 1),
+    book = default_rulebook()
+    return results_document(book, described, chosen, run_cells(chosen, backend, prof, 1, book),
                             profile=prof.name, seed=1, workers="1", select=[], started="2026-11-22T10:00:00+00:00",
                             duration_s=1.5, interrupted=False)
 
@@ -120,7 +121,7 @@ def folder(tmp_path_factory):
     apply_waivers(results, [Waiver(1, VTS, None, "ascend910b", "halves paired in the next release", "VTS-12",
                                    datetime.date(2027, 1, 31))], datetime.date(2026, 11, 22))
     out = tmp_path_factory.mktemp("report")
-    write_outputs(finish(results), out)
+    write_outputs(finish(results), out, default_rulebook())
     return out
 
 

@@ -214,7 +214,8 @@ def test_the_supervisor_and_its_workers_are_not_dumpable():
     """Checked in a child process (this one is left as it is)."""
     code = ("from conformance.supervise.pool import Supervisor\n"
             "from conformance.backends.processes import dumpable\n"
-            "before = dumpable(); s = Supervisor('oracle', 1); s.start()\n"
+            "from oracle.spec import default_rulebook\n"
+            "before = dumpable(); s = Supervisor('oracle', 1, specs=default_rulebook); s.start()\n"
             "import sys; sys.exit(0 if (before, dumpable()) == (True, False) else 1)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

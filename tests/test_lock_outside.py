@@ -116,12 +116,13 @@ def test_a_bundle_neither_holds_nor_checksums_a_lock(tmp_path):
 
 def test_the_bundle_writer_skips_a_lock_left_in_the_folder(tmp_path):
     from conformance.report.bundle import write_bundle
+    from oracle.spec import default_rulebook
     from test_verdict_scope import doc
     results = doc([("data_move/ascend910b/legal/int8", {"counts": {"PASS": 25}})], seed=0, profile="quick")
     results["certify"] = {"frozen_hash": "f" * 16, "frozen_cases": 0}
     (tmp_path / LEGACY_LOCK_NAME).write_text("{}")
     (tmp_path / "results.json").write_text(json.dumps(results))
-    sums = write_bundle(tmp_path, results, waivers_file=None, argv=["certify"]).read_text()
+    sums = write_bundle(tmp_path, results, waivers_file=None, argv=["certify"], rulebook=default_rulebook()).read_text()
     assert "README.md" in sums and LEGACY_LOCK_NAME not in sums
     assert not (tmp_path / LEGACY_LOCK_NAME).exists()
 

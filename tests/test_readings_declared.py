@@ -114,9 +114,11 @@ def test_run_cell_judges_and_records_by_its_rulebook():
     case = Case(call, recipe(call), "ambiguity", ZERO, ())
     cell = Cell("vec_trans_scatter", "ascend910b", "reject", rule="vec_trans_scatter.repeat_times.range")
     quick = profile("quick")
-    passed = run_cell(cell, OracleBackend({ZERO: "reject"}), quick, 1, [case], sweep=False, rulebook=book("reject"))
+    passed = run_cell(cell, OracleBackend({ZERO: "reject"}), quick, 1, [case], sweep=False, rulebook=book(None),
+                      readings={ZERO: "reject"})
     assert passed.failure is None and passed.counts.get("PASS", 0) >= 1
-    failed = run_cell(cell, OracleBackend({ZERO: "nop"}), quick, 1, [case], sweep=False, rulebook=book("reject"))
+    failed = run_cell(cell, OracleBackend({ZERO: "nop"}), quick, 1, [case], sweep=False, rulebook=book(None),
+                      readings={ZERO: "reject"})
     assert failed.failure["verdict"] == "MISSED_REJECT"
     assert failed.failure["readings"] == {ZERO: "reject"}
     assert failed.failure["call"]["args"]["repeat_times"] == 0       # shrunk, still inside the region
@@ -126,16 +128,16 @@ def test_run_cell_judges_and_records_by_its_rulebook():
 
 def test_declare_layers_and_names_who():
     backend = OracleBackend({ZERO: "nop", "scatter.count.zero": "nop"})
-    d = declare(backend, "b", {ZERO: "reject"})
+    d = declare(backend, "b", {ZERO: "reject"}, rulebook=book(None))
     assert d.readings == {ZERO: "reject", "scatter.count.zero": "nop"}
     assert d.by == {ZERO: "command line", "scatter.count.zero": "backend"}
     assert d.rulebook.ambiguity(ZERO).declared.id == "reject"
-    replayed = declare(backend, "b", {}, recorded={"scatter.count.zero": "reject"})
+    replayed = declare(backend, "b", {}, rulebook=book(None), recorded={"scatter.count.zero": "reject"})
     assert replayed.by["scatter.count.zero"] == "reproducer"
     with pytest.raises(BackendLoadError, match="backend 'b' declares no.such=x: unknown ambiguity 'no.such'"):
-        declare(OracleBackend({"no.such": "x"}), "b")
+        declare(OracleBackend({"no.such": "x"}), "b", rulebook=book(None))
     with pytest.raises(BackendLoadError, match=f"--reading {ZERO}=maybe: .*no reading 'maybe'"):
-        declare(OracleBackend(), "b", {ZERO: "maybe"})
+        declare(OracleBackend(), "b", {ZERO: "maybe"}, rulebook=book(None))
 
 
 def test_declared_in_the_exec_hello(modules, monkeypatch):
@@ -252,7 +254,7 @@ def test_results_rows_per_ambiguity_and_schema(tmp_path):
     assert rows[ZERO]["status"] == "tested under reading nop"
     assert all(a["status"] == NOT_TESTED for i, a in rows.items() if i != ZERO)
     (tmp_path / "results.json").write_text(json.dumps(results))
-    again = load_results(tmp_path / "results.json")            # the schema takes the new kind and fields
+    again = load_results(tmp_path / "results.json", default_rulebook())  # the schema takes the new kind and fields
     assert again["readings"] == results["readings"]
     assert verdict_text(results) == f"CONFORMANT under readings {ZERO}=nop for vec_trans_scatter on ascend910b"
     assert verdict_text(_results({})) == "CONFORMANT for vec_trans_scatter on ascend910b"
@@ -260,7 +262,7 @@ def test_results_rows_per_ambiguity_and_schema(tmp_path):
 
 def test_the_html_row_and_the_junit_case_of_an_ambiguity_cell(tmp_path):
     from conformance.report.outputs import write_outputs
-    write_outputs(_results({ZERO: {"reading": "nop", "by": "command line"}}), tmp_path)
+    write_outputs(_results({ZERO: {"reading": "nop", "by": "command line"}}), tmp_path, default_rulebook())
     html = (tmp_path / "report-ascend910b.html").read_text()
     row = html[html.index(f"<code>{ZERO}</code>"):]
     row = row[:row.index("</tr>")]
@@ -275,8 +277,8 @@ def test_the_bundle_records_the_readings(tmp_path):
     results = _results({ZERO: {"reading": "reject", "by": "backend"}})
     results["certify"] = {"frozen_hash": "f" * 16, "frozen_cases": 0}
     results["seed"], results["profile"] = 0, "quick"
-    write_outputs(results, tmp_path)
-    write_bundle(tmp_path, results, waivers_file=None, argv=["certify"])
+    write_outputs(results, tmp_path, default_rulebook())
+    write_bundle(tmp_path, results, waivers_file=None, argv=["certify"], rulebook=default_rulebook())
     readme = (tmp_path / "README.md").read_text()
     assert f"**CONFORMANT under readings {ZERO}=reject for vec_trans_scatter on ascend910b**" in readme
     assert f"`{ZERO}` = `reject` (declared by backend)" in readme
@@ -307,7 +309,8 @@ def test_the_cluster_path_reports_the_readings_too():
     """What a Dask worker runs for the session's start (supervise/cluster.py): its local worker resolves
     the readings and says them, as a local run's does."""
     from conformance.supervise import cluster
-    config = cluster.ClusterSupervisor("tcp://nowhere:1", "oracle", readings={ZERO: "reject"}).config
+    config = cluster.ClusterSupervisor("tcp://nowhere:1", "oracle", readings={ZERO: "reject"},
+                                      specs=default_rulebook).config
     try:
         described = cluster._answer(cluster._on_cluster(config, None), "ready")
     finally:

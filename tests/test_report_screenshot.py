@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.report.outputs import write_outputs
+from oracle.spec import default_rulebook
 
 from test_reports import run_of
 
@@ -21,7 +22,7 @@ WIDTH, HEIGHT = 1400, 2400
 
 @pytest.mark.skipif(BROWSER is None, reason="no Chromium on this machine (apt-get install chromium to run it)")
 def test_report_renders_in_a_browser(tmp_path):
-    page = write_outputs(run_of("stray"), tmp_path)["html"][0]
+    page = write_outputs(run_of("stray"), tmp_path, default_rulebook())["html"][0]
     shot = Path(os.environ.get("REPORT_SCREENSHOT_DIR") or tmp_path) / "report-buggy.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     # --no-sandbox: CI and containers run as root; no network is needed (the page fetches nothing).

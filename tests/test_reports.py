@@ -45,7 +45,8 @@ def document(backend, patterns, seed=1) -> dict:
     chosen = select_cells(patterns)
     described = {"name": backend.name, "spec": f"tests:{type(backend).__name__}", "version": "9.9"}
     from conformance.report.results import results_document
-    return results_document(default_rulebook(), described, chosen, run_cells(chosen, backend, QUICK, seed),
+    book = default_rulebook()
+    return results_document(book, described, chosen, run_cells(chosen, backend, QUICK, seed, book),
                             profile="quick", seed=seed, workers="1", select=patterns,
                             started="2026-11-22T10:00:00+00:00", duration_s=1.5, interrupted=False)
 
@@ -102,7 +103,7 @@ def assert_valid_and_self_contained(text: str) -> None:
 def test_conforming_run_report(tmp_path):
     results = run_of("oracle")
     assert results["verdict"] == CONFORMANT and results["conforms"]
-    written = write_outputs(results, tmp_path)
+    written = write_outputs(results, tmp_path, default_rulebook())
     assert written["html"] == [tmp_path / "report-ascend910b.html"] and written["repro"] == []
     text = written["html"][0].read_text(encoding="utf-8")
     assert_valid_and_self_contained(text)
@@ -132,7 +133,7 @@ def test_results_json_reads_back_and_holds_a_cell_per_line(tmp_path):
     """results.json is the document as it was (json reads it back equal), a field per line and each cell
     of `cells` on a line of its own: `grep <cell id>` finds the whole cell."""
     results = run_of("oracle")
-    written = write_outputs(results, tmp_path)
+    written = write_outputs(results, tmp_path, default_rulebook())
     text = written["results"].read_text(encoding="utf-8")
     assert json.loads(text) == json.loads(json.dumps(results))
     lines = text.splitlines()
@@ -146,7 +147,7 @@ def test_results_json_reads_back_and_holds_a_cell_per_line(tmp_path):
 def test_buggy_run_report_shows_the_failure_and_replays(tmp_path):
     results = run_of("stray")
     assert results["verdict"] == NOT_CONFORMANT
-    written = write_outputs(results, tmp_path)
+    written = write_outputs(results, tmp_path, default_rulebook())
     text = written["html"][0].read_text(encoding="utf-8")
     assert_valid_and_self_contained(text)
     assert ">NOT CONFORMANT<" in text[:text.index("<main>")]
@@ -168,15 +169,15 @@ def test_buggy_run_report_shows_the_failure_and_replays(tmp_path):
     repro = tmp_path / failure["reproducer"]
     call, memory, meta = load_call_file(str(repro))
     assert meta["verdict"] == "FAIL" and call.to_dict() == failure["call"]
-    assert judge(call, memory, OneBytePastBurst()).verdict.value == "FAIL"
-    assert judge(call, memory, OracleBackend()).verdict.value == "PASS"
+    assert judge(call, memory, OneBytePastBurst(), default_rulebook()).verdict.value == "FAIL"
+    assert judge(call, memory, OracleBackend(), default_rulebook()).verdict.value == "PASS"
 
 
 def test_missed_reject_names_the_rule(tmp_path):
     results = run_of("nburst")
     (failure,) = results["failures"]
     assert (failure["cell"], failure["verdict"], failure["rule"]) == (NBURST, "MISSED_REJECT", "data_move.nburst.range")
-    text = write_outputs(results, tmp_path)["html"][0].read_text(encoding="utf-8")
+    text = write_outputs(results, tmp_path, default_rulebook())["html"][0].read_text(encoding="utf-8")
     assert_valid_and_self_contained(text)
     assert 'href="#r-data-move-nburst-range"' in text and "nburst: 4096" in text
     row = re.search(r'<tr id="r-data-move-nburst-range" class="failed">(.*?)</tr>', text, re.S).group(1)
@@ -193,7 +194,7 @@ def test_waived_failure_is_shown_and_does_not_fail_the_verdict(tmp_path):
     apply_waivers(results, [waiver], datetime.date(2026, 11, 22))
     finish(results)
     assert results["verdict"] == CONFORMANT
-    text = write_outputs(results, tmp_path)["html"][0].read_text(encoding="utf-8")
+    text = write_outputs(results, tmp_path, default_rulebook())["html"][0].read_text(encoding="utf-8")
     assert_valid_and_self_contained(text)
     assert ">CONFORMANT<" in text[:text.index("<main>")] and "WAIVED" in text and "SIM-7" in text
     (case,) = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
@@ -203,7 +204,7 @@ def test_waived_failure_is_shown_and_does_not_fail_the_verdict(tmp_path):
     apply_waivers(results, [waiver], datetime.date(2027, 2, 1))
     finish(results)
     assert results["verdict"] == NOT_CONFORMANT
-    text = render(results, "ascend910b")
+    text = render(results, "ascend910b", default_rulebook())
     assert ">EXPIRED<" in text and ">NOT CONFORMANT<" in text
 
 
@@ -215,7 +216,7 @@ def test_merged_shards_make_one_report(tmp_path):
     assert merged["seed"] == [4, 5] and merged["sources"] == ["a/results.json", "b/results.json"]
     assert merged["products"] == ["ascend910b", "ascend310b"] and merged["verdict"] == NOT_CONFORMANT
     assert overall(merged, "ascend310b") == CONFORMANT and overall(merged, "ascend910b") == NOT_CONFORMANT
-    written = write_outputs(merged, tmp_path)
+    written = write_outputs(merged, tmp_path, default_rulebook())
     assert sorted(p.name for p in written["html"]) == ["report-ascend310b.html", "report-ascend910b.html"]
     for page in written["html"]:
         assert_valid_and_self_contained(page.read_text(encoding="utf-8"))
@@ -230,16 +231,16 @@ def test_missing_and_errored_cells_make_a_report_incomplete():
     results = run_of("oracle")
     results["planned"] = results["planned"] + ["data_move/ascend910b/legal/uint8"]
     assert finish(results)["verdict"] == INCOMPLETE
-    text = render(results, "ascend910b")
+    text = render(results, "ascend910b", default_rulebook())
     assert ">INCOMPLETE<" in text and "planned, but no result came back" in text
     results = run_of("oracle")
     results["interrupted"] = True
-    assert finish(results)["verdict"] == INCOMPLETE and "interrupted" in render(results, "ascend910b")
+    assert finish(results)["verdict"] == INCOMPLETE and "interrupted" in render(results, "ascend910b", default_rulebook())
     # stopped by a signal, one worker lost without a word: the page says so for each cell
     results["stopped"] = "SIGTERM"
     results["planned"] = results["planned"] + ["data_move/ascend910b/legal/uint8"]
     results["cells"][0].update(status="error", error=None)
-    text = render(finish(results), "ascend910b")
+    text = render(finish(results), "ascend910b", default_rulebook())
     assert "The run was stopped (SIGTERM)" in text and "not run: the run was stopped (SIGTERM)" in text
     # the id may break after a '/' or a '.': a <wbr> there
     assert f"{results['cells'][0]['id']}</td><td class=\"mono small\">worker lost<" in text.replace("<wbr>", "")
@@ -248,7 +249,7 @@ def test_missing_and_errored_cells_make_a_report_incomplete():
 def test_results_file_read_back_names_what_is_wrong(tmp_path):
     good = tmp_path / "results.json"
     good.write_text(json.dumps(run_of("oracle")))
-    assert load_results(good)["cells"]
+    assert load_results(good, default_rulebook())["cells"]
     cases = {
         "not json": r"bad\.json: not a results\.json \(invalid JSON",
         json.dumps({"cells": 3}): r"no 'cells' list",
@@ -262,9 +263,9 @@ def test_results_file_read_back_names_what_is_wrong(tmp_path):
         bad = tmp_path / "bad.json"
         bad.write_text(text)
         with pytest.raises(ResultsError, match=message):
-            load_results(bad)
+            load_results(bad, default_rulebook())
     with pytest.raises(ResultsError, match="absent.json: cannot read"):
-        load_results(tmp_path / "absent.json")
+        load_results(tmp_path / "absent.json", default_rulebook())
 
 
 class _NoScatter(OracleBackend):
@@ -279,7 +280,7 @@ class _NoScatter(OracleBackend):
 def test_not_supported_cells_are_shown_as_such():
     results = document(_NoScatter(), ["scatter/ascend310b/legal/count/float16", "data_move/ascend310b/legal/int8"])
     assert results["verdict"] == CONFORMANT and results["calls"] == 25
-    text = render(results, "ascend310b")
+    text = render(results, "ascend310b", default_rulebook())
     assert_valid_and_self_contained(text)
     cell = re.search(r'<td class="m s-not_supported" title="scatter/ascend310b/legal/count/float16">(.*?)</td>',
                      text, re.S).group(1)
@@ -292,8 +293,8 @@ def test_elements_are_shown_as_their_own_width_reads_them():
     (the kit compares bits: NaN payloads and -0.0 must show)."""
     from conformance.judge.bytemap import elements
     raw = bytes.fromhex("2989" "0080" "ff7e")                      # little-endian float16 words
-    assert elements(np.frombuffer(raw, np.uint8), "float16") == [
+    assert elements(np.frombuffer(raw, np.uint8), "float16", default_rulebook()) == [
         "-0.0001575 (0x8929)", "-0.0 (0x8000)", "nan (0x7eff)"]
-    assert elements(np.frombuffer(bytes.fromhex("803f"), np.uint8), "bfloat16") == ["1.0 (0x3f80)"]
-    assert elements(np.frombuffer(bytes.fromhex("cdcccc3d"), np.uint8), "float32") == ["0.1 (0x3dcccccd)"]
-    assert elements(np.frombuffer(bytes.fromhex("ffffffff"), np.uint8), "int32") == ["-1"]
+    assert elements(np.frombuffer(bytes.fromhex("803f"), np.uint8), "bfloat16", default_rulebook()) == ["1.0 (0x3f80)"]
+    assert elements(np.frombuffer(bytes.fromhex("cdcccc3d"), np.uint8), "float32", default_rulebook()) == ["0.1 (0x3dcccccd)"]
+    assert elements(np.frombuffer(bytes.fromhex("ffffffff"), np.uint8), "int32", default_rulebook()) == ["-1"]

@@ -294,7 +294,7 @@ def test_collector_sees_what_the_runner_judges() -> None:
     collect() draws."""
     for cell_id in (f"{API}/ascend910b/legal/int8", f"{API}/ascend310/reject/data_move.dst.align.L1"):
         (cell,) = select(_cells(cell_id.split("/")[1]), [cell_id])
-        result = run_cell(cell, OracleBackend(), CI, RUN_SEED)
+        result = run_cell(cell, OracleBackend(), CI, RUN_SEED, rulebook=default_rulebook())
         cases = sweep(cell) + list(_cases(cell))
         assert result.failure is None and sum(result.counts.values()) == len(cases)
         assert result.sweep_calls == len(sweep(cell)) > 0
@@ -315,7 +315,7 @@ def test_a_search_judges_each_call_once() -> None:
 
     for cell in _legal("ascend910b")[:3]:
         seen.clear()
-        result = run_cell(cell, Recording(), CI, RUN_SEED, sweep=False)
+        result = run_cell(cell, Recording(), CI, RUN_SEED, sweep=False, rulebook=default_rulebook())
         assert result.failure is None and sum(result.counts.values()) == len(seen) == CI.calls
         assert len(set(seen)) == len(seen), cell.id
 
@@ -354,8 +354,8 @@ def test_the_judge_takes_the_generators_check(monkeypatch: pytest.MonkeyPatch) -
 
     cases = list(_cases(_legal("ascend910b")[0])[:4])
     assert all(c.checked is not None and c.checked[0] is default_rulebook() for c in cases)
-    inflight.judge_case(cases[0], Idle())
-    inflight.judge_cases(cases, Idle())
+    inflight.judge_case(cases[0], Idle(), default_rulebook())
+    inflight.judge_cases(cases, Idle(), default_rulebook())
     assert asked == []
     inflight.judge_case(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
     inflight.judge_cases(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))

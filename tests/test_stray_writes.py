@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, Tensor
+from oracle.spec import default_rulebook
 
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.verdicts import Verdict, judge, same_bytes
@@ -40,8 +41,8 @@ class MovesThenScribbles:
                                                 ("GM", "UB", "UB", 1000)])
 def test_a_stray_write_is_seen_in_every_scope(src, dst, scope, addr):
     recipe = MemoryRecipe(5, {"GM": 512, "UB": 196608})
-    assert judge(move(src, dst), recipe, MovesThenScribbles(None, 0)).verdict == Verdict.PASS
-    outcome = judge(move(src, dst), recipe, MovesThenScribbles(scope, addr))
+    assert judge(move(src, dst), recipe, MovesThenScribbles(None, 0), default_rulebook()).verdict == Verdict.PASS
+    outcome = judge(move(src, dst), recipe, MovesThenScribbles(scope, addr), default_rulebook())
     assert outcome.verdict == Verdict.FAIL, outcome
     assert outcome.diff[scope]["wrong_bytes"] == 1
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from oracle.spec import default_rulebook
+
 ROOT = Path(__file__).resolve().parent.parent
 
 ZOO = textwrap.dedent('''
@@ -257,7 +259,7 @@ def test_starting_workers_leaves_this_process_collector_as_it_was():
         if already:
             gc.freeze()
         before = gc.get_freeze_count()
-        supervisor = Supervisor("oracle", 2)
+        supervisor = Supervisor("oracle", 2, specs=default_rulebook)
         try:
             assert supervisor.start()["name"]
             # none frozen before: none after; some: no more after (frozen objects may still be freed)
@@ -272,7 +274,7 @@ def test_released_workers_leave_before_the_supervisor_closes():
     while the report is written, so that closing finds them gone (and a worker busy with a task is not
     told to leave)."""
     from conformance.supervise.pool import Supervisor
-    supervisor = Supervisor("oracle", 2)
+    supervisor = Supervisor("oracle", 2, specs=default_rulebook)
     try:
         supervisor.start()
         workers = list(supervisor._workers)
@@ -342,8 +344,8 @@ def test_the_first_write_waits_for_every_worker_to_have_a_task(tmp_path, monkeyp
     monkeypatch.setenv("STAGGERED_DIR", str(tmp_path / "loaded"))
     monkeypatch.setenv("STAGGERED_DELAY", str(delay))
     monkeypatch.setattr(pool, "FIRST_WRITE_WAIT", bound)
-    tasks = plan(cells(["ascend910b"], ["data_move"])[:9], profile("ci"), 1)     # ~0.6 s for one worker
-    supervisor = pool.Supervisor("staggered:Staggered", 3)
+    tasks = plan(cells(["ascend910b"], ["data_move"])[:9], profile("ci"), 1, default_rulebook())  # ~0.6 s for one worker
+    supervisor = pool.Supervisor("staggered:Staggered", 3, specs=default_rulebook)
     seen: list = []
     try:
         supervisor.start()
@@ -365,7 +367,7 @@ def test_the_workers_inherit_the_random_pool_made_before_the_fork():
     from conformance.generate.memory import random_pool
     from conformance.supervise.pool import Supervisor
     random_pool.cache_clear()
-    supervisor = Supervisor("oracle", 1)
+    supervisor = Supervisor("oracle", 1, specs=default_rulebook)
     try:
         supervisor.start()
         assert random_pool.cache_info().currsize == 1

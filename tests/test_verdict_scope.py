@@ -182,7 +182,7 @@ def test_the_parts_of_a_split_cell_add_up_to_the_cells_plan():
     and the first the sweep too: together they plan the whole, and one short part makes the cell short."""
     (target,) = [c for c in cells(["ascend910b"], ["data_move"]) if c.id == INT8]
     nightly = profile("nightly")
-    tasks = sorted(plan([target], nightly, 7), key=lambda t: t.part)
+    tasks = sorted(plan([target], nightly, 7, default_rulebook()), key=lambda t: t.part)
     assert len(tasks) > 1 and sum(t.profile.calls for t in tasks) == nightly.calls
     whole = combine_runs([_part(t, 40) for t in tasks])
     assert whole["planned_calls"] == nightly.calls + 40 == sum(whole["counts"].values())
@@ -217,10 +217,10 @@ def _int8():
 
 
 def test_the_runner_records_what_it_planned():
-    result = run_cell(_int8(), OracleBackend(), profile("quick"), 1)
+    result = run_cell(_int8(), OracleBackend(), profile("quick"), 1, rulebook=default_rulebook())
     assert result.planned_calls == 25 == sum(result.counts.values())
     assert result.incomplete is None and not result.exhausted and result.conforms
-    batched = run_cell(_int8(), Batched(), profile("quick"), 1)
+    batched = run_cell(_int8(), Batched(), profile("quick"), 1, rulebook=default_rulebook())
     assert batched.planned_calls == 25 == sum(batched.counts.values()) and batched.incomplete is None
 
 
@@ -228,7 +228,7 @@ def test_a_search_cut_short_is_incomplete(monkeypatch):
     """A search whose last round still found new calls, stopped before the budget (the rounds' cap):
     the cell judged less than it planned."""
     monkeypatch.setattr(runner, "search_rounds", lambda calls, seed, found: iter([(1, seed)]))
-    result = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1)
+    result = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1, rulebook=default_rulebook())
     judged = sum(result.counts.values())
     assert 0 < judged < 100 and not result.exhausted and not result.conforms
     assert result.incomplete == f"judged {judged} of 100 planned calls"
@@ -237,7 +237,7 @@ def test_a_search_cut_short_is_incomplete(monkeypatch):
 def test_a_search_that_ran_out_of_calls_is_complete(monkeypatch):
     """A round that finds nothing new: Hypothesis has no other call to give; the cell judged all there is."""
     monkeypatch.setattr(runner, "search_rounds", lambda calls, seed, found: iter([(2, seed), (2, seed)]))
-    result = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1)
+    result = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1, rulebook=default_rulebook())
     assert sum(result.counts.values()) < 100 and result.exhausted and result.incomplete is None and result.conforms
 
 
@@ -245,7 +245,7 @@ def test_a_small_cell_exhausted_under_ci_is_complete():
     """A cell of the specs whose calls Hypothesis exhausts before the ci budget (seed 0, certify's)."""
     target = next(c for c in cells(["ascend910b"], ["asc_gather"])
                   if c.id == "asc_gather/ascend910b/legal/count/float16")
-    result = run_cell(target, OracleBackend(), profile("ci"), 0)
+    result = run_cell(target, OracleBackend(), profile("ci"), 0, rulebook=default_rulebook())
     assert sum(result.counts.values()) < result.planned_calls and result.exhausted
     assert result.incomplete is None and result.edges["missed"] == []
 
@@ -254,24 +254,24 @@ def test_missed_edges_make_a_cell_incomplete(monkeypatch):
     from conformance.generate import edges
     targets = edges.targets
     monkeypatch.setattr(edges, "targets", lambda cell, window: [*targets(cell, window), "nowhere.edge"])
-    result = run_cell(_int8(), OracleBackend(), Profile("t", 10, sweep=True), 1)
+    result = run_cell(_int8(), OracleBackend(), Profile("t", 10, sweep=True), 1, rulebook=default_rulebook())
     assert result.edges["missed"] == ["nowhere.edge"] and result.incomplete == "edges missed: nowhere.edge"
     assert result.planned_calls == 10 + result.sweep_calls and not result.conforms
 
 
 def test_a_failed_cell_is_not_incomplete_but_not_conformant():
-    result = run_cell(_int8(), OneBurstTooFew(), profile("ci"), 1)
+    result = run_cell(_int8(), OneBurstTooFew(), profile("ci"), 1, rulebook=default_rulebook())
     assert result.failure and result.incomplete is None
     assert sum(result.counts.values()) < result.planned_calls
 
 
 def test_an_incomplete_cell_in_every_output(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(runner, "search_rounds", lambda calls, seed, found: iter([(1, seed)]))
-    short = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1)
+    short = run_cell(_int8(), OracleBackend(), Profile("t", 100), 1, rulebook=default_rulebook())
     results = results_document(default_rulebook(), {"name": "sim", "spec": "x:sim", "version": ""}, [_int8()],
                                [short], profile="t", seed=1, started="2026-01-01T00:00:00+00:00", duration_s=1.0)
     assert results["verdict"] == INCOMPLETE
-    write_outputs(results, tmp_path)
+    write_outputs(results, tmp_path, default_rulebook())
     page = (tmp_path / "report-ascend910b.html").read_text()
     head = page[:page.index("<main>")]
     assert ">INCOMPLETE<" in head and f"judged {sum(short.counts.values())} of 100 planned calls" in head
@@ -294,7 +294,7 @@ def test_an_older_results_json_still_loads(tmp_path):
         for key in ("planned_calls", "exhausted", "incomplete"):
             c.pop(key, None)
     (tmp_path / "results.json").write_text(json.dumps(results))
-    again = load_results(tmp_path / "results.json")
+    again = load_results(tmp_path / "results.json", default_rulebook())
     assert again["cells"][0]["planned_calls"] is None and again["cells"][0]["incomplete"] is None
     merged = merge([("old", again)])
     assert merged["verdict"] == CONFORMANT and merged["scope"]["not_supported"] == {"scatter": ["ascend910b"]}
@@ -305,16 +305,16 @@ def test_the_schema_takes_the_new_fields_and_isolation(tmp_path):
                   shard_cells=2, isolation={"mode": "process", "backend_user": "bob", "judge_user": "alice",
                                             "same_user": False})
     (tmp_path / "results.json").write_text(json.dumps(results))
-    assert load_results(tmp_path / "results.json")["scope"]["shard"]["index"] == 1
+    assert load_results(tmp_path / "results.json", default_rulebook())["scope"]["shard"]["index"] == 1
     results["isolation"]["mode"] = "thread"
     (tmp_path / "results.json").write_text(json.dumps(results))
     with pytest.raises(ResultsError, match="isolation"):
-        load_results(tmp_path / "results.json")
+        load_results(tmp_path / "results.json", default_rulebook())
     results["isolation"] = {"mode": "process"}
     results["cells"][0]["planned_calls"] = -1
     (tmp_path / "results.json").write_text(json.dumps(results))
     with pytest.raises(ResultsError, match=r"cells\[0\]\.planned_calls"):
-        load_results(tmp_path / "results.json")
+        load_results(tmp_path / "results.json", default_rulebook())
 
 
 def test_merge_carries_isolation_and_the_page_says_what_it_was(tmp_path):
@@ -324,12 +324,13 @@ def test_merge_carries_isolation_and_the_page_says_what_it_was(tmp_path):
     assert merge([("a", one), ("b", dict(one))])["isolation"] == alice
     merged = merge([("a", one), ("b", two)])
     assert merged["isolation"] == [alice, bob]
-    page = write_outputs(merged, tmp_path)["html"][0].read_text()
+    page = write_outputs(merged, tmp_path, default_rulebook())["html"][0].read_text()
     valid_page(page)
     head = page[:page.index("<main>")]
     assert "alice (the judge&#39;s own user)" in head and "bob (not the judge&#39;s user alice)" in head
     assert "debugging run" not in head
-    debug = write_outputs(doc([(INT8, {})], isolation={"mode": "in-process"}), tmp_path / "d")["html"][0]
+    debug = write_outputs(doc([(INT8, {})], isolation={"mode": "in-process"}), tmp_path / "d",
+                          default_rulebook())["html"][0]
     debug = debug.read_text()
     valid_page(debug)
     assert ("the backend shared the judge's process (--in-process): a debugging run, not a certification"
@@ -371,7 +372,7 @@ def test_run_of_a_partial_backend_names_its_scope_everywhere(tmp_path):
     assert code == 0, out
     said = "data_move on ascend910b (1 of 2 APIs; not supported: scatter)"
     assert _verdict_line(out).startswith(f"CONFORMANT for {said}; ")
-    results = load_results(tmp_path / "r" / "results.json")                    # the schema takes it
+    results = load_results(tmp_path / "r" / "results.json", default_rulebook())    # the schema takes it
     assert results["verdict_text"] == f"CONFORMANT for {said}"
     assert results["scope"]["tested"] == {"data_move": ["ascend910b"]}
     page = (tmp_path / "r" / "report-ascend910b.html").read_text()

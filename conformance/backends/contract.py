@@ -13,7 +13,7 @@ import numpy as np
 from oracle import Call
 from oracle.apis import index_math
 from oracle.rules import context, violations, with_readings
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 
 class Rejected(Exception):
@@ -91,6 +91,9 @@ class OracleBackend:
     readings : dict of ambiguity id to reading id, optional
         The readings it follows where the pages read two ways (none: it follows none, and the kit
         does not test those regions against it).
+    rulebook : Rulebook, optional
+        The specs it follows: the kit hands it the run's (load_backend). Without one, the oracle's own
+        (``oracle.check`` without a rulebook), as a user's subclass built with no argument has it.
 
     Examples
     --------
@@ -114,16 +117,18 @@ class OracleBackend:
     name = "oracle"
     version = "reference"
     readings: Mapping[str, str] = MappingProxyType({})   # ambiguity id -> reading id (subclasses inherit none)
+    rulebook: Rulebook | None = None                      # the specs it follows (None: the oracle's own)
 
-    def __init__(self, readings: dict[str, str] | None = None):
+    def __init__(self, readings: dict[str, str] | None = None, rulebook: Rulebook | None = None):
         self.readings = dict(readings or {})    # ambiguity id -> reading id: the readings it follows
+        self.rulebook = rulebook
 
     def supports(self, api: str, product: str) -> bool:
-        rulebook = default_rulebook()
+        rulebook = with_readings(self.rulebook, None)
         return api in rulebook.apis and product in rulebook.products
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        ctx = context(call, memory, with_readings(None, self.readings))
+        ctx = context(call, memory, with_readings(self.rulebook, self.readings))
         for v in violations(ctx):
             if v.severity == "reject":
                 raise Rejected(v.message, v.rule)

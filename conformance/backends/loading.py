@@ -14,6 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from oracle import Call
+from oracle.spec import Rulebook
 
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend
 
@@ -43,7 +44,7 @@ def _instantiate(target: Any, name: str) -> Backend:
 
 
 def load_backend(name: str, timeout: float | None = None, *, isolate: bool = False,
-                 user: str | None = None) -> Backend:
+                 user: str | None = None, rulebook: Rulebook | None = None) -> Backend:
     """The backend a user names, ready to run calls.
 
     Parameters
@@ -62,6 +63,11 @@ def load_backend(name: str, timeout: float | None = None, *, isolate: bool = Fal
         the exec protocol, as the kit's workers do.
     user : str, optional
         Run the program as that user (the caller is root).
+    rulebook : Rulebook, optional
+        The specs the kit judges by: ``oracle`` follows them (without them, the oracle's own), and a
+        backend loaded in a process of its own is served there by the specs of the same folder. Needed
+        with `isolate` or `user`, and for ``oracle@EDITION`` (the reference reading the ambiguities as
+        that edition of the pages settles them).
 
     Returns
     -------
@@ -90,14 +96,23 @@ def load_backend(name: str, timeout: float | None = None, *, isolate: bool = Fal
         return ExecBackend(name[len("exec:"):].strip(), timeout, user=user)
     if isolate or user is not None:
         from conformance.backends.exec_program import ExecBackend
-        return ExecBackend(_host_command(name), timeout, user=user, env=_host_environment(), hosted=name)
-    backend = _load_in_process(name)
+        command = _host_command(name, _needed(rulebook, name))
+        return ExecBackend(command, timeout, user=user, env=_host_environment(), hosted=name)
+    backend = _load_in_process(name, rulebook)
     return TimeLimited(backend, timeout) if timeout else backend
 
 
-def _host_command(name: str) -> list[str]:
-    """The program a Python backend runs in when isolated (conformance/backends/host.py)."""
-    return [sys.executable, "-m", "conformance.backends.host", name]
+def _needed(rulebook: Rulebook | None, name: str) -> Rulebook:
+    """The rulebook load_backend was given, where loading `name` needs one (a kit's bug otherwise)."""
+    if rulebook is None:
+        raise TypeError(f"load_backend({name!r}): loading it needs the rulebook the kit judges by")
+    return rulebook
+
+
+def _host_command(name: str, rulebook: Rulebook) -> list[str]:
+    """The program a Python backend runs in when isolated (conformance/backends/host.py), with the folder of
+    the specs it is served by."""
+    return [sys.executable, "-m", "conformance.backends.host", name, str(rulebook.directory)]
 
 
 def _host_environment() -> dict[str, str]:
@@ -118,13 +133,13 @@ def _current_folder_first() -> None:
         sys.path.insert(0, os.getcwd())
 
 
-def _load_in_process(name: str) -> Backend:
+def _load_in_process(name: str, rulebook: Rulebook | None) -> Backend:
     if name == "oracle":
-        return OracleBackend()
+        return OracleBackend(rulebook=rulebook)
     if name.startswith("oracle@"):            # the reference, reading the ambiguities as that edition settles them
-        from oracle.spec import default_rulebook
+        rulebook = _needed(rulebook, name)
         try:
-            return OracleBackend(default_rulebook().settled(name[len("oracle@"):]))
+            return OracleBackend(rulebook.settled(name[len("oracle@"):]), rulebook)
         except ValueError as exc:
             raise BackendLoadError(f"backend {name!r}: {exc}") from None
     if ":" in name:

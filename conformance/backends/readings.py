@@ -6,10 +6,10 @@ unknown ambiguity or reading is a load error naming it and who declared it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from oracle.spec import SEED, Rulebook, default_rulebook
+from oracle.spec import SEED, Rulebook
 
 from conformance.backends.calling import backend_text, call_backend, forget_traceback
 from conformance.backends.contract import BackendLoadError
@@ -21,11 +21,11 @@ EDITION = "edition"     # "edition 2026": the reading that edition of the pages 
 @dataclass(frozen=True)
 class Declared:
     """The run's readings: ambiguity id -> reading id, who declared each, and the rulebook that judges by
-    them (the default one when none is declared)."""
+    them (the run's own where none is declared)."""
 
-    readings: dict[str, str] = field(default_factory=dict)
-    by: dict[str, str] = field(default_factory=dict)
-    rulebook: Rulebook = field(default_factory=default_rulebook)
+    readings: dict[str, str]
+    by: dict[str, str]
+    rulebook: Rulebook
 
     def described(self) -> dict[str, dict[str, str]]:
         """What a worker's "ready" message carries (described["readings"], described["readings_by"])."""
@@ -50,15 +50,13 @@ def backend_readings(backend: Any, spec: str) -> dict[str, str]:
     return dict(items)
 
 
-def declare(backend: Any, spec: str, command_line: Mapping[str, str] | None = None,
-            rulebook: Rulebook | None = None, recorded: Mapping[str, str] | None = None,
-            edition: str | None = None) -> Declared:
+def declare(backend: Any, spec: str, command_line: Mapping[str, str] | None = None, *, rulebook: Rulebook,
+            recorded: Mapping[str, str] | None = None, edition: str | None = None) -> Declared:
     """The run's readings: the backend's, overridden by those a reproducer recorded (`replay`), overridden
-    by the command line's; each checked against the specs (BackendLoadError naming the ambiguity or
-    reading, and who declared it). Under an `edition` of the pages, the ambiguities it settles are read
-    as it settles them, and a declaration of another reading is a BackendLoadError: that edition leaves
-    no choice there."""
-    rulebook = rulebook or default_rulebook()
+    by the command line's; each checked against the specs of `rulebook` (BackendLoadError naming the
+    ambiguity or reading, and who declared it), which judges by them. Under an `edition` of the pages, the
+    ambiguities it settles are read as it settles them, and a declaration of another reading is a
+    BackendLoadError: that edition leaves no choice there."""
     layers = [(BACKEND, backend_readings(backend, spec), f"backend {spec!r} declares"),
               (REPRODUCER, dict(recorded or {}), "the reproducer records"),
               (COMMAND_LINE, dict(command_line or {}), "--reading")]
@@ -90,10 +88,9 @@ def _settled(rulebook: Rulebook, edition: str | None) -> dict[str, str]:
         raise BackendLoadError(f"--edition: {exc}") from None
 
 
-def edition_described(edition: str | None, rulebook: Rulebook | None = None) -> dict[str, Any]:
+def edition_described(edition: str | None, rulebook: Rulebook) -> dict[str, Any]:
     """What a results document says of the pages it was judged by: the edition's name and, per API, the
-    page of that edition the specs quote."""
-    rulebook = rulebook or default_rulebook()
+    page of that edition the specs of `rulebook` quote."""
     name = edition or SEED
     return {"name": name, "pages": rulebook.edition_pages(name)}
 

@@ -19,6 +19,7 @@ from typing import IO, Any, Iterable, Iterator
 import numpy as np
 
 from oracle import Call, CallFormatError
+from oracle.spec import Rulebook
 
 from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
@@ -87,10 +88,10 @@ def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -
     return reply
 
 
-def serve(backend: Backend, requests: Iterable[str], replies: IO[str], batch: bool = False) -> int:
-    """Answer requests until `bye` or end of input; `batch`: offer batch requests in the hello."""
-    from oracle.spec import default_rulebook
-    rulebook = default_rulebook()
+def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook: Rulebook,
+          batch: bool = False) -> int:
+    """Answer requests until `bye` or end of input; the hello says which apis and products of `rulebook` the
+    backend supports; `batch`: offer batch requests in the hello."""
     mapping = _Mapping()
 
     def say(message: dict[str, Any]) -> None:
@@ -161,10 +162,10 @@ def request_lines(fd: int, spin: float = SPIN) -> Iterator[str]:
         pending += chunk
 
 
-def main(backend: Backend, batch: bool = False) -> int:
-    """Serve on the real stdin/stdout; the backend's own prints go to stderr."""
+def main(backend: Backend, rulebook: Rulebook, batch: bool = False) -> int:
+    """Serve on the real stdin/stdout (by `rulebook`, see serve); the backend's own prints go to stderr."""
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    return serve(backend, request_lines(sys.stdin.fileno()), replies, batch)
+    return serve(backend, request_lines(sys.stdin.fileno()), replies, rulebook, batch)

@@ -115,8 +115,8 @@ def cmd_check(args: Options) -> int:
             if op["role"] == "output":
                 before = images[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
                 after = want.memory[t.scope][t.addr + runs.first:t.addr + runs.first + runs.length]
-                print(f"    before: {decoded_text(before, t.dtype)}")
-                print(f"    after:  {decoded_text(after, t.dtype)}")
+                print(f"    before: {decoded_text(before, t.dtype, ctx.rulebook)}")
+                print(f"    after:  {decoded_text(after, t.dtype, ctx.rulebook)}")
                 undefined = int(np.count_nonzero(~want.defined[t.scope]))
                 if undefined:
                     print(f"    {undefined} byte(s) of {t.scope} are left open by the documentation")
@@ -132,7 +132,8 @@ def cmd_replay(args: Options) -> int:
     from conformance.commands.options import edition_of, isolation_of, readings_of
     files = reproducer_files(args.files)
     supervisor = Supervisor(args.backend, 1, args.timeout, against=args.against, oracle=not args.no_oracle,
-                            readings=readings_of(args), isolation=isolation_of(args), edition=edition_of(args))
+                            readings=readings_of(args), isolation=isolation_of(args), edition=edition_of(args),
+                            specs=default_rulebook)
     stop = Stop()
     restore = stop.install()
     try:

@@ -29,11 +29,16 @@ from conformance.supervise.cluster import ClusterError
 
 
 def cmd_serve(args: Options) -> int:
+    from oracle.spec import default_rulebook
+
     from conformance.backends.serve import main as serve_main
-    return serve_main(load_backend(args.backend), batch=args.batch)
+    rulebook = default_rulebook()
+    return serve_main(load_backend(args.backend, rulebook=rulebook), rulebook, batch=args.batch)
 
 
 def cmd_report(args: Options) -> int:
+    from oracle.spec import default_rulebook
+
     from conformance.report.outputs import write_outputs
     from conformance.report.merging import merge
     from conformance.report.results import CONFORMANT, ResultsError, load_results, overall
@@ -43,8 +48,9 @@ def cmd_report(args: Options) -> int:
         raise UsageError("several results files are merged into one report: name its folder with --out DIR")
     # Everything is read and checked, merged and rendered before the first file of the folder changes.
     waivers = waivers_of(args)
+    rulebook = default_rulebook()
     try:   # a report folder stands for the results.json in it
-        sources = [(path, load_results(Path(path) / "results.json" if Path(path).is_dir() else path))
+        sources = [(path, load_results(Path(path) / "results.json" if Path(path).is_dir() else path, rulebook))
                    for path in args.files]
     except ResultsError as exc:
         raise UsageError(str(exc)) from None
@@ -54,7 +60,7 @@ def cmd_report(args: Options) -> int:
     folder = Path(args.out) if args.out else given if given.is_dir() else given.parent
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{printable(str(folder))}: not a folder")
-    written = write_outputs(results, folder)
+    written = write_outputs(results, folder, rulebook)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
     from conformance.report.readings import verdict_text

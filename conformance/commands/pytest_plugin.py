@@ -211,7 +211,8 @@ class PytestRun:
         waivers = waivers_of(self.args)
         seed = run_seed(self.args, None)
         narrowed = self._narrowed(len(cells))
-        return self.session.run(cells, plan(cells, profile(self.args.profile), seed), lambda r: settle(r, waivers),
+        return self.session.run(cells, plan(cells, profile(self.args.profile), seed, self.session.rulebook),
+                                lambda r: settle(r, waivers),
                                 profile=self.args.profile, seed=seed, workers=self.args.workers,
                                 select=narrowed, timeout=self.args.timeout, shard=None,
                                 maxfail=self.config.option.maxfail or None)

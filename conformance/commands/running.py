@@ -29,7 +29,7 @@ def open_session(args: Options, folder: Path, db_spec: str | None = None):
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=args.against, oracle=not args.no_oracle,
                    cluster=args.cluster, readings=readings_of(args), isolation=isolation_of(args),
-                   edition=edition_of(args), verbosity=args.verbosity)
+                   edition=edition_of(args), verbosity=args.verbosity, specs=default_rulebook)
 
 
 def entered_ambiguities(session: Any, args: Options, apis: list[str]) -> list[str]:
@@ -74,10 +74,10 @@ def cmd_run(args: Options) -> int:
               f"apis {', '.join(apis)}, profile {args.profile}, seed {seed}, {len(chosen)} cells"
               + (f" (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "") + readings_line(session),
               flush=True)
-        results = session.run(chosen, plan(chosen, prof, seed, pool=challenge.pool if challenge else 0),
-                              lambda r: settle(r, waivers), profile=args.profile, seed=seed, workers=args.workers,
-                              select=list(args.select or []), timeout=args.timeout, maxfail=args.maxfail,
-                              challenge=challenge.digest if challenge else None,
+        tasks = plan(chosen, prof, seed, session.rulebook, pool=challenge.pool if challenge else 0)
+        results = session.run(chosen, tasks, lambda r: settle(r, waivers), profile=args.profile, seed=seed,
+                              workers=args.workers, select=list(args.select or []), timeout=args.timeout,
+                              maxfail=args.maxfail, challenge=challenge.digest if challenge else None,
                               **_shard_settings(args, session, products, apis))
     return session.terminal.end(results, report, args.backend)
 
@@ -86,7 +86,6 @@ def _list_cells(args: Options, products: list[str], apis: list[str]) -> int:
     """--list: the cells the run would judge, one id a line, and nothing run. The ambiguity cells are
     those of the readings the command line (or --edition) declares: the backend's own are known only
     once it is loaded."""
-    from oracle.spec import default_rulebook
     declared = dict(readings_of(args))
     edition = edition_of(args)
     if edition:
@@ -108,7 +107,7 @@ def _last_failed(args: Options, report: Path) -> Options:
         print(f"--lf: no earlier run in {report}: running every cell", file=sys.stderr)
         return args
     try:
-        last = load_results(path)
+        last = load_results(path, default_rulebook())
     except ResultsError as exc:
         raise UsageError(f"--lf: {exc}") from None
     failed = [c["id"] for c in last["cells"] if c.get("failure") or c.get("divergence")
@@ -186,10 +185,11 @@ def cmd_certify(args: Options) -> int:
               f"{args.profile} " + (f"under a challenge (sha256 {challenge.digest[:16]}...)" if challenge else
                                     f"with seed {CERTIFY_SEED}, without a challenge")
               + readings_line(session), flush=True)
-        results = session.run(chosen, plan(chosen, prof, seed, frozen=True, pool=challenge.pool if challenge else 0),
+        results = session.run(chosen, plan(chosen, prof, seed, session.rulebook, frozen=True,
+                                           pool=challenge.pool if challenge else 0),
                               certified, profile=args.profile, seed=seed, workers=args.workers, select=[],
                               timeout=args.timeout, shard=None)
-        write_bundle(bundle, results, waivers_file=args.waivers, argv=redacted(sys.argv))
+        write_bundle(bundle, results, waivers_file=args.waivers, argv=redacted(sys.argv), rulebook=session.rulebook)
     return session.terminal.end(results, bundle, args.backend)
 
 

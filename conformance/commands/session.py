@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TextIO
 
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.backends.readings import edition_described
 from conformance.commands.lock import FolderLock
@@ -32,14 +32,18 @@ WRITE_EVERY = 30.0          # seconds between two writes of the report folder du
 
 
 class Session:
-    """with Session(folder, backend_spec, workers, timeout) as s: s.run(...) -> the final results."""
+    """with Session(folder, backend_spec, workers, timeout, specs=...) as s: s.run(...) -> the final results.
+    `specs` gives the run's rulebook (a module's function of no argument, oracle.spec.default_rulebook):
+    called here once, and once in every worker (conformance/supervise/worker.py)."""
 
     def __init__(self, folder: Path | str, backend_spec: str, workers: int, timeout: float | None,
                  db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
-                 isolation: Isolation = Isolation(), edition: str | None = None, verbosity: int = 0):
+                 isolation: Isolation = Isolation(), edition: str | None = None, verbosity: int = 0, *,
+                 specs: Callable[[], Rulebook]):
         from conformance.commands.terminal import Terminal
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
+        self.rulebook = specs()
         self.terminal = Terminal(verbosity, self.out)
         self.edition = edition
         self.stop = Stop()
@@ -48,10 +52,11 @@ class Session:
         if cluster:
             from conformance.supervise.cluster import ClusterSupervisor
             self.supervisor: Any = ClusterSupervisor(cluster, backend_spec, timeout, db_spec, against, oracle,
-                                                     readings=readings, isolation=isolation, edition=edition)
+                                                     readings=readings, isolation=isolation, edition=edition,
+                                                     specs=specs)
         else:
             self.supervisor = Supervisor(backend_spec, workers, timeout, db_spec, against, oracle,
-                                         readings=readings, isolation=isolation, edition=edition)
+                                         readings=readings, isolation=isolation, edition=edition, specs=specs)
         self.oracle = oracle
         self._restore: Callable[[], Any] | None = None
         self.backend: dict[str, str] = {}
@@ -102,7 +107,7 @@ class Session:
             self.supervisor.close(self.stop)
             from conformance.report.evidence_file import write_evidence
             results["evidence"] = write_evidence(self.folder, self.evidence)
-        write_outputs(results, self.folder)
+        write_outputs(results, self.folder, self.rulebook)
 
     def keep_evidence(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result as it came from a worker, its evidence taken out and kept apart (it goes to its own
@@ -120,8 +125,8 @@ class Session:
         if self.against is not None:
             settings["against"] = dict(self.against, oracle=self.oracle)
         settings["isolation"] = self.isolation.described()
-        settings["edition"] = edition_described(self.edition)
-        results = results_document(default_rulebook(), self.backend, chosen, cells, started=started,
+        settings["edition"] = edition_described(self.edition, self.rulebook)
+        results = results_document(self.rulebook, self.backend, chosen, cells, started=started,
                                    duration_s=round(time.monotonic() - began, 2),
                                    interrupted=bool(self.stop), readings=self.readings, **settings)
         if self.stop:

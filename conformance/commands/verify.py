@@ -75,9 +75,11 @@ def cmd_verify(args: Options) -> int:
 # ---------------------------------------------------------------------------------------------- reading
 
 def _results(folder: Path) -> dict[str, Any]:
+    from oracle.spec import default_rulebook
+
     from conformance.report.results import ResultsError, load_results
     try:
-        return load_results(folder / "results.json")
+        return load_results(folder / "results.json", default_rulebook())
     except ResultsError as exc:
         raise UsageError(str(exc)) from None
 
@@ -172,7 +174,7 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
             sample: float) -> tuple[dict[str, dict[str, Any]], list[tuple[str, int, Any, str]]]:
     """Every cell drawn and judged again against its evidence: cell id -> its result; and the calls kept
     for --backend: (cell id, index, case, recorded answer)."""
-    from oracle.rules import with_readings
+    from oracle.spec import default_rulebook
 
     from conformance.commands.options import ambiguity_ids
     from conformance.generate.cells import cells
@@ -185,7 +187,8 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
     from conformance.report.results import combine_runs
     from conformance.supervise.plan import plan
     readings = _readings(results)
-    rulebook = with_readings(None, readings) if readings else None
+    rulebook = default_rulebook()
+    rulebook.with_readings(readings)            # an unknown reading: a ValueError before any cell is drawn
     entered = ambiguity_ids(results["apis"], readings, False)
     chosen = cells(results["products"], results["apis"], ambiguities=entered)
     if sorted(c.id for c in chosen) != sorted(results["planned"]):
@@ -197,7 +200,7 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
     evidence.sampling((lambda i: secrets.randbelow(1_000_000) < sample * 1_000_000) if sample > 0 else None)
     arrived: dict[str, list[dict[str, Any]]] = {}
     kept: list[tuple[str, int, Any, str]] = []
-    tasks = plan(chosen, profile(results["profile"]), seed, frozen=True)
+    tasks = plan(chosen, profile(results["profile"]), seed, rulebook, frozen=True)
     for task in sorted(tasks, key=lambda t: (t.cell.id, t.part)):
         cell = recorded.get(task.cell.id)
         if cell is None:
@@ -212,7 +215,7 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
         backend = Recorded(entries, cell["status"] != "not_supported", readings)
         cases = from_pool(frozen.get(task.cell.id, ()) if task.frozen else (), pool)
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, None,
-                          None if task.part == 0 else False, rulebook=rulebook, pool=pool,
+                          None if task.part == 0 else False, rulebook=rulebook, readings=readings, pool=pool,
                           shrink_stop=_stop((part or {}).get("shrink_stopped")))
         drawn = (result.evidence or {}).get("entries") or []
         _same_entries(task.cell.id, task.part, entries, drawn)
@@ -282,13 +285,15 @@ def _short(value: Any) -> str:
 def _same_outputs(folder: Path, results: dict[str, Any]) -> None:
     """The HTML, JUnit, README and attestation made again from results.json are the bundle's, and every
     file's checksum is SHA256SUMS's."""
+    from oracle.spec import default_rulebook
+
     from conformance.report.attestation import NAME as STATEMENT
     from conformance.report.attestation import statement_text
     from conformance.report.bundle import readme_text
     from conformance.report.outputs import render_outputs
     # made as the run made them: with the folder named as the command line named it (replay commands)
     made = render_outputs(json.loads((folder / "results.json").read_text(encoding="utf-8")),
-                          Path((results.get("certify") or {}).get("folder") or folder))
+                          Path((results.get("certify") or {}).get("folder") or folder), default_rulebook())
     for name, content in made.items():
         if name == "junit.xml" or name.endswith(".html") or name.startswith("repro/"):
             _same_file(folder, name, content if isinstance(content, bytes) else content.encode())
@@ -332,15 +337,16 @@ def _same_artefact(spec: str, results: dict[str, Any]) -> None:
 def _same_answers(spec: str, kept: list[tuple[str, int, Any, str]], results: dict[str, Any],
                   timeout: float | None) -> None:
     """The sampled calls run on the artefact: each answer must be the one recorded."""
-    from oracle.rules import with_readings
+    from oracle.spec import default_rulebook
 
     from conformance.backends.contract import BackendLoadError
     from conformance.backends.loading import load_backend
     from conformance.judge.verdicts import judge
     readings = _readings(results)
-    rulebook = with_readings(None, readings) if readings else None
+    plain = default_rulebook()
+    rulebook = plain.with_readings(readings)
     try:
-        backend = load_backend(spec, timeout, isolate=True)
+        backend = load_backend(spec, timeout, isolate=True, rulebook=plain)
     except BackendLoadError as exc:
         raise UsageError(str(exc)) from None
     try:

@@ -81,15 +81,16 @@ def _said(raised: BaseException | None) -> str:
 
 def agreement(call: Call, a_raised: BaseException | None, a_memory: dict[str, np.ndarray],
               b_raised: BaseException | None, b_memory: dict[str, np.ndarray], names: tuple[str, str],
-              written: Mapping[str, np.ndarray] | None = None) -> Agreement:
-    """AGREE or DIVERGE, given what each backend raised and the images each left."""
+              written: Mapping[str, np.ndarray] | None = None, *, rulebook: Rulebook) -> Agreement:
+    """AGREE or DIVERGE, given what each backend raised and the images each left (where they differ,
+    decoded by the call's `rulebook`)."""
     a_name, b_name = names
     a_refused, b_refused = isinstance(a_raised, Rejected), isinstance(b_raised, Rejected)
     if a_refused and b_refused:
         return Agreement(AGREE, "both refused")
     if a_raised is not None or b_raised is not None:
         return Agreement(DIVERGE, f"{a_name} {_said(a_raised)}, {b_name} {_said(b_raised)}")
-    diff = compare(a_memory, _Image(b_memory, written or {}), call)
+    diff = compare(a_memory, _Image(b_memory, written or {}), call, rulebook)
     if diff is None:
         return Agreement(AGREE, "the images are equal, byte for byte")
     summary = diff.pop("summary").replace("wrong byte(s)", "byte(s) that differ").replace("stray writes", "outside the destination")
@@ -107,11 +108,11 @@ class Pair:
     def supports(self, api: str, product: str) -> bool:
         return bool(self.a.supports(api, product)) and bool(self.b.supports(api, product))
 
-    def judge_case(self, call: Call, recipe: MemoryRecipe, running: Any = None,
-                   rulebook: Rulebook | None = None) -> "PairOutcome":
+    def judge_case(self, call: Call, recipe: MemoryRecipe, running: Any = None, *,
+                   rulebook: Rulebook) -> "PairOutcome":
         """`running(i)`: told which backend (0: a, 1: b) has the call, for whoever watches; `rulebook`:
         the run's, with its declared readings."""
-        return judge_pair(call, recipe, self.a, self.b, self.oracle, running, rulebook)
+        return judge_pair(call, recipe, self.a, self.b, self.oracle, running, rulebook=rulebook)
 
     def process_groups(self) -> list[int]:
         return [g for backend in (self.a, self.b) if isinstance(backend, ExecBackend)
@@ -124,10 +125,10 @@ class Pair:
                 close()
 
 
-def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = True, running: Any = None,
-               rulebook: Rulebook | None = None) -> "PairOutcome":
-    """A's verdict against the oracle by `rulebook` (UNJUDGED without it) and the agreement of A and B on
-    the call, each run on its own copy of the images `recipe` makes."""
+def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = True, running: Any = None, *,
+               rulebook: Rulebook) -> "PairOutcome":
+    """A's verdict against the oracle by `rulebook` (UNJUDGED without the oracle) and the agreement of A
+    and B on the call, each run on its own copy of the images `recipe` makes."""
     if oracle:
         p = prepare(call, recipe, _images(a), rulebook)
         a_memory = p.memory
@@ -161,14 +162,14 @@ def judge_pair(call: Call, recipe: MemoryRecipe, a: Any, b: Any, oracle: bool = 
         outcome = Outcome(Verdict.UNJUDGED, "not judged against the oracle (--no-oracle)")
         written = {}
     names = (_name(a, "A"), _name(b, "B"))
-    agreed = agreement(call, a_raised, a_memory, b_raised, b_memory, names, written)
+    agreed = agreement(call, a_raised, a_memory, b_raised, b_memory, names, written, rulebook=rulebook)
     forget_traceback(a_raised)
     forget_traceback(b_raised)
     versus = None
     if agreed.verdict == DIVERGE and p is not None and p.want is not None:
         versus = {}
         for who, raised, memory in (("A", a_raised, a_memory), ("B", b_raised, b_memory)):
-            diff = compare(memory, p.want, call) if raised is None else None
+            diff = compare(memory, p.want, call, rulebook) if raised is None else None
             versus[who] = {"summary": diff.pop("summary"), "diff": diff} if diff else \
                 {"summary": "refused or crashed" if raised is not None else "matches the oracle's image", "diff": None}
     return PairOutcome(outcome.verdict, outcome.message, outcome.violations, outcome.diff, outcome.answer, agreed,

@@ -24,10 +24,9 @@ def cell_seed(run_seed: int, cell: Cell) -> int:
 BATCH = 32         # calls handed to a backend's run_batch at once
 
 
-def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = None
-           ) -> Iterable[tuple[Case, Outcome]]:
-    """(case, outcome) of planned cases in order, judged lazily (a caller that stops at a failure runs no
-    more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
+def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook) -> Iterable[tuple[Case, Outcome]]:
+    """(case, outcome) of planned cases in order, judged by `rulebook` lazily (a caller that stops at a
+    failure runs no more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
     if not callable(getattr(backend, "run_batch", None)):
         for k, case in enumerate(cases):
             yield case, inflight.judge_case(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
@@ -39,7 +38,7 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook | None = 
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                found: Callable[[Case, Outcome], None], rulebook: Rulebook | None = None, pool: int = 0) -> int:
+                found: Callable[[Case, Outcome], None], rulebook: Rulebook, pool: int = 0) -> int:
     """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
     without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
     `found` (minimize() then shrinks it with single runs). The number of calls drawn: 0 when none could be."""

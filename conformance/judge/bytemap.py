@@ -9,7 +9,7 @@ import numpy as np
 
 from oracle import Call
 from oracle.rules import context
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 MAP_CELLS = 2048        # most cells a map has; a larger region puts several bytes in one cell
 MAP_MARGIN = 64         # bytes shown either side of the region, so a write just past it shows
@@ -23,10 +23,11 @@ LEGEND = {UNTOUCHED: "outside the destination, unchanged", MATCH: "destination b
 _CODES = np.frombuffer("".join((UNTOUCHED, MATCH, OPEN, WRONG, STRAY)).encode(), dtype=np.uint8)
 
 
-def elements(raw: np.ndarray, dtype: str) -> list[str]:
-    """Bytes as elements of `dtype`, each as its value and its bits: '1.5 (0x3e00)'. Floats keep their
-    bits visible because the kit compares bits (NaN payloads, -0.0); bfloat16 is widened by hand."""
-    size = default_rulebook().itemsize(dtype)
+def elements(raw: np.ndarray, dtype: str, rulebook: Rulebook) -> list[str]:
+    """Bytes as elements of `dtype` (its size as `rulebook` gives it), each as its value and its bits:
+    '1.5 (0x3e00)'. Floats keep their bits visible because the kit compares bits (NaN payloads, -0.0);
+    bfloat16 is widened by hand."""
+    size = rulebook.itemsize(dtype)
     words = raw[: raw.size // size * size].view(f"<u{size}")
     if dtype == "bfloat16":
         values = (words.astype("<u4") << 16).view("<f4")
@@ -40,28 +41,27 @@ def elements(raw: np.ndarray, dtype: str) -> list[str]:
             for v, w in zip(values, words)]
 
 
-def decoded_text(raw: np.ndarray, dtype: str, limit: int = 16) -> str:
+def decoded_text(raw: np.ndarray, dtype: str, rulebook: Rulebook, limit: int = 16) -> str:
     """A line of at most `limit` elements, for the terminal."""
-    size = default_rulebook().itemsize(dtype)
-    shown = elements(raw[: limit * size], dtype)
+    size = rulebook.itemsize(dtype)
+    shown = elements(raw[: limit * size], dtype, rulebook)
     total = raw.size // size
     return "[" + ", ".join(shown) + "]" + (f" ... ({total} elements)" if total > limit else "")
 
 
-def _operands(call: Call) -> list[tuple[str, str, Any]]:
+def _operands(call: Call, rulebook: Rulebook) -> list[tuple[str, str, Any]]:
     """(label, role, tensor) of every tensor the call names, destinations first."""
-    ctx = context(call)
+    ctx = context(call, rulebook=rulebook)
     named = [(label, op["role"], t) for name, op in ctx.spec.operands.items() for label, t in ctx.labelled[name]]
     return sorted(named, key=lambda entry: entry[1] != "output")
 
 
 def element_diffs(call: Call, scope: str, addrs: np.ndarray, actual: np.ndarray, want: np.ndarray,
-                  limit: int = FIRST_ELEMENTS) -> list[dict[str, Any]]:
-    """The first differing elements of `scope`: which operand, which element, expected vs actual. A byte
-    of a source operand (which must not change) says so; a byte outside every operand is shown as a
-    byte."""
-    rulebook = default_rulebook()
-    tensors = [(label, role, t) for label, role, t in _operands(call) if t.scope == scope]
+                  rulebook: Rulebook, limit: int = FIRST_ELEMENTS) -> list[dict[str, Any]]:
+    """The first differing elements of `scope` (the call's operands and dtypes as `rulebook` reads them):
+    which operand, which element, expected vs actual. A byte of a source operand (which must not change)
+    says so; a byte outside every operand is shown as a byte."""
+    tensors = [(label, role, t) for label, role, t in _operands(call, rulebook) if t.scope == scope]
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
     for addr in addrs:
@@ -83,8 +83,8 @@ def element_diffs(call: Call, scope: str, addrs: np.ndarray, actual: np.ndarray,
             start = t.addr + index * size
             out.append({"addr": start, "where": f"{label}[{index}]" + ("" if role == "output" else
                                                                       " (a source: must not change)"),
-                        "dtype": t.dtype, "expected": elements(want[start:start + size], t.dtype)[0],
-                        "actual": elements(actual[start:start + size], t.dtype)[0]})
+                        "dtype": t.dtype, "expected": elements(want[start:start + size], t.dtype, rulebook)[0],
+                        "actual": elements(actual[start:start + size], t.dtype, rulebook)[0]})
         if len(out) >= limit:
             break
     return out

@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.backends.exec_program import ExecBackend
 from conformance.judge import evidence, verdicts
@@ -171,10 +171,10 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
         slot.leave()
 
 
-def judge_case(case: Any, backend: Any, rulebook: Any = None, then: Any = None) -> Outcome:
-    """verdicts.judge of one case by `rulebook` (the run's, with its declared readings; None: the
-    default), recorded as in flight while the backend has it. Two backends held against each other (the
-    kit's Pair, conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked.
+def judge_case(case: Any, backend: Any, rulebook: Rulebook, then: Any = None) -> Outcome:
+    """verdicts.judge of one case by `rulebook` (the run's, with its declared readings), recorded as in
+    flight while the backend has it. Two backends held against each other (the kit's Pair,
+    conformance/judge/agreement.py) are judged together; no hook of a backend's own is asked.
 
     `then`: the case the caller means to judge next. For a backend in a process of its own its request
     goes out before this case's verdict is worked out, so that the backend runs it while the kit judges
@@ -226,16 +226,16 @@ def settle() -> None:
         verdicts.drain(started, owner)
 
 
-def known_violations(case: Any, rulebook: Any) -> Any:
+def known_violations(case: Any, rulebook: Rulebook) -> Any:
     """The generator's check of the case (Case.checked) where it was made by the rulebook it is judged
     by (None otherwise: a frozen or kept case, an ambiguity cell's, or a run with declared readings)."""
     checked = getattr(case, "checked", None)
-    if checked is None or checked[0] is not (rulebook or default_rulebook()):
+    if checked is None or checked[0] is not rulebook:
         return None
     return checked[1]
 
 
-def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Any = None) -> list[Outcome]:
+def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Rulebook) -> list[Outcome]:
     settle()
     with running(cases, backend):
         outcomes = verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,

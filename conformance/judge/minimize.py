@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from oracle import Call, Tensor, check
 from oracle.rules import context
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.backends.contract import Backend
 from conformance.generate.environment import Case
@@ -63,13 +63,14 @@ class ShrinkBudget:
         return done
 
 
-def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None = None,
-             judged_by: Rulebook | None = None) -> tuple[Case, Outcome, int]:
+def minimize(case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None, plain: Rulebook,
+             judged_by: Rulebook) -> tuple[Case, Outcome, int]:
     """A call no larger than `case.call` that fails the same way; returns it, its outcome, runs spent.
     Stops after MAX_RUNS backend runs or when `budget` is exhausted, whichever comes first. `judged_by`:
     the run's rulebook (its declared readings); a smaller call must also stay in the same ambiguity
-    regions (those the plain rulebook flags), so that a failure in a region is reported in it."""
-    shrink = Minimizer(case, outcome, backend, budget, judged_by)
+    regions (those the `plain` rulebook, the run's without any reading declared, flags), so that a failure
+    in a region is reported in it."""
+    shrink = Minimizer(case, outcome, backend, budget, plain, judged_by)
     shrink.lower_params()
     shrink.lower_addresses()
     shrink.lower_numels()
@@ -81,9 +82,8 @@ class Minimizer:
     did (the same verdict, the same violations, the same ambiguity regions), `runs` the backend runs spent."""
 
     def __init__(self, case: Case, outcome: Outcome, backend: Backend, budget: ShrinkBudget | None,
-                 judged_by: Rulebook | None):
-        self.rulebook = default_rulebook()
-        self.judged_by = judged_by or self.rulebook
+                 plain: Rulebook, judged_by: Rulebook):
+        self.rulebook, self.judged_by = plain, judged_by
         self.spec = self.rulebook.api(case.call.api)
         self.regions = {a.id for a in self.spec.ambiguities}
         self.backend, self.budget = backend, budget
@@ -97,13 +97,13 @@ class Minimizer:
 
     def rules(self, call: Call, memory: Any) -> tuple[set[str], set[str]]:
         """What the call breaks by the run's rulebook, and the ambiguity regions it lies in."""
-        plain = {v.rule for v in check(call, memory)} & self.regions if self.regions else set()
+        plain = {v.rule for v in check(call, memory, self.rulebook)} & self.regions if self.regions else set()
         return {v.rule for v in check(call, memory, self.judged_by)}, plain
 
     def refit(self, call: Call) -> Call:
         """`call` with each tensor's numel moved by as much as its footprint moved: a tensor that held
         its footprint with k bytes to spare still does, one that fell k bytes short still does."""
-        old, new = context(self.best.call), context(call)
+        old, new = context(self.best.call, rulebook=self.rulebook), context(call, rulebook=self.rulebook)
         tensors = {}
         for name in self.spec.operands:
             refitted = []
@@ -195,7 +195,7 @@ class Minimizer:
             def put(c: Call, v: int, n: str = name) -> Call:
                 t = c.args[n]
                 return c.replace(**{n: Tensor(t.scope, t.addr, t.dtype, v)})
-            ctx = context(self.best.call)
+            ctx = context(self.best.call, rulebook=self.rulebook)
             if ctx.accesses[name] is None:
                 continue
             itemsize = self.rulebook.itemsize(self.best.call.args[name].dtype)

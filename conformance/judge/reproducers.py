@@ -15,11 +15,9 @@ from conformance.judge.verdicts import Outcome
 REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "readings", "call", "memory")
 
 
-def declared_of(rulebook: Rulebook | None, api: str | None = None) -> dict[str, str]:
+def declared_of(rulebook: Rulebook, api: str | None = None) -> dict[str, str]:
     """The readings a rulebook was given (ambiguity id -> reading id), of one api or all: what a
     reproducer records, so that `replay` judges its call by them."""
-    if rulebook is None:
-        return {}
     specs = [rulebook.api(api)] if api else list(rulebook.apis.values())
     return {a.id: a.declared.id for spec in specs for a in spec.ambiguities if a.declared is not None}
 

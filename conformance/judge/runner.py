@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, Verbosity, given
 from hypothesis import seed as hseed
@@ -21,7 +21,7 @@ from hypothesis.control import current_build_context
 from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.backends.calling import ask_supports
 from conformance.backends.contract import Backend, BackendCrash
@@ -65,15 +65,18 @@ _RAISE = {k: type(f"NonConforming_{k}", (_NonConforming,), {}) for k in [v.value
 def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
              frozen: Sequence[Case] = (), database: Any = None, sweep: bool | None = None, *,
              hang_after: float | None = None, on_found: Callable[[dict[str, Any]], None] | None = None,
-             rulebook: Rulebook | None = None, pool: int = 0, shrink_stop: int | None = None) -> CellResult:
+             rulebook: Rulebook, readings: Mapping[str, str] | None = None, pool: int = 0,
+             shrink_stop: int | None = None) -> CellResult:
     """Judge the `frozen` cases (certify's fixed list, or failures kept from earlier runs) in order, then
     the cell's edge sweep (`sweep`, default: the profile's), then let Hypothesis search the cell with the
     profile's budget; stop at the first non-conforming call and shrink it. `database` (a Hypothesis
     ExampleDatabase): the search replays what it kept for the cell first, and the failure found is kept
     there (conformance/judge/failuredb.py). `hang_after`: the backend's time limit, so that shrinking stops
     after a few calls that time out. `on_found` hears the first failure as soon as it is found, before
-    shrinking (a supervisor keeps it should the worker die). `rulebook`: what every call is judged by
-    (the default one with the run's declared readings; None: the default one, no reading declared).
+    shrinking (a supervisor keeps it should the worker die). `rulebook`: the run's specs, and `readings`
+    the readings it declares (ambiguity id -> reading id): every call is judged by
+    `rulebook.with_readings(readings)`, and a failure shrinks within the ambiguity regions `rulebook`
+    itself flags.
     `pool`: the random pool every call's images are cut from (a challenge's; 0: the published one; the
     `frozen` cases come with theirs). `shrink_stop`: shrinking stops after that many runs and only there
     (`verify` following a run's evidence), instead of after SHRINK_SECONDS.
@@ -85,7 +88,8 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     call there is), and why it is incomplete where it is (`incomplete`, see incomplete_reason): the draws
     are the same either way."""
     return CellRun(cell, backend, profile, run_seed, frozen, database, sweep, hang_after=hang_after,
-                   on_found=on_found, rulebook=rulebook, pool=pool, shrink_stop=shrink_stop).result()
+                   on_found=on_found, rulebook=rulebook, readings=readings, pool=pool,
+                   shrink_stop=shrink_stop).result()
 
 
 class CellRun:
@@ -95,11 +99,14 @@ class CellRun:
 
     def __init__(self, cell: Cell, backend: Backend, profile: Profile, run_seed: int, frozen: Sequence[Case],
                  database: Any, sweep: bool | None, *, hang_after: float | None,
-                 on_found: Callable[[dict[str, Any]], None] | None, rulebook: Rulebook | None, pool: int,
-                 shrink_stop: int | None):
+                 on_found: Callable[[dict[str, Any]], None] | None, rulebook: Rulebook,
+                 readings: Mapping[str, str] | None, pool: int, shrink_stop: int | None):
         self.cell, self.backend, self.profile, self.run_seed = cell, backend, profile, run_seed
         self.frozen, self.database, self.sweep, self.pool = frozen, database, sweep, pool
-        self.on_found, self.rulebook = on_found, rulebook
+        self.on_found = on_found
+        self.plain = rulebook                           # the run's specs, no reading declared
+        # what every call is judged by: the run's specs with the readings it declares
+        self.rulebook = rulebook.with_readings(readings) if readings else rulebook
         self.out = CellResult(cell.to_dict())
         self.counts: Counter[str] = Counter()           # verdict -> calls counted
         self.tags: Counter[str] = Counter()             # boundary reached -> calls
@@ -107,8 +114,8 @@ class CellRun:
         self.by_dtype: dict[str, Counter[str]] = {}
         self.budget = ShrinkBudget(SHRINK_SECONDS, hang_after, stop_after=shrink_stop)
         self.seen: set[Any] = set()                     # the keys of the searched calls judged (Case.key)
-        self.spec = default_rulebook().api(cell.api)
-        self.readings = declared_of(rulebook, cell.api)
+        self.spec = rulebook.api(cell.api)
+        self.readings = declared_of(self.rulebook, cell.api)
         self.first: str | None = None                   # the verdict of the first non-conforming call
         self.latest: dict[str, tuple[Case, Outcome]] = {}   # per verdict, the last call found giving it
         self.final: dict[str, tuple[Case, Outcome]] = {}    # ... as Hypothesis's final replay found it
@@ -279,7 +286,7 @@ class CellRun:
         found = self.final.get(self.first) or self.latest.get(self.first) if self.first else None
         if found is None:
             return
-        case, outcome, runs = minimize(*found, self.backend, self.budget, self.rulebook)
+        case, outcome, runs = minimize(*found, self.backend, self.budget, self.plain, self.rulebook)
         self.out.shrink_calls += runs
         record = failure_record(self.cell, case, outcome, self.readings)
         if record["verdict"] == "DIVERGE":
@@ -369,7 +376,8 @@ class CellRun:
             raise _RAISE[outcome.key](outcome.message)
 
 
-def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int) -> list[CellResult]:
-    """In this process, one after the other (the kit's own tests; the CLI runs cells in supervised
-    workers: conformance/supervise/pool.py)."""
-    return [run_cell(cell, backend, profile, run_seed) for cell in cells]
+def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int,
+              rulebook: Rulebook) -> list[CellResult]:
+    """In this process, one after the other, judged by `rulebook` (the kit's own tests; the CLI runs cells
+    in supervised workers: conformance/supervise/pool.py)."""
+    return [run_cell(cell, backend, profile, run_seed, rulebook=rulebook) for cell in cells]

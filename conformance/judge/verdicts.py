@@ -69,19 +69,21 @@ def _crash(exc: BaseException) -> Outcome:
 
 @dataclass
 class Prepared:
-    """A call ready to run: its images, what the documentation asks of it, and its verdict class."""
+    """A call ready to run: its images, what the documentation asks of it, its verdict class, and the
+    rulebook that said so."""
 
     call: Call
     memory: dict[str, np.ndarray]
     want: Any
     violations: list[Violation]
     klass: str
+    rulebook: Rulebook
 
 
-def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | None = None,
+def prepare(call: Call, recipe: MemoryRecipe, images: Any, rulebook: Rulebook,
             violations: Sequence[Violation] | None = None) -> Prepared:
-    """Build the images (in the arrays `images(sizes)` gives, where given: the kit's own out-of-process
-    backend's shared file) and the expected result, by `rulebook` (the default one; with the run's
+    """Build the images (in the arrays `images(sizes)` gives, where given, None otherwise: the kit's own
+    out-of-process backend's shared file) and the expected result, by `rulebook` (the run's; with its
     declared readings, the regions they cover). `violations`: the oracle's check of this call by this
     rulebook, where the generator made it (Case.checked)."""
     memory = recipe.build(images)
@@ -94,10 +96,10 @@ def prepare(call: Call, recipe: MemoryRecipe, images=None, rulebook: Rulebook | 
             if np.shares_memory(image, memory[scope]):
                 kept = recipe.pristine(scope)
                 want.memory[scope] = kept if kept is not None else image.copy()
-    return Prepared(call, memory, want, violations, verdict_class(violations))
+    return Prepared(call, memory, want, violations, verdict_class(violations), rulebook)
 
 
-def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook | None,
+def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook,
                  violations: Sequence[Violation] | None) -> tuple[Any, list[Violation]]:
     """(the expected image, the call's violations); no image for a call that must be refused."""
     try:
@@ -135,14 +137,14 @@ def conclude(p: Prepared, raised: Any) -> Outcome:
         why = f" ({rule})" if rule else ""
         return Outcome(Verdict.FALSE_REJECT, backend_text(f"refused a legal call{why}: {backend_text(refused)}"),
                        violations, answer=said)
-    diff = compare(p.memory, p.want, p.call)
+    diff = compare(p.memory, p.want, p.call, p.rulebook)
     if diff:
         return Outcome(Verdict.FAIL, diff.pop("summary"), violations, diff,
                        answer=evidence.ran_answer(p.memory, p.want, False))
     return Outcome(Verdict.PASS, "memory image matches", violations, answer=evidence.EQUAL)
 
 
-def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook | None = None,
+def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook,
           violations: Sequence[Violation] | None = None, text: str | None = None) -> Outcome:
     """Run `call` on `backend` over the images of `recipe` and give the verdict by `rulebook` (never raises
     what the backend raised; a Ctrl-C of the user's goes on as KeyboardInterrupt). `violations`: see
@@ -157,7 +159,7 @@ def judge(call: Call, recipe: MemoryRecipe, backend: Backend, rulebook: Rulebook
         forget_traceback(raised)
 
 
-def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook: Rulebook | None,
+def _judge_sent(call: Call, recipe: MemoryRecipe, backend: ExecBackend, rulebook: Rulebook,
                 violations: Sequence[Violation] | None, text: str | None = None) -> Outcome:
     """judge, for a backend in a process of its own: the request goes out first and the oracle works out
     the expected image while the backend runs the call (start, then complete)."""
@@ -189,7 +191,7 @@ def start(call: Call, recipe: MemoryRecipe, backend: ExecBackend, text: str | No
     return Started(call, memory, inputs, sent, raised)
 
 
-def complete(started: Started, backend: ExecBackend, rulebook: Rulebook | None = None,
+def complete(started: Started, backend: ExecBackend, rulebook: Rulebook,
              violations: Sequence[Violation] | None = None) -> Outcome:
     """The verdict of a started call: the expected image worked out (while the backend runs it), then its
     answer read and judged."""
@@ -198,7 +200,7 @@ def complete(started: Started, backend: ExecBackend, rulebook: Rulebook | None =
     if raised is None:
         _, raised = call_backend(backend.finish, started.sent)
     try:
-        return conclude(Prepared(started.call, started.memory, want, found, verdict_class(found)), raised)
+        return conclude(Prepared(started.call, started.memory, want, found, verdict_class(found), rulebook), raised)
     finally:
         forget_traceback(raised)
 
@@ -210,13 +212,13 @@ def drain(started: Started, backend: ExecBackend) -> None:
         forget_traceback(raised)
 
 
-def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebook: Rulebook | None = None,
+def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebook: Rulebook,
                 violations: Sequence[Sequence[Violation] | None] | None = None) -> list[Outcome]:
     """The verdicts of several calls run by one `backend.run_batch(calls, memories)`, which returns, per
     call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
     every call of the batch gets that crash. `violations`: per call, as for prepare."""
     known = violations if violations is not None else [None] * len(cases)
-    prepared = [prepare(call, recipe, rulebook=rulebook, violations=v) for (call, recipe), v in zip(cases, known)]
+    prepared = [prepare(call, recipe, None, rulebook, v) for (call, recipe), v in zip(cases, known)]
     copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
     answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
     if raised is None and len(answer) != len(prepared):
@@ -240,13 +242,17 @@ def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b))
 
 
-def compare(actual: dict[str, np.ndarray], want, call: Call | None = None) -> dict[str, Any] | None:
+def compare(actual: dict[str, np.ndarray], want, call: Call | None = None,
+            rulebook: Rulebook | None = None) -> dict[str, Any] | None:
     """None when every defined byte matches; else a description of the first differences (given the
-    call, also the first differing elements decoded in its dtypes and a map of the region it writes)."""
+    call and the rulebook it is judged by, both or neither, also the first differing elements decoded in
+    its dtypes and a map of the region it writes)."""
+    if (call is None) != (rulebook is None):
+        raise TypeError("compare: a call is decoded by its rulebook: give both or neither")
     problems = _wrong_bytes(actual, want)
     if not problems:
         return None
-    return _described(problems, actual, want, call)
+    return _described(problems, actual, want, call, rulebook)
 
 
 def _wrong_bytes(actual: dict[str, np.ndarray], want) -> dict[str, dict[str, Any]]:
@@ -285,7 +291,7 @@ def _wrong_bytes(actual: dict[str, np.ndarray], want) -> dict[str, dict[str, Any
 
 
 def _described(problems: dict[str, dict[str, Any]], actual: dict[str, np.ndarray], want,
-               call: Call | None) -> dict[str, Any]:
+               call: Call | None, rulebook: Rulebook | None) -> dict[str, Any]:
     """The wrong bytes as a failure says them: counts, the first differences, the elements and the map."""
     written = want.written
     parts, out = [], {}
@@ -304,8 +310,8 @@ def _described(problems: dict[str, dict[str, Any]], actual: dict[str, np.ndarray
             "first": [{"addr": int(a), "expected": int(want.memory[scope][a]), "actual": int(actual[scope][a]),
                        "in_footprint": bool(inside[a])} for a in addrs[:FIRST_DIFFS]],
         }
-        if call is not None:
-            out[scope]["elements"] = element_diffs(call, scope, addrs, actual[scope], want.memory[scope])
+        if call is not None and rulebook is not None:
+            out[scope]["elements"] = element_diffs(call, scope, addrs, actual[scope], want.memory[scope], rulebook)
             out[scope]["map"] = byte_map(wrong, written.get(scope), want.defined[scope])
         what = f"{addrs.size} wrong byte(s) in {scope} from byte {int(addrs[0])}"
         if "collision" in info:

@@ -23,7 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Sequence
 
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.report.attestation import NAME as STATEMENT
 from conformance.report.attestation import PREDICATE_TYPE, statement_text
@@ -159,9 +159,10 @@ def _scope_lines(results: dict[str, Any]) -> list[str]:
     return lines + [printable(f"- {api} on {', '.join(prods)}", 1000) for api, prods in unsupported.items()] + [""]
 
 
-def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | None, argv: Sequence[str]) -> Path:
-    """Add the bundle's own files to a report folder already written by `write_outputs`; returns the
-    checksum file."""
+def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | None, argv: Sequence[str],
+                 rulebook: Rulebook) -> Path:
+    """Add the bundle's own files to a report folder already written by `write_outputs` (the specs: the
+    files of `rulebook`, which judged the run); returns the checksum file."""
     specs = folder / "specs"
     environment_text = json_text(environment(results, argv))
     readme = readme_text(results, bool(waivers_file))
@@ -169,7 +170,7 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     if specs.exists():
         shutil.rmtree(specs)
     specs.mkdir()
-    for name, text in sorted(default_rulebook().files.items()):
+    for name, text in sorted(rulebook.files.items()):
         write_atomic(specs / name, text)
     write_atomic(folder / "environment.json", environment_text)
     if waivers is not None:

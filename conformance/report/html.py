@@ -13,7 +13,7 @@ import jinja2
 import markupsafe
 import yaml
 
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from conformance.report.readings import readings_text, tally
@@ -220,7 +220,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook, repr
     meta = {**_META, **results}
     traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
                "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
-               "rules": rule_rows(rulebook.api(api), cells, product)} for api in apis]
+               "rules": rule_rows(rulebook.api(api), cells, product, rulebook)} for api in apis]
     shown = banner(results, product)
     return {
         "product": rulebook.product(product) if product in rulebook.products else None,
@@ -298,9 +298,9 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render(results: dict[str, Any], product: str, rulebook: Rulebook | None = None) -> str:
-    """The HTML report of one product of a results.json."""
-    return _render(_clean(results), product, rulebook or default_rulebook())
+def render(results: dict[str, Any], product: str, rulebook: Rulebook) -> str:
+    """The HTML report of one product of a results.json, by the specs of `rulebook`."""
+    return _render(_clean(results), product, rulebook)
 
 
 def _render(clean: dict[str, Any], product: str, rulebook: Rulebook, repro_folder: str = "") -> str:
@@ -314,11 +314,10 @@ def report_name(product: str) -> str:
     return "report-" + re.sub(r"[^A-Za-z0-9_.-]", "_", product) + ".html"
 
 
-def render_reports(results: dict[str, Any], products: Iterable[str] | None = None,
+def render_reports(results: dict[str, Any], rulebook: Rulebook, products: Iterable[str] | None = None,
                    repro_folder: str = "") -> dict[str, str]:
-    """{report-<product>.html: page} for every product of the results (`repro_folder`: put before the
-    reproducers' paths in the replay commands, as junit_bytes does)."""
-    rulebook = default_rulebook()
+    """{report-<product>.html: page} for every product of the results, by the specs of `rulebook`
+    (`repro_folder`: put before the reproducers' paths in the replay commands, as junit_bytes does)."""
     chosen = products or results.get("products") or sorted({c["cell"]["product"] for c in results["cells"]})
     clean = _clean(results)
     return {report_name(p): _render(clean, p, rulebook, repro_folder) for p in chosen}

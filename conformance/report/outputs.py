@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from oracle.spec import Rulebook
+
 from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
 from conformance.report.files import inside, json_text, no_surrogates, write_atomic
 from conformance.report.html import render_reports
@@ -42,9 +44,9 @@ def reproducer_text(failure: dict[str, Any]) -> str:
     return head + yaml.dump(body, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=110)
 
 
-def render_outputs(results: dict[str, Any], folder: Path) -> dict[str, str | bytes]:
-    """Every file of the report folder as {relative path: content}, made in memory; sets each failure's
-    `reproducer` (its path relative to the folder) on the way."""
+def render_outputs(results: dict[str, Any], folder: Path, rulebook: Rulebook) -> dict[str, str | bytes]:
+    """Every file of the report folder as {relative path: content}, made in memory (the pages by the specs
+    of `rulebook`); sets each failure's `reproducer` (its path relative to the folder) on the way."""
     files: dict[str, str | bytes] = {}
     divergences = (results.get("agreement") or {}).get("divergences", [])
     for failure in results["failures"] + divergences:
@@ -52,21 +54,21 @@ def render_outputs(results: dict[str, Any], folder: Path) -> dict[str, str | byt
         failure["reproducer"] = name
         files[name] = reproducer_text(failure)
     repro_folder = f"{folder}/" if str(folder) not in ("", ".") else ""     # as the run was given it
-    files.update(render_reports(results, repro_folder=repro_folder))
+    files.update(render_reports(results, rulebook, repro_folder=repro_folder))
     files["junit.xml"] = junit_bytes(results, repro_folder)
     files["results.json"] = json_text(results)          # last: it is what marks the folder complete
     return files
 
 
-def write_outputs(results: dict[str, Any], folder: Path | str) -> dict[str, Any]:
-    """Write the whole report folder for `results` (a finished results document) and return the paths
-    written: {"results": ..., "junit": ..., "html": [...], "repro": [...]}.
+def write_outputs(results: dict[str, Any], folder: Path | str, rulebook: Rulebook) -> dict[str, Any]:
+    """Write the whole report folder for `results` (a finished results document, judged by the specs of
+    `rulebook`) and return the paths written: {"results": ..., "junit": ..., "html": [...], "repro": [...]}.
 
     Nothing is touched until every file is made; then the new reproducers go in, those of an earlier
     run that this one does not have go (each file under repro/ is one of this report), and the other
     files replace theirs, results.json last."""
     folder = Path(folder)
-    files = render_outputs(results, folder)
+    files = render_outputs(results, folder, rulebook)
     paths = {name: inside(folder, name) for name in files}
     folder.mkdir(parents=True, exist_ok=True)
     repro = [name for name in files if name.startswith("repro/")]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from oracle import Call, CallFormatError
 from oracle.quoting import quoted
-from oracle.spec import Rulebook, default_rulebook, specs_digest
+from oracle.spec import Rulebook, specs_digest
 
 from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
@@ -105,18 +105,21 @@ def results_document(rulebook: Rulebook, backend: dict[str, str], chosen: Sequen
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "results.schema.json"
 
 
-@functools.lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
-    """The schema of what reports read, with the products and apis of the specs, the verdicts of the
-    kit and the bytemap's size filled in (the schema file holds no copy of them)."""
+def _validator(rulebook: Rulebook) -> jsonschema.protocols.Validator:
+    """The schema of what reports read, with the products and apis of the specs of `rulebook`, the
+    verdicts of the kit and the bytemap's size filled in (the schema file holds no copy of them)."""
+    return _validator_of(tuple(rulebook.products), tuple(sorted(rulebook.apis)))
+
+
+@functools.lru_cache(maxsize=4)
+def _validator_of(products: tuple[str, ...], apis: tuple[str, ...]) -> jsonschema.protocols.Validator:
     import jsonschema
 
     from conformance.judge.bytemap import MAP_CELLS
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    rulebook = default_rulebook()
     defs = schema["$defs"]
-    defs["product"]["enum"] = list(rulebook.products)
-    defs["api"]["enum"] = sorted(rulebook.apis)
+    defs["product"]["enum"] = list(products)
+    defs["api"]["enum"] = list(apis)
     defs["verdict"]["enum"] = VERDICT_ORDER
     defs["scopeDiff"]["properties"]["map"]["properties"]["cells"]["maxLength"] = MAP_CELLS
     return jsonschema.Draft202012Validator({**_inlined(schema, defs), "$defs": defs})
@@ -147,8 +150,8 @@ def _short(value: Any) -> str:
     return printable(quoted(value, 60))
 
 
-def _schema_error(error: jsonschema.ValidationError) -> str:
-    """One schema error as 'field: what was expected, got what'."""
+def _schema_error(error: jsonschema.ValidationError, validator: jsonschema.protocols.Validator) -> str:
+    """One schema error (of `validator`'s schema) as 'field: what was expected, got what'."""
     path = list(error.absolute_path)
     expected, value = error.validator_value, error.instance
     if error.validator == "required":
@@ -162,7 +165,7 @@ def _schema_error(error: jsonschema.ValidationError) -> str:
         what = f"expected {kinds}, got {_short(value)}"
     elif error.validator == "enum":
         what = f"expected one of {', '.join(map(str, expected))}, got {_short(value)}"
-    elif error.validator == "pattern" and expected == _validator().schema["$defs"]["cellId"]["pattern"]:
+    elif error.validator == "pattern" and expected == validator.schema["$defs"]["cellId"]["pattern"]:
         what = f"expected a cell id (api/product/legal|reject|undefined|ambiguity/...), got {_short(value)}"
     elif error.validator == "pattern":
         what = f"got {_short(value)}, expected text matching {expected}"
@@ -220,10 +223,11 @@ def _fill(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def load_results(path: str | Path) -> dict[str, Any]:
-    """A results.json, checked against the schema of what reports read (schemas/results.schema.json)
-    and for what a schema cannot say; ResultsError is one line naming the file and the field. The
-    size is checked before the file is read; fields an older kit did not write are filled in."""
+def load_results(path: str | Path, rulebook: Rulebook) -> dict[str, Any]:
+    """A results.json, checked against the schema of what reports read (schemas/results.schema.json,
+    with the products and apis of `rulebook`) and for what a schema cannot say; ResultsError is one line
+    naming the file and the field. The size is checked before the file is read; fields an older kit did
+    not write are filled in."""
     name = printable(str(path))
     try:
         text = read_text(path, MAX_RESULTS_BYTES, "results.json")
@@ -238,10 +242,10 @@ def load_results(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise ResultsError(f"{name}: not a results.json (no 'cells' list at the top)")
     from jsonschema.exceptions import best_match
-    error = best_match(_validator().iter_errors(data))
+    validator = _validator(rulebook)
+    error = best_match(validator.iter_errors(data))
     if error is not None:
-        raise ResultsError(f"{name}: {_schema_error(error)}")
-    rulebook = default_rulebook()
+        raise ResultsError(f"{name}: {_schema_error(error, validator)}")
     for i, cell in enumerate(data["cells"]):
         _check_cell(cell, f"{name}: cells[{i}]", rulebook)
     return _fill(data)

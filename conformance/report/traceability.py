@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any, Callable, Iterable
 
 from oracle.kinds import kind_of
-from oracle.spec import ApiSpec, Rule, default_rulebook
+from oracle.spec import ApiSpec, Rule, Rulebook
 
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
 from conformance.generate.strategies import reachable
@@ -63,13 +63,15 @@ def _edge_counts(rule: Rule, cells: list[dict[str, Any]], claims: Callable[[str]
     return reachable, reached
 
 
-def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str) -> list[dict[str, Any]]:
+def rule_rows(spec: ApiSpec, cells: Iterable[dict[str, Any]], product: str,
+              rulebook: Rulebook) -> list[dict[str, Any]]:
     """One row per rule of `spec` that applies on `product` (only the product rule where the api is not
     on it): the calls that broke it (with their verdicts), the legal calls on its edge (with the edges
     reached), whether a call can break it alone on this product (`breakable`: else it has no cell, e.g.
     an L1 rule where there is no L1), whether the run exercised it at all, and the edges of the rule the
-    cells' sweeps could reach and did (`edges_reachable`, `edges_reached`)."""
-    env = environment(spec.api, product, default_rulebook(), DEFAULT_GM_WINDOW)
+    cells' sweeps could reach and did (`edges_reachable`, `edges_reached`). `rulebook`: the specs `spec`
+    is one of, which say what a call can break on the product."""
+    env = environment(spec.api, product, rulebook, DEFAULT_GM_WINDOW)
     cells = [c for c in cells if c["cell"]["api"] == spec.api and c["cell"]["product"] == product]
     legal_tags: Counter[str] = Counter()
     for c in cells:

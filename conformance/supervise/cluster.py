@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
+
+from oracle.spec import Rulebook
 
 from conformance.supervise import messages
 from conformance.supervise.pool import TICK, Supervisor
@@ -40,7 +42,8 @@ def _supervisor(config: dict[str, Any]) -> Supervisor:
                            "Dask workers with DASK_DISTRIBUTED__WORKER__DAEMON=False")
     supervisor = Supervisor(config["backend"], 1, config["timeout"], config["db"], config["against"],
                             config["oracle"], start_method="forkserver", readings=dict(config["readings"]),
-                            isolation=Isolation(config["isolated"], config["user"]), edition=config["edition"])
+                            isolation=Isolation(config["isolated"], config["user"]), edition=config["edition"],
+                            specs=config["specs"])
     supervisor.start()
     _local.held = (key, supervisor)
     return supervisor
@@ -74,13 +77,16 @@ class ClusterSupervisor:
 
     def __init__(self, address: str, backend_spec: str, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, readings: dict[str, str] | None = None,
-                 isolation: Isolation = Isolation(), edition: str | None = None):
+                 isolation: Isolation = Isolation(), edition: str | None = None, *,
+                 specs: Callable[[], Rulebook]):
         self.address = address
         self.isolation = isolation
-        # readings: the command line's, as sorted pairs (the config is a key of the supervisors kept)
+        # readings: the command line's, as sorted pairs (the config is a key of the supervisors kept);
+        # specs: what gives the run's rulebook (a module's function, which Dask sends by name)
         self.config = {"backend": backend_spec, "timeout": timeout, "db": db_spec, "against": against,
                        "oracle": oracle, "readings": tuple(sorted((readings or {}).items())),
-                       "isolated": isolation.isolated, "user": isolation.user, "edition": edition}
+                       "isolated": isolation.isolated, "user": isolation.user, "edition": edition,
+                       "specs": specs}
         self.client: Any = None
         self.described: dict[str, Any] = {}
         self._futures: dict[Any, Task] = {}

@@ -12,7 +12,7 @@ import dataclasses
 import zlib
 from typing import Sequence
 
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.generate.cells import Cell
 from conformance.generate.profiles import Profile
@@ -30,9 +30,11 @@ def part_seed(seed: int, part: int) -> int:
     return seed if part == 0 else zlib.crc32(f"{seed}/part {part}".encode())
 
 
-def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = False, pool: int = 0) -> list[Task]:
-    """The tasks of a run of `chosen`: a task per cell, or per part of a long one; longest first. `pool`:
-    the random pool every task's images come from (a challenge's)."""
+def plan(chosen: Sequence[Cell], profile: Profile, seed: int, rulebook: Rulebook, frozen: bool = False,
+         pool: int = 0) -> list[Task]:
+    """The tasks of a run of `chosen`: a task per cell, or per part of a long one; longest first (by what a
+    call of each api costs, as the specs of `rulebook` say). `pool`: the random pool every task's images
+    come from (a challenge's)."""
     tasks = []
     for cell in chosen:
         parts = max(1, -(-profile.calls // SPLIT_CALLS))
@@ -41,15 +43,15 @@ def plan(chosen: Sequence[Cell], profile: Profile, seed: int, frozen: bool = Fal
             tasks.append(Task(cell, dataclasses.replace(profile, calls=calls) if parts > 1 else profile,
                               part_seed(seed, part), frozen=frozen and part == 0, part=part, parts=parts,
                               pool=pool))
-    return sorted(tasks, key=cost, reverse=True)
+    return sorted(tasks, key=lambda task: cost(task, rulebook), reverse=True)
 
 
-def cost(task: Task) -> float:
-    return task.profile.calls * api_cost(task.cell.api) * KIND_COST.get(task.cell.kind, 1.0)
+def cost(task: Task, rulebook: Rulebook) -> float:
+    return task.profile.calls * api_cost(task.cell.api, rulebook) * KIND_COST.get(task.cell.kind, 1.0)
 
 
-def api_cost(api: str) -> float:
+def api_cost(api: str, rulebook: Rulebook) -> float:
     """Seconds per verified call of `api` relative to the cheapest kind of move: its spec's `cost` (1.0 for
-    an api the shipped specs do not hold)."""
-    spec = default_rulebook().apis.get(api)
+    an api the specs do not hold)."""
+    spec = rulebook.apis.get(api)
     return spec.cost if spec is not None else 1.0

@@ -73,8 +73,9 @@ class Supervisor:
     def __init__(self, backend_spec: str, workers: int, timeout: float | None = None, db_spec: str | None = None,
                  against: str | None = None, oracle: bool = True, start_method: str | None = None,
                  readings: dict[str, str] | None = None, isolation: Isolation = Isolation(),
-                 edition: str | None = None):
+                 edition: str | None = None, *, specs: Callable[[], Any]):
         self.backend_spec, self.size = backend_spec, max(1, workers)
+        self.specs = specs                          # what gives the run's rulebook, here and in every worker
         self.isolation = isolation
         if isolation.isolated:
             out_of_reach()
@@ -115,7 +116,8 @@ class Supervisor:
         ours, theirs = self._ctx.Pipe()
         proc = self._ctx.Process(target=worker_main, name="ascend-conformance-worker", daemon=True,
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
-                                       self.against, self.oracle, self.readings, self.isolation, self.edition))
+                                       self.against, self.oracle, self.readings, self.isolation, self.edition),
+                                 kwargs={"specs": self.specs})
         # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
         # itself; unfrozen after, this process collects its own objects again.
         # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
@@ -354,7 +356,8 @@ class Supervisor:
         if flight is not None and (flight.calls or flight.too_large) and w.found is None:
             against = (self.described.get("against", {}).get("name", "B")
                        if self.against is not None and flight.which == 1 else None)
-            record = in_flight_crash(task.cell, flight, how, against, self.described.get("readings"))
+            record = in_flight_crash(task.cell, flight, how, against, self.described.get("readings"),
+                                     rulebook=self.specs())
             if not flight.shrinking:
                 tally = result.agreement if against is not None else result.counts
                 tally[record["verdict"]] = tally.get(record["verdict"], 0) + 1
@@ -377,13 +380,10 @@ class Supervisor:
 
 
 def run_tasks(supervisor: Supervisor, tasks: Iterable[Task], on_result: Callable[[dict[str, Any]], None],
-              stop: Stop, tick: Callable[[], None] = lambda: None, begun: Callable[[], None] = lambda: None
-              ) -> None:
-    """Run every task to its result (on_result per finished cell) unless `stop` is set; `begun` is called
-    once every worker has its first task (the first report is written while they work on them: written
-    before, it would keep the workers that said "ready" after the first look idle for as long as it takes),
-    or FIRST_WRITE_WAIT seconds into the run where some are still loading; `tick` between looks (the
-    periodic writes)."""
+              stop: Stop, tick: Callable[[], None] = lambda: None, begun: Callable[[], None] = lambda: None) -> None:
+    """Run every task to its result (on_result per finished cell) unless `stop` is set; `tick` between
+    looks (the periodic writes); `begun` once every worker has its first task, or FIRST_WRITE_WAIT seconds
+    in where some still load (a report written before would keep the workers that said "ready" late idle)."""
     for task in tasks:
         supervisor.submit(task)
     start, first = time.monotonic(), True

@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Any, Callable
 
+from oracle.spec import Rulebook, SpecError
+
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
@@ -30,9 +32,9 @@ from conformance.supervise.tasks import Isolation, Replay, Task
 _state: dict[str, Any] = {}
 
 
-def _load(spec: str, timeout: float, isolation: Isolation) -> Any:
+def _load(spec: str, timeout: float, isolation: Isolation, rulebook: Rulebook) -> Any:
     try:
-        return load_backend(spec, timeout, isolate=isolation.isolated, user=isolation.user)
+        return load_backend(spec, timeout, isolate=isolation.isolated, user=isolation.user, rulebook=rulebook)
     except BackendLoadError:
         raise
     except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
@@ -53,26 +55,29 @@ def _described(backend: Any, spec: str) -> dict[str, str]:
 def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db_spec: str | None,
                  parent: int, against: str | None = None, oracle: bool = True,
                  readings: dict[str, str] | None = None, isolation: Isolation = Isolation(),
-                 edition: str | None = None) -> None:
+                 edition: str | None = None, *, specs: Callable[[], Rulebook]) -> None:
     """Load the backend (and the one it is held against), resolve the run's readings (the backend's,
     overridden by the command line's `readings`, and those the `edition` settles), say "ready" with both,
-    then run tasks until told to stop."""
+    then run tasks until told to stop. `specs` gives the run's rulebook, as it gave the supervisor's: a
+    module's function of no argument (a worker started by spawn or forkserver gets it by name), called
+    once here."""
     _become_worker(parent, isolation)
     inflight.install(slot)
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()
     try:
-        backend = _state["backend"] = _load(_reference(backend_spec, edition), timeout, isolation)
+        rulebook = specs()
+        backend = _state["backend"] = _load(_reference(backend_spec, edition), timeout, isolation, rulebook)
         described = _described(backend, backend_spec)
-        declared = declare(backend, backend_spec, readings, edition=edition)
+        declared = declare(backend, backend_spec, readings, rulebook=rulebook, edition=edition)
         described.update(declared.described())
         tested = backend
         if against is not None:
             from conformance.judge.agreement import Pair
-            other = _load(_reference(against, edition), timeout, isolation)
+            other = _load(_reference(against, edition), timeout, isolation, rulebook)
             backend = _state["backend"] = Pair(backend, other, oracle)
             described["against"] = _described(other, against)
-    except BackendLoadError as exc:
+    except (BackendLoadError, SpecError) as exc:      # SpecError: the specs `specs` loads
         _tell(conn, "load_error", str(exc))
         _close_backend()
         return
@@ -89,9 +94,9 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
             if task is None:
                 break
             slot.reset()
-            _tell(conn, "done", _run_task(task, backend, db, timeout, conn, declared,
-                                          lambda recorded: declare(tested, backend_spec, readings, recorded=recorded,
-                                                                             edition=edition)))
+            _tell(conn, "done", _run_task(task, backend, db, timeout, conn, rulebook, declared,
+                                          lambda recorded: declare(tested, backend_spec, readings, rulebook=rulebook,
+                                                                   recorded=recorded, edition=edition)))
     finally:
         _close_backend()
 
@@ -115,10 +120,10 @@ def settle_collector() -> None:
     gc.set_threshold(10_000, 10, 10)
 
 
-def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, declared: Declared,
-              replayed: Callable[[dict[str, str]], Declared]) -> dict[str, Any]:
-    """A cell searched (judged by the run's readings), or a reproducer's call judged by the readings it
-    recorded, the command line's over them (`replayed`)."""
+def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, rulebook: Rulebook,
+              declared: Declared, replayed: Callable[[dict[str, str]], Declared]) -> dict[str, Any]:
+    """A cell searched (judged by the run's `rulebook` with its readings), or a reproducer's call judged by
+    the readings it recorded, the command line's over them (`replayed`)."""
     from conformance.judge.failuredb import as_cases
     if isinstance(task, Replay):
         (case,) = as_cases([{"call": task.call, "memory": task.memory, "expect": None, "rule": None}])
@@ -138,7 +143,7 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
             cases = from_pool(load_frozen().get(task.cell.id, ()), task.pool) + cases
         # the edge sweep is the same on every run: judged once per cell, in its first part
         result = run_cell(task.cell, backend, task.profile, task.seed, cases, db, None if task.part == 0 else False,
-                          hang_after=timeout, rulebook=declared.rulebook, pool=task.pool,
+                          hang_after=timeout, rulebook=rulebook, readings=declared.readings, pool=task.pool,
                           on_found=lambda failure: _tell(conn, "found", failure))
     except BaseException as exc:        # noqa: BLE001 - a backend's BaseException must not end the worker
         result = CellResult(task.cell.to_dict(), status="error", error=f"{type(exc).__name__}: {exc}")

@@ -10,6 +10,7 @@ import time
 
 from conformance import OracleBackend
 from conformance.backends.serve import serve
+from oracle.spec import default_rulebook
 
 
 class Misbehaving(OracleBackend):
@@ -44,4 +45,4 @@ class Misbehaving(OracleBackend):
 if __name__ == "__main__":
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.exit(serve(Misbehaving(sys.argv[1], sys.argv[2], replies), sys.stdin, replies))
+    sys.exit(serve(Misbehaving(sys.argv[1], sys.argv[2], replies), sys.stdin, replies, default_rulebook()))
