@@ -9,7 +9,7 @@ import pytest
 
 from command import cli
 from conformance.backends.contract import BackendLoadError, OracleBackend
-from conformance.backends.readings import declare, edition_described
+from conformance.backends.declared_readings import declare, edition_described
 from oracle import SpecError, load_rulebook
 from oracle.spec import SEED, default_rulebook
 from test_spec_loading import edit_yaml, refused, specs_copy  # noqa: F401  (a fixture)

@@ -21,7 +21,7 @@ from oracle.spec import default_rulebook
 from conformance import OracleBackend
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
-from conformance.backends.readings import declare
+from conformance.backends.declared_readings import declare
 from conformance.generate.cells import Cell
 from conformance.generate.environment import Case
 from conformance.generate.memory import MemoryRecipe, image_sizes
@@ -29,7 +29,7 @@ from conformance.generate.profiles import profile
 from conformance.judge.agreement import Pair
 from conformance.judge.runner import run_cell
 from conformance.judge.verdicts import Verdict, judge
-from conformance.report.readings import NOT_TESTED, verdict_text
+from conformance.report.ambiguities import NOT_TESTED, verdict_text
 from conformance.report.results import load_results, results_document
 from conformance.report.text import replay_command
 

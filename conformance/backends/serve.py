@@ -23,7 +23,7 @@ from oracle.spec import Rulebook
 
 from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
-from conformance.backends.readings import backend_readings
+from conformance.backends.declared_readings import backend_readings
 
 PROTOCOL = 1
 

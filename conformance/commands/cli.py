@@ -63,7 +63,7 @@ def cmd_report(args: Options) -> int:
     written = write_outputs(results, folder, rulebook)
     for product in results["products"] or sorted({c["cell"]["product"] for c in results["cells"]}):
         print(f"{overall(results, product):<15} {product}")
-    from conformance.report.readings import verdict_text
+    from conformance.report.ambiguities import verdict_text
     print(printable(f"{verdict_text(results)}: {results['calls']} calls in {len(results['cells'])} cells from "
                     f"{len(sources)} results file(s); report in {folder}"))
     for path in [written["results"], written["junit"], *written["html"]]:

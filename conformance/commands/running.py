@@ -46,7 +46,7 @@ def _select_early(args: Options, products: list[str], apis: list[str]) -> None:
 
 
 def readings_line(session: Any) -> str:
-    from conformance.report.readings import readings_text
+    from conformance.report.ambiguities import readings_text
     said = readings_text(session.readings)
     edition = f"; the {session.edition} edition of the pages" if session.edition else ""
     return edition + (f"; readings {said}" if said else "")

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from oracle.spec import Rulebook
 
-from conformance.backends.readings import edition_described
+from conformance.backends.declared_readings import edition_described
 from conformance.commands.lock import FolderLock
 from conformance.report.results import results_document
 from conformance.supervise.pool import Supervisor, run_tasks

@@ -190,9 +190,9 @@ def readings_by_command_line(results: dict[str, Any]) -> dict[str, str]:
 
 def verdict_words(results: dict[str, Any]) -> str:
     """The verdict line's words: the verdict (one word everywhere: CONFORMANT, NOT CONFORMANT,
-    INCOMPLETE) with its scope (report/readings.py:verdict_text), and under --against whether the two
+    INCOMPLETE) with its scope (report/ambiguities.py:verdict_text), and under --against whether the two
     backends agree."""
-    from conformance.report.readings import verdict_text
+    from conformance.report.ambiguities import verdict_text
     words = verdict_text(results)
     against = results.get("against")
     if not against:

@@ -63,7 +63,7 @@ def cmd_verify(args: Options) -> int:
     except NotAsClaimed as exc:
         print(printable(f"NOT AS CLAIMED: {exc}"))
         return EXIT_NOT_AS_CLAIMED
-    from conformance.report.readings import verdict_text
+    from conformance.report.ambiguities import verdict_text
     checked = sum(len(p["entries"]) for p in parts.values())
     sampled = f"; {len(kept)} calls run again on {args.backend}" if args.backend else \
         "; the artefact itself not run (--backend B runs a sample of the calls on it)"

@@ -2,9 +2,9 @@
 overlap rules), apart, adjacent or overlapping as the case asks.
 
 A `Placement` holds the step's state as it goes; per scope a `ScopeLayout` lays out its operands in
-slots (the tensors placed together), spreads the entries of list operands, and puts the slots in a drawn
+groups (the tensors placed together), spreads the entries of list operands, and puts the groups in a drawn
 order with drawn gaps. The target's kind steps in where breaking its rule changes the layout (a pair of
-operands that share a slot, entries moved onto each other, a floor under an operand, a tensor misaligned
+operands that share a group, entries moved onto each other, a floor under an operand, a tensor misaligned
 or cut short: oracle/kinds)."""
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ from conformance.generate.values import offset_limit
 
 
 @dataclass
-class Slot:
-    """Tensors placed together: (operand, entry, offset inside the slot) for each."""
+class Group:
+    """Tensors placed together, one after another in their scope: (operand, entry, offset inside the
+    group) for each."""
 
     members: list[tuple[str, int, int]]
     size: int
@@ -113,7 +114,7 @@ class Placement:
 
 
 class ScopeLayout:
-    """The operands of one scope laid out: slots of tensors placed together, in a drawn order, with
+    """The operands of one scope laid out: groups of tensors placed together, in a drawn order, with
     drawn gaps between them."""
 
     def __init__(self, placing: Placement, scope: str):
@@ -125,16 +126,16 @@ class ScopeLayout:
         self.unit = {op: entry_unit(p.acc[op], self.align) for op in self.ops}
         self.offsets = {op: self.packed(op) for op in self.ops}
         self.pair = self.pairing()
-        self.lead = {op: op for op in self.ops}             # the operand whose slot holds op's tensors
+        self.lead = {op: op for op in self.ops}             # the operand whose group holds op's tensors
         if self.pair is not None:
             self.lead[self.pair[1]] = self.pair[0]
-        self.placed: dict[str, Slot] = {}
+        self.placed: dict[str, Group] = {}
 
     def packed(self, op: str) -> list[int]:
         return [i * self.unit[op] for i in range(self.p.draft.count(op))]
 
     def pairing(self) -> Pair | None:
-        """Two operands that share one slot: the overlap the target asks for, or (a legal call) the
+        """Two operands that share one group: the overlap the target asks for, or (a legal call) the
         in-place use a rule allows (tagged `<b>=in-place`)."""
         p = self.p
         if p.target is not None:
@@ -147,31 +148,31 @@ class ScopeLayout:
                 return a, b, list, [None]
         return None
 
-    def slots(self) -> dict[str, Slot]:
-        """The slots as the offsets stand (b following a into a's slot, where paired)."""
+    def groups(self) -> dict[str, Group]:
+        """The groups as the offsets stand (b following a into a's group, where paired)."""
         p, out = self.p, {}
         for op in self.ops:
             if self.lead[op] == op:
-                out[op] = Slot([(op, i, o) for i, o in enumerate(self.offsets[op])], 0)
+                out[op] = Group([(op, i, o) for i, o in enumerate(self.offsets[op])], 0)
         if self.pair is not None:
             a, b, follow, _ = self.pair
             self.offsets[b] = follow(self.offsets[a])
             out[a].members += [(b, i, o) for i, o in enumerate(self.offsets[b])]
-        for slot in out.values():
-            low = min(o for _, _, o in slot.members)
-            slot.members = [(op, i, o - low) for op, i, o in slot.members]
-            slot.size = round_up(max(o + p.rooms[op] for op, _, o in slot.members), self.align)
-            slot.kept = slot.size - round_up(max(o + p.ends[op] for op, _, o in slot.members), self.align)
+        for group in out.values():
+            low = min(o for _, _, o in group.members)
+            group.members = [(op, i, o - low) for op, i, o in group.members]
+            group.size = round_up(max(o + p.rooms[op] for op, _, o in group.members), self.align)
+            group.kept = group.size - round_up(max(o + p.ends[op] for op, _, o in group.members), self.align)
         return out
 
     def room(self) -> int:
-        """Bytes of the scope the slots leave free (GM: at most GM_SPREAD)."""
+        """Bytes of the scope the groups leave free (GM: at most GM_SPREAD)."""
         free = self.cap - sum(s.size for s in self.placed.values())
         return free if self.scope != "GM" else min(free, GM_SPREAD)
 
     def place(self) -> None:
         p = self.p
-        self.placed = self.slots()
+        self.placed = self.groups()
         require(self.room() >= 0)
         self.spread_lists()
         if self.pair is not None and self.pair[3]:
@@ -196,19 +197,19 @@ class ScopeLayout:
                     self.offsets[op], style = lanes(count, unit, p.acc[op][0].step, p.acc[op][0].count), "lanes"
                     require(self.offsets[op] is not None)
                 p.draft.tags.append(f"{op}={style}")
-                self.placed = self.slots()
+                self.placed = self.groups()
                 moved = p.kind.spread(p.target, p, op, self.offsets[op]) if p.target is not None else None
                 if moved is not None:
                     self.offsets[op] = moved
-                    self.placed = self.slots()
+                    self.placed = self.groups()
 
     def settle_pair(self) -> None:
-        """b follows a the first way the iteration rules allow (settle), or keeps its own slot."""
+        """b follows a the first way the iteration rules allow (settle), or keeps its own group."""
         p = self.p
         a, b = self.pair[0], self.pair[1]
 
         def fits(follow: Follow | None) -> bool:
-            """Does the scope still hold its slots with b following a so (None: b in a slot of its own)?"""
+            """Does the scope still hold its groups with b following a so (None: b in a group of its own)?"""
             def size(members: list[tuple[str, int]]) -> int:
                 low = min(o for _, o in members)
                 return round_up(max(o - low + p.rooms[op] for op, o in members), self.align)
@@ -219,26 +220,26 @@ class ScopeLayout:
                 sizes = size(mine + [(b, o) for o in follow(self.offsets[a])])
             return sizes <= self.room() + self.placed[a].size
         settled = settle(p.env, p.draft, p.target, p.acc, self.offsets, self.pair, fits)
-        if settled is None:                     # apart: b's own slot, its entries packed
+        if settled is None:                     # apart: b's own group, its entries packed
             self.lead[b], self.offsets[b] = b, self.packed(b)
             p.draft.tags.remove(f"{b}=in-place")
             self.pair = None
         else:
             self.pair = (a, b, settled, [])
-        self.placed = self.slots()
+        self.placed = self.groups()
 
     def add_slack(self) -> dict[str, int]:
         """Tensors larger than what the call touches (where the target's kind allows)."""
         p, slack = self.p, {}
-        for key, slot in self.placed.items():
+        for key, group in self.placed.items():
             slack[key] = 0
             if p.kind.allows_slack and p.pick.boolean(f"{self.scope}.slack"):
                 slack[key] = p.pick.integer(0, max(self.room(), 0) // self.align, f"{self.scope}.slack") * self.align
-                slot.size += slack[key]
+                group.size += slack[key]
         return slack
 
     def lay_out(self, slack: Mapping[str, int]) -> None:
-        """The slots in a drawn order, a drawn gap before each; an operand with a floor placed last."""
+        """The groups in a drawn order, a drawn gap before each; an operand with a floor placed last."""
         p, align, placed = self.p, self.align, self.placed
         order = rotated(p.pick, sorted(placed), f"{self.scope}.order")
         floors = p.kind.floors(p.target, p, self.ops) if p.target is not None else {}
@@ -255,16 +256,16 @@ class ScopeLayout:
             gap, _ = pick_between(p.pick, least, max(self.room(), 0) // align, f"{self.scope}.gap")
             placed[key].size += gap * align
             cursor += gap * align
-            slot = placed[key]
-            for op, entry, offset in slot.members:
+            group = placed[key]
+            for op, entry, offset in group.members:
                 if op not in p.addrs:
                     p.addrs[op] = [0] * p.draft.count(op)
                 p.addrs[op][entry] = cursor + offset
-            for op in {op for op, _, _ in slot.members}:
-                reach = max(o + p.ends[op] for m, _, o in slot.members if m == op)
+            for op in {op for op, _, _ in group.members}:
+                reach = max(o + p.ends[op] for m, _, o in group.members if m == op)
                 p.limit[op] = cursor + reach + slack[key]
-            cursor += slot.size - gap * align
-            if cursor - slot.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
+            cursor += group.size - gap * align
+            if cursor - group.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
                 p.draft.tags.append(f"{self.scope}=top")
 
 
@@ -278,7 +279,7 @@ def settle(env: Env, draft: CallDraft, target: Rule | None, acc: Mapping[str, An
             ) -> Follow | None:
     """The first way for b to follow a (the drawn one, then the others) after which the iteration rules
     on a and b that hold for the call fire as asked: the target's, and no other (a stride that walks one
-    list onto the other's later iteration), and the scope still holds the slots (`fits`). None: b kept
+    list onto the other's later iteration), and the scope still holds the groups (`fits`). None: b kept
     apart (a legal call's in-place use given up). Where none does, the drawn one (the oracle's check has
     the last word)."""
     a, b, first, others = pair

@@ -28,7 +28,7 @@ from oracle.spec import Rulebook
 from conformance.report.attestation import NAME as STATEMENT
 from conformance.report.attestation import PREDICATE_TYPE, statement_text
 from conformance.report.files import json_text, write_atomic
-from conformance.report.readings import verdict_text
+from conformance.report.ambiguities import verdict_text
 from conformance.report.text import printable, replay_command
 
 # The property-based pass of a certification always uses this seed, so two certifications of the same

@@ -16,7 +16,7 @@ import yaml
 from oracle.spec import Rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
-from conformance.report.readings import readings_text, tally
+from conformance.report.ambiguities import readings_text, tally
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
 from conformance.report.scope import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of

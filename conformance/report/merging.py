@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Sequence
 
-from conformance.report.readings import merged_readings
+from conformance.report.ambiguities import merged_readings
 from conformance.report.results import combine_runs, finish
 
 

@@ -21,7 +21,7 @@ from oracle.spec import Rulebook, SpecError
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
-from conformance.backends.readings import Declared, declare
+from conformance.backends.declared_readings import Declared, declare
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
 from conformance.judge.runner import run_cell

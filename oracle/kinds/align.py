@@ -72,7 +72,7 @@ class Align(RuleKind):
         return rule["operand"]
 
     def finish(self, rule, placing):
-        """The entry furthest up misaligned into its slot's spare unit (not onto a neighbour)."""
+        """The entry furthest up misaligned into its group's spare unit (not onto a neighbour)."""
         op, p = rule["operand"], placing
         k = p.entry_to_break(op)
         k = max(range(p.draft.count(op)), key=lambda i: p.addrs[op][i])

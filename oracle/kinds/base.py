@@ -173,7 +173,7 @@ class RuleKind:
 
     # -- drawing: placement (conformance/generate/placement.py) ---------------------------------------
     def pairing(self, rule: Any, placing: Any, ops: list, align: int) -> Any:
-        """Two operands that share a slot and how the second follows the first (None: none)."""
+        """Two operands placed in one group and how the second follows the first (None: none)."""
         return None
 
     def in_place(self, rule: Any, placing: Any, ops: list, probe: Any) -> Optional[tuple[str, str]]:

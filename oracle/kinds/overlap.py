@@ -70,7 +70,7 @@ class Overlap(RuleKind):
         require(low <= high)        # b's bytes meet a's: b sits in (begin_a - end_b, end_a - begin_b) from a
         low = max(low, 0) if high >= 0 else low     # from b at a's address up, where that meets (it shrinks so)
         if rule.get("allow") == "identical" and low == 0 < high:
-            low = 1                 # b at a's address is a's very tensor (one slot, one size): allowed
+            low = 1                 # b at a's address is a's very tensor (one group, one size): allowed
         delta = p.pick.integer(low, high, "overlap.delta") * align
         return a, b, lambda offs: [o + delta for o in offs], []
 
