@@ -620,7 +620,7 @@ def _cli_run(product: str, workers: int, folder: str, select: list[str] | None =
     began = time.monotonic()
     chosen = [arg for cid in select or () for arg in ("--select", glob.escape(cid))]
     proc = subprocess.Popen([sys.executable, "-u", "-m", "conformance", "run", "--backend", "oracle", "--product",
-                             product, "--seed", "1", "--report", folder, "-n", str(workers), *chosen],
+                             product, "--seed", "1", "--report", folder, "-n", str(workers), "-v", *chosen],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=Path(__file__).resolve().parent.parent, env=_installed_env())
     lines = [(time.monotonic() - began, line) for line in proc.stdout]
@@ -632,6 +632,7 @@ def _cli_run(product: str, workers: int, folder: str, select: list[str] | None =
     seconds = {c["id"]: c["seconds"] for c in results["cells"]}
     words = [(t, line.split()) for t, line in lines]
     done = [(t, w[1]) for t, w in words if len(w) > 1 and w[1] in seconds]       # "  ok  <cell id>  (...)"
+    assert done, f"no cell line in the run's output (-v prints one per cell): {lines[:3]}"
     return {"wall": wall, "cpu": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
             "start": min(t - seconds[cid] for t, cid in done), "end": wall - max(t for t, _ in done),
             "seconds": seconds, "calls": results["calls"]}
