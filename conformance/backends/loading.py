@@ -109,6 +109,25 @@ def _needed(rulebook: Rulebook | None, name: str) -> Rulebook:
     return rulebook
 
 
+def _reference(name: str, rulebook: Rulebook) -> OracleBackend:
+    """`oracle@EDITION`, `oracle+AMBIGUITY=READING...` or both: the reference reading the ambiguities as
+    the edition settles them and as each `+` part declares (an unknown one: a load error naming it)."""
+    head, *parts = name.split("+")
+    try:
+        if head != "oracle" and not head.startswith("oracle@"):
+            raise ValueError("expected oracle, oracle@EDITION or either with +AMBIGUITY=READING parts")
+        readings = rulebook.settled(head[len("oracle@"):]) if head != "oracle" else {}
+        for part in parts:
+            ambiguity, sep, reading = part.partition("=")
+            if not sep:
+                raise ValueError(f"{part!r}: expected AMBIGUITY=READING")
+            readings[ambiguity] = reading
+        rulebook.readings(readings)
+    except ValueError as exc:
+        raise BackendLoadError(f"backend {name!r}: {exc}") from None
+    return OracleBackend(readings, rulebook)
+
+
 def _host_command(name: str, rulebook: Rulebook) -> list[str]:
     """The program a Python backend runs in when isolated (conformance/backends/host.py), with the folder of
     the specs it is served by."""
@@ -136,12 +155,8 @@ def _current_folder_first() -> None:
 def _load_in_process(name: str, rulebook: Rulebook | None) -> Backend:
     if name == "oracle":
         return OracleBackend(rulebook=rulebook)
-    if name.startswith("oracle@"):            # the reference, reading the ambiguities as that edition settles them
-        rulebook = _needed(rulebook, name)
-        try:
-            return OracleBackend(rulebook.settled(name[len("oracle@"):]), rulebook)
-        except ValueError as exc:
-            raise BackendLoadError(f"backend {name!r}: {exc}") from None
+    if name.startswith(("oracle@", "oracle+")):
+        return _reference(name, _needed(rulebook, name))
     if ":" in name:
         module_name, _, attr = name.partition(":")
         _current_folder_first()

@@ -41,10 +41,12 @@ def _load(spec: str, timeout: float, isolation: Isolation, rulebook: Rulebook) -
         raise BackendLoadError(f"backend {spec!r}: loading it raised {type(exc).__name__}: {exc}") from None
 
 
-def _reference(spec: str, edition: str | None) -> str:
-    """The built-in reference under an edition of the pages follows it (`oracle@2026`): its readings of
-    the ambiguities that edition settles are that edition's."""
-    return f"oracle@{edition}" if spec == "oracle" and edition else spec
+def _reference(spec: str, edition: str | None, readings: dict[str, str] | None) -> str:
+    """The built-in reference follows the run: the readings an edition of the pages settles
+    (`oracle@2026`) and those the command line declares (`oracle+AMBIGUITY=READING`)."""
+    if spec != "oracle":
+        return spec
+    return (f"oracle@{edition}" if edition else spec) + "".join(f"+{a}={r}" for a, r in sorted((readings or {}).items()))
 
 
 def _described(backend: Any, spec: str) -> dict[str, str]:
@@ -67,14 +69,14 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
     keep_freed_images()
     try:
         rulebook = specs()
-        backend = _state["backend"] = _load(_reference(backend_spec, edition), timeout, isolation, rulebook)
+        backend = _state["backend"] = _load(_reference(backend_spec, edition, readings), timeout, isolation, rulebook)
         described = _described(backend, backend_spec)
         declared = declare(backend, backend_spec, readings, rulebook=rulebook, edition=edition)
         described.update(declared.described())
         tested = backend
         if against is not None:
             from conformance.judge.agreement import Pair
-            other = _load(_reference(against, edition), timeout, isolation, rulebook)
+            other = _load(_reference(against, edition, readings), timeout, isolation, rulebook)
             backend = _state["backend"] = Pair(backend, other, oracle)
             described["against"] = _described(other, against)
     except (BackendLoadError, SpecError) as exc:      # SpecError: the specs `specs` loads
