@@ -227,6 +227,35 @@ int rule_bounds(outcome *o, const char *rule, const char *label, const tensor *t
     return 1;
 }
 
+/* kind `dtype`, of the two operands of a move: dst first, as the specs list them. */
+int rule_dtypes(outcome *o, const char *rule, const tensor *dst, int dst_ok, const tensor *src, int src_ok,
+                const product_info *p)
+{
+    if (dst_ok && src_ok)
+        return 0;
+    const tensor *bad = dst_ok ? src : dst;
+    set_rejected(o, rule, "%s has dtype %s, not one of the dtypes of %s", dst_ok ? "src" : "dst", bad->dtype->name,
+                 p->id);
+    return 1;
+}
+
+/* kind `same_dtype`: one template parameter T for dst and src. */
+int rule_same_dtype(outcome *o, const char *rule, const tensor *dst, const tensor *src)
+{
+    if (src->dtype == dst->dtype)
+        return 0;
+    set_rejected(o, rule, "dtypes differ: dst=%s, src=%s", dst->dtype->name, src->dtype->name);
+    return 1;
+}
+
+int name_in(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n && names[i] != NULL; i++)
+        if (strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
 /* kind `capacity`: a tensor in UB / L1 ends inside that buffer; a product without the buffer refuses it. */
 int rule_capacity(outcome *o, const char *rule, const char *label, const tensor *t, const product_info *p)
 {

@@ -57,12 +57,7 @@ static const dc_product *find_product(const product_info *p)
 
 static int dtype_allowed(const dc_product *dp, const dtype_info *d)
 {
-    if (!dp->bf16 && strcmp(d->name, "bfloat16") == 0)
-        return 0;
-    for (size_t i = 0; i < sizeof DTYPES / sizeof DTYPES[0]; i++)
-        if (strcmp(DTYPES[i], d->name) == 0)
-            return 1;
-    return 0;
+    return (dp->bf16 || strcmp(d->name, "bfloat16") != 0) && name_in(DTYPES, sizeof DTYPES / sizeof DTYPES[0], d->name);
 }
 
 void api_data_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
@@ -108,19 +103,13 @@ void api_data_copy(outcome *o, const product_info *p, const char *form, const jv
 
     /* data_copy.dtype.supported (A2, A3, 200I/500 A2) / data_copy.dtype.supported_no_bf16 (the others):
      * dst, then src, has a dtype of the product's list. */
-    if (!dtype_allowed(dp, dst.dtype) || !dtype_allowed(dp, src.dtype)) {
-        const tensor *bad = dtype_allowed(dp, dst.dtype) ? &src : &dst;
-        set_rejected(o, dp->bf16 ? "data_copy.dtype.supported" : "data_copy.dtype.supported_no_bf16",
-                     "%s has dtype %s, not one of the dtypes of %s", bad == &dst ? "dst" : "src", bad->dtype->name,
-                     p->id);
+    if (rule_dtypes(o, dp->bf16 ? "data_copy.dtype.supported" : "data_copy.dtype.supported_no_bf16",
+                    &dst, dtype_allowed(dp, dst.dtype), &src, dtype_allowed(dp, src.dtype), p))
         return;
-    }
 
     /* data_copy.dtype.same: one template parameter T for dst and src. */
-    if (src.dtype != dst.dtype) {
-        set_rejected(o, "data_copy.dtype.same", "dtypes differ: dst=%s, src=%s", dst.dtype->name, src.dtype->name);
+    if (rule_same_dtype(o, "data_copy.dtype.same", &dst, &src))
         return;
-    }
 
     /* Addresses: a LocalTensor (UB) 32-byte aligned, a GlobalTensor (GM) aligned to its element width. */
     if (rule_align(o, "data_copy.dst.align.UB", "dst", &dst, SCOPE_UB, 32) ||

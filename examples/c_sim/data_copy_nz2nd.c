@@ -46,10 +46,7 @@ static const nz_product *find_product(const product_info *p)
 
 static int dtype_allowed(const nz_product *np, const dtype_info *d)
 {
-    for (int i = 0; i < 8 && np->dtypes[i] != NULL; i++)
-        if (strcmp(np->dtypes[i], d->name) == 0)
-            return 1;
-    return 0;
+    return name_in(np->dtypes, 8, d->name);
 }
 
 void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx)
@@ -86,18 +83,12 @@ void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, 
 
     /* data_copy_nz2nd.dtype.supported_310p (AI Core) / data_copy_nz2nd.dtype.supported (A2, A3):
      * dst and src each have a dtype of the product's row of 表4. */
-    if (!dtype_allowed(np, dst.dtype) || !dtype_allowed(np, src.dtype)) {
-        const tensor *bad = dtype_allowed(np, dst.dtype) ? &src : &dst;
-        set_rejected(o, np->dtype_rule, "%s has dtype %s, not one of the dtypes of %s", bad == &dst ? "dst" : "src",
-                     bad->dtype->name, p->id);
+    if (rule_dtypes(o, np->dtype_rule, &dst, dtype_allowed(np, dst.dtype), &src, dtype_allowed(np, src.dtype), p))
         return;
-    }
 
     /* data_copy_nz2nd.dtype.same: "源操作数和目的操作数的数据类型 (两者保持一致)". */
-    if (src.dtype != dst.dtype) {
-        set_rejected(o, "data_copy_nz2nd.dtype.same", "dtypes differ: dst=%s, src=%s", dst.dtype->name, src.dtype->name);
+    if (rule_same_dtype(o, "data_copy_nz2nd.dtype.same", &dst, &src))
         return;
-    }
 
     /* 表3, the Nz2NdParamsFull ranges. */
     if (rule_range(o, "data_copy_nz2nd.ndNum.range", "intriParams.ndNum", ndNum, 0, 4095) ||

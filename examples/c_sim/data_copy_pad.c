@@ -56,11 +56,7 @@ static const pad_product *find_product(const product_info *p)
 
 static int dtype_allowed(const pad_product *pp, const dtype_info *d)
 {
-    size_t n = pp->wide ? sizeof DTYPES / sizeof DTYPES[0] : NARROW_DTYPES;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(DTYPES[i], d->name) == 0)
-            return 1;
-    return 0;
+    return name_in(DTYPES, pp->wide ? sizeof DTYPES / sizeof DTYPES[0] : NARROW_DTYPES, d->name);
 }
 
 /* The rule id of a per-width rule family: "<prefix>.b8" / ".b16" / ".b32" / ".b64". */
@@ -127,19 +123,12 @@ void api_data_copy_pad(outcome *o, const product_info *p, const char *form, cons
     }
 
     /* data_copy_pad.dtype.supported (A2, A3) / data_copy_pad.dtype.supported_310b: dst, then src. */
-    if (!dtype_allowed(pp, dst.dtype) || !dtype_allowed(pp, src.dtype)) {
-        const tensor *bad = dtype_allowed(pp, dst.dtype) ? &src : &dst;
-        set_rejected(o, pp->dtype_rule, "%s has dtype %s, not one of the dtypes of %s", bad == &dst ? "dst" : "src",
-                     bad->dtype->name, p->id);
+    if (rule_dtypes(o, pp->dtype_rule, &dst, dtype_allowed(pp, dst.dtype), &src, dtype_allowed(pp, src.dtype), p))
         return;
-    }
 
     /* data_copy_pad.dtype.same: one template parameter T for dst, src (and paddingValue). */
-    if (src.dtype != dst.dtype) {
-        set_rejected(o, "data_copy_pad.dtype.same", "dtypes differ: dst=%s, src=%s", dst.dtype->name,
-                     src.dtype->name);
+    if (rule_same_dtype(o, "data_copy_pad.dtype.same", &dst, &src))
         return;
-    }
 
     /* The UB address 32-byte aligned; the GM one "1字节对齐" (no rule). */
     if (rule_align(o, "data_copy_pad.dst.align.UB", "dst", &dst, SCOPE_UB, 32) ||

@@ -76,6 +76,13 @@ int rule_align(outcome *o, const char *rule, const char *label, const tensor *t,
 int rule_bounds(outcome *o, const char *rule, const char *label, const tensor *t, int64_t begin, int64_t end);
 /* capacity: a tensor in UB / L1 lies inside that buffer of the product, which must have one. */
 int rule_capacity(outcome *o, const char *rule, const char *label, const tensor *t, const product_info *p);
+/* dtype: dst, then src, has a dtype of the product's list (`*_ok`: whether each has). */
+int rule_dtypes(outcome *o, const char *rule, const tensor *dst, int dst_ok, const tensor *src, int src_ok,
+                const product_info *p);
+/* same_dtype: dst and src have one dtype. */
+int rule_same_dtype(outcome *o, const char *rule, const tensor *dst, const tensor *src);
+/* Is `name` one of the first n of `names`? */
+int name_in(const char *const *names, size_t n, const char *name);
 
 int64_t sat_add(int64_t a, int64_t b);   /* a + b, saturating (a, b >= 0) */
 int64_t sat_mul(int64_t a, int64_t b);   /* a * b, saturating (a, b >= 0) */

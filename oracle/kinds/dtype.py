@@ -1,12 +1,12 @@
 """dtype: an operand's data type is one of those the page lists."""
 from __future__ import annotations
 
-from .base import RuleKind
-from .tables import each_allowed, one_of
+from .tables import OneOfAllowed
 
 
-class Dtype(RuleKind):
+class Dtype(OneOfAllowed):
     name = "dtype"
+    attribute = "dtype"
     fast_rank = 3
     entry_field = "operands"
     dtype_free = True
@@ -19,20 +19,6 @@ class Dtype(RuleKind):
                 if t.dtype not in allowed:
                     return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
         return None
-
-    def fast_entries(self, rule, ctx):
-        return each_allowed(rule, ctx, "operands")
-
-    def fast_source(self, entries, src):
-        for name, allowed in entries:
-            one_of(src, name, "dtype", src.dtypes, allowed)
-
-    def fast_listed(self, rule, ctx, names, listed, groups):
-        allowed = frozenset(rule.fields["allowed"])
-        for name in names:
-            entry = listed(name)
-            entry.dtypes = allowed if entry.dtypes is None else entry.dtypes & allowed
-        return True
 
     def edges(self, rule, sweep):
         return {f"dtype={d}": [{"wrong-dtype": d, "form": f} for f in sweep.forms(rule)]

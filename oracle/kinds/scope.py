@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from oracle.call import SCOPES
 
-from .base import RuleKind, require
-from .tables import each_allowed, one_of
+from .base import require
+from .tables import OneOfAllowed
 
 
-class Scope(RuleKind):
+class Scope(OneOfAllowed):
     name = "scope"
+    attribute = "scope"
     fast_rank = 5
     entry_field = "operand"
 
@@ -17,20 +18,6 @@ class Scope(RuleKind):
             if tensor.scope not in rule.fields["allowed"]:
                 return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule.fields['allowed'])}"
         return None
-
-    def fast_entries(self, rule, ctx):
-        return each_allowed(rule, ctx, "operand")
-
-    def fast_source(self, entries, src):
-        for name, allowed in entries:
-            one_of(src, name, "scope", src.scopes, allowed)
-
-    def fast_listed(self, rule, ctx, names, listed, groups):
-        allowed = frozenset(rule.fields["allowed"])
-        for name in names:
-            entry = listed(name)
-            entry.scopes = allowed if entry.scopes is None else entry.scopes & allowed
-        return True
 
     def edges(self, rule, sweep):
         env = sweep.env
