@@ -102,11 +102,11 @@ def best_of_each(fns: dict, repeat: int = 60, number: int = 200) -> dict:
 
 def generated_mix(product: str, api: str, per_cell: int):
     out = []
-    for cell in cells([product], [api]):
+    for cell in cells([product], [api], rulebook=default_rulebook()):
         @settings(max_examples=per_cell, database=None, deadline=None, phases=(Phase.generate,),
                   suppress_health_check=list(HealthCheck))
         @seed(7)
-        @given(cell.strategy())
+        @given(cell.strategy(default_rulebook()))
         def collect(case):
             out.append(case)
         collect()
@@ -427,7 +427,7 @@ def isolation_figures(product: str, repeat: int = 3) -> None:
     from conformance.supervise.pool import Supervisor, run_tasks
     from conformance.supervise.tasks import Stop, Task
     keep_freed_images()
-    chosen = cells([product], ["data_move"])
+    chosen = cells([product], ["data_move"], rulebook=default_rulebook())
     ci = profile("ci")
 
     def in_process() -> int:
@@ -488,7 +488,7 @@ def out_of_reach_figures(product: str, rounds: int = 3) -> None:
           f"and --in-process (best of {rounds}, interleaved; target: data_move isolated within 25%)")
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
-        chosen = cells([where], [api])
+        chosen = cells([where], [api], rulebook=default_rulebook())
         best = {True: 0.0, False: 0.0}
         counted = set()
         for _ in range(rounds):
@@ -517,7 +517,7 @@ def evidence_figures(product: str, rounds: int = 3) -> None:
           f"interleaved; target within 10%)")
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
-        chosen = cells([where], [api])
+        chosen = cells([where], [api], rulebook=default_rulebook())
         best = {True: float("inf"), False: float("inf")}
         for _ in range(rounds):
             for kept in (False, True):
@@ -546,7 +546,7 @@ def differential_figures(product: str) -> None:
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor, run_tasks
     from conformance.supervise.tasks import Stop, Task
-    chosen = cells([product], ["data_move"])
+    chosen = cells([product], ["data_move"], rulebook=default_rulebook())
     ci = profile("ci")
     served = f"exec:{sys.executable} -m conformance serve oracle"
 
@@ -594,7 +594,7 @@ def per_core(product: str) -> None:
     settle_collector()                      # as a worker does once it has loaded, before its first cell
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
-        chosen = cells([where], [api])
+        chosen = cells([where], [api], rulebook=default_rulebook())
         run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
         rate = 0.0
         for _ in range(3):                  # the best of three (the sandbox's figures wander)
@@ -684,7 +684,8 @@ def core_figures(product: str) -> None:
         return
     one, two = runs[1], runs[2]
     slower = sum(two["seconds"].values()) / sum(one["seconds"].values())
-    order = [t.cell.id for t in plan(cells([product]), profile("ci"), 1, default_rulebook())]
+    rulebook = default_rulebook()
+    order = [t.cell.id for t in plan(cells([product], rulebook=rulebook), profile("ci"), 1, rulebook)]
     ran = [cid for cid in order if cid in one["seconds"]]
     slowed = {cid: one["seconds"][cid] * slower for cid in ran}
     fork = _fork_cost()
@@ -775,7 +776,7 @@ def shrink_figures(product: str) -> None:
             super().run(call, memory)
 
     quick = profile("quick")
-    chosen = [c for c in cells([product], ["data_move"]) if c.kind == "legal"]
+    chosen = [c for c in cells([product], ["data_move"], rulebook=default_rulebook()) if c.kind == "legal"]
     spent, shrunk = [], []
     for cell in chosen:
         began = time.perf_counter()
@@ -805,7 +806,7 @@ def per_api(product: str) -> None:
     for api in sorted(rulebook.apis, key=lambda a: a != "data_move"):
         listed = rulebook.api(api).rules_of("product")[0]["products"]
         where = product if product in listed else listed[0]
-        chosen = cells([where], [api])
+        chosen = cells([where], [api], rulebook=default_rulebook())
         run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
         best = 0.0
         for _ in range(2):

@@ -53,7 +53,7 @@ def select_cells(patterns: list[str]) -> list[Cell]:
     """The cells of the APIs and products the globs name (`api/product/...`) that they match."""
     products = sorted({p.split("/")[1] for p in patterns})
     apis = sorted({p.split("/")[0] for p in patterns})
-    return select(cells(products, apis), patterns)
+    return select(cells(products, apis, rulebook=default_rulebook()), patterns)
 
 
 def run(backend: Any, patterns: list[str], seed: int, prof: Profile = CI) -> list[CellResult]:
@@ -212,6 +212,6 @@ def region_cases(cell: Cell, drawn: int = 25, seed: int = 18) -> list:
     """The cell's edge sweep and `drawn` seeded calls: what the ambiguity tests of issue 18 judge one by one
     under the readings they declare (verdicts.judge: no search, no shrinking)."""
     from conformance.generate.edges import sweep
-    cases = sweep(cell) + cell.draw(drawn, seed)
+    cases = sweep(cell, default_rulebook()) + cell.draw(drawn, seed, default_rulebook())
     assert cases, f"no call drawn for {cell.id}"
     return cases

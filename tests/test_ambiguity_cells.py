@@ -17,7 +17,7 @@ from oracle.spec import default_rulebook
 
 RULEBOOK = default_rulebook()
 PRODUCTS = list(RULEBOOK.products)
-IDS = ambiguity_ids()
+IDS = ambiguity_ids(rulebook=RULEBOOK)
 EXAMPLES = 12
 
 # Where an ambiguity's cell exists, and why not elsewhere: the api's products (scatter: 310P AI Core and
@@ -30,7 +30,7 @@ ONLY = {
 
 @lru_cache(maxsize=None)
 def _all() -> tuple[Cell, ...]:
-    return tuple(cells(PRODUCTS, ambiguities=IDS))
+    return tuple(cells(PRODUCTS, ambiguities=IDS, rulebook=RULEBOOK))
 
 
 def _cells_of(amb: str) -> list[Cell]:
@@ -53,20 +53,21 @@ def test_every_ambiguity_has_a_cell():
 
 
 def test_no_ambiguity_cell_unless_asked_and_ordinary_cells_unchanged():
-    plain = cells(PRODUCTS)
+    plain = cells(PRODUCTS, rulebook=RULEBOOK)
     assert not [c for c in plain if c.kind == "ambiguity"]
-    assert cells(PRODUCTS, ambiguities=[]) == plain
+    assert cells(PRODUCTS, ambiguities=[], rulebook=RULEBOOK) == plain
     assert [c for c in _all() if c.kind != "ambiguity"] == plain
-    one = cells(["ascend910b"], ["data_move"], ambiguities=["data_move.sid.reserved", "scatter.count.zero"])
+    one = cells(["ascend910b"], ["data_move"], rulebook=RULEBOOK,
+                ambiguities=["data_move.sid.reserved", "scatter.count.zero"])
     assert [c.id for c in one if c.kind == "ambiguity"] == ["data_move/ascend910b/ambiguity/data_move.sid.reserved"]
     assert one[-1].kind == "ambiguity"                         # after the api's other cells
 
 
 def test_unknown_ambiguity_is_named():
     with pytest.raises(ValueError, match="data_move.sid.nope"):
-        cells(["ascend910b"], ambiguities=["data_move.sid.nope"])
+        cells(["ascend910b"], ambiguities=["data_move.sid.nope"], rulebook=RULEBOOK)
     with pytest.raises(ValueError, match="scatter.count.zero"):
-        ambiguity_calls("data_move", "ascend910b", "scatter.count.zero")       # another api's
+        ambiguity_calls("data_move", "ascend910b", "scatter.count.zero", rulebook=RULEBOOK)       # another api's
 
 
 def test_select_by_ambiguity_glob():
@@ -95,7 +96,7 @@ def test_calls_lie_in_the_region_and_are_otherwise_legal(amb):
     ambiguity = RULEBOOK.ambiguity(amb)
     spec = RULEBOOK.api(amb.split(".")[0])
     for cell in _cells_of(amb):
-        cases = cell.draw(EXAMPLES, 7)
+        cases = cell.draw(EXAMPLES, 7, RULEBOOK)
         assert len(cases) >= EXAMPLES // 2, f"{cell.id}: {len(cases)} calls"
         declared = _legal_readings(amb, cell.product)
         for case in cases:
@@ -111,7 +112,8 @@ def test_calls_lie_in_the_region_and_are_otherwise_legal(amb):
 
 
 def test_both_ends_of_a_region_range_come_up():
-    cases = Cell("data_move", "ascend910b", "ambiguity", rule="data_move.sid.reserved").draw(40, 3)
+    reserved = Cell("data_move", "ascend910b", "ambiguity", rule="data_move.sid.reserved")
+    cases = reserved.draw(40, 3, RULEBOOK)
     sids = {c.call.args["sid"] for c in cases}
     assert {1, 15} <= sids and sids <= set(range(1, 16))
     tags = {t for c in cases for t in c.tags}
@@ -139,7 +141,7 @@ def test_a_reserved_top_is_entered_from_its_bottom_to_the_top():
     cap = RULEBOOK.product("ascend910b").capacity("UB")
     reserve = RULEBOOK.ambiguity(cell.rule).checks[0]["reserve"]
     ends = set()
-    for case in sweep(cell) + cell.draw(EXAMPLES, 5):
+    for case in sweep(cell, RULEBOOK) + cell.draw(EXAMPLES, 5, RULEBOOK):
         tops = [t.addr + t.numel * RULEBOOK.itemsize(t.dtype) for op in ("dst_list", "src_list")
                 for t in case.call.args[op]]
         assert cap - reserve < max(tops) <= cap
@@ -151,19 +153,20 @@ def test_sweep_reaches_every_edge_of_every_ambiguity_cell():
     """The sweep's calls are checked like the search's and reach every edge targets() lists; each
     region of an ambiguity of several (and each check) is an edge."""
     for cell in (c for c in _all() if c.kind == "ambiguity"):
-        cases = sweep(cell)
+        cases = sweep(cell, RULEBOOK)
         assert cases, cell.id
-        want = targets(cell)
+        want = targets(cell, RULEBOOK)
         assert reached(cases, want) == want, (cell.id, sorted(set(want) - set(reached(cases, want))))
         assert all(c.expect == "ambiguity" and c.rule == cell.rule for c in cases)
     stride = Cell("vec_trans_scatter", "ascend910b", "ambiguity", rule="vec_trans_scatter.stride.single_repeat")
     # under the reading "applied" a single repeat starts one stride in: 65535 blocks fit no UB
-    assert {"region=0", "region=1", "dst_rep_stride=region-largest-fit@0", "src_rep_stride=region-largest-fit@1"} <= set(targets(stride))
+    assert {"region=0", "region=1", "dst_rep_stride=region-largest-fit@0",
+            "src_rep_stride=region-largest-fit@1"} <= set(targets(stride, RULEBOOK))
     half = Cell("vec_trans_scatter", "ascend910b", "ambiguity", rule="vec_trans_scatter.overlap.half_block")
-    assert {"region=0.0", "region=0.1", "region=1.0", "region=1.1"} <= set(targets(half))
+    assert {"region=0.0", "region=0.1", "region=1.0", "region=1.1"} <= set(targets(half, RULEBOOK))
 
 
 def test_region_keys_follow_the_product():
-    older = region("vec_trans_scatter", "ascend910b", "vec_trans_scatter.b32.older_products")
+    older = region("vec_trans_scatter", "ascend910b", "vec_trans_scatter.b32.older_products", RULEBOOK)
     assert older.keys == []
-    assert region("vec_trans_scatter", "ascend910", "vec_trans_scatter.b32.older_products").keys
+    assert region("vec_trans_scatter", "ascend910", "vec_trans_scatter.b32.older_products", RULEBOOK).keys

@@ -48,7 +48,7 @@ CASES = [
 
 def _failures(backend, cell_id: str, declared: dict[str, str]) -> list:
     api, product, _, amb = cell_id.split("/")
-    (cell,) = select(cells([product], [api], ambiguities=[amb]), [cell_id])
+    (cell,) = select(cells([product], [api], ambiguities=[amb], rulebook=default_rulebook()), [cell_id])
     rulebook = default_rulebook().with_readings(declared)
     outcomes = [judge(case.call, case.memory, backend, rulebook) for case in region_cases(cell)]
     return [o for o in outcomes if not o.conforms]

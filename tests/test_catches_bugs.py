@@ -203,7 +203,8 @@ def test_correct_simulator_conforms_where_the_bugs_are_looked_for() -> None:
 
 @pytest.mark.parametrize("product", _products())
 def test_reference_conforms(product: str) -> None:
-    results = run_cells(cells([product], [API]), OracleBackend(), CI, RUN_SEED, default_rulebook())
+    book = default_rulebook()
+    results = run_cells(cells([product], [API], rulebook=book), OracleBackend(), CI, RUN_SEED, book)
     assert results
     for r in results:
         assert r.status != "error", f"{r.id}: {r.error}"
@@ -219,7 +220,7 @@ def test_reproducer_is_minimal_in_every_legal_cell() -> None:
     """The head-to-head stride bug needs two bursts; its reproducer has exactly two, in every legal cell
     of a product. (With run seed 0 and Hypothesis's shrinking alone, before the kit's minimize pass,
     legal/uint8 was reported at nburst 4095 and legal/int16 at 3071.)"""
-    chosen = select(cells([P], [API]), [f"{API}/{P}/legal/*"])
+    chosen = select(cells([P], [API], rulebook=default_rulebook()), [f"{API}/{P}/legal/*"])
     for run_seed in (0,):
         for r in run_cells(chosen, bb.StrideHeadToHead(), CI, run_seed, default_rulebook()):
             assert r.failure is not None and r.failure["verdict"] == "FAIL", r.id

@@ -25,6 +25,7 @@ import buggy_vts_backends as bv
 from catching import CI, CheckedSim, Expect, assert_caught, assert_controls_conform, assert_listed, run
 from conformance.generate.cells import cells, select
 from oracle import Call
+from oracle.spec import default_rulebook
 
 RUN_SEED = 20240601
 API = "vec_trans_scatter"
@@ -207,7 +208,7 @@ CONTROLS = {
 def test_controls_cover_every_cell_a_bug_is_run_on() -> None:
     def ids(patterns: list[str]) -> set[str]:
         products = sorted({p.split("/")[1] for p in patterns})
-        return {c.id for c in select(cells(products, [API]), patterns)}
+        return {c.id for c in select(cells(products, [API], rulebook=default_rulebook()), patterns)}
     controlled = set().union(*(ids(p) for p in CONTROLS.values()))
     for e in BUGS:
         assert ids(e.run) <= controlled, (e.id, sorted(ids(e.run) - controlled))

@@ -15,6 +15,7 @@ from conformance.generate.cells import cells
 from oracle import Call, Tensor, check
 from oracle.footprint import Spots
 from oracle.rules import KINDS, Violation, context
+from oracle.spec import default_rulebook
 
 PRODUCTS = {"data_move": ["ascend910b", "ascend310p-vectorcore"], "scatter": ["ascend310b", "ascend310p-aicore"],
             "asc_gather": ["ascend910b"], "vec_trans_scatter": ["ascend910b"], "data_copy_nz2nd": ["ascend910b"]}
@@ -39,11 +40,11 @@ def plain_violations(call: Call, memory) -> list[Violation]:
 
 def drawn(product: str, api: str, per_cell: int = 2) -> list:
     out = []
-    for cell in cells([product], [api]):
+    for cell in cells([product], [api], rulebook=default_rulebook()):
         @settings(max_examples=per_cell, database=None, deadline=None, phases=(Phase.generate,),
                   suppress_health_check=list(HealthCheck))
         @seed(20)
-        @given(cell.strategy())
+        @given(cell.strategy(default_rulebook()))
         def collect(case):
             out.append(case)
         collect()

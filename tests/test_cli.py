@@ -166,7 +166,7 @@ def test_check_prints_violations_of_a_reject_call(tmp_path):
 def test_not_supported_is_not_a_failure(modules, monkeypatch):
     monkeypatch.syspath_prepend(str(modules))
     backend = load_backend("userbackends:Nothing")
-    cell = cells(["ascend910b"], ["data_move"])[0]
+    cell = cells(["ascend910b"], ["data_move"], rulebook=default_rulebook())[0]
     result = run_cell(cell, backend, profile("quick"), 1, rulebook=default_rulebook())
     assert result.status == "not_supported" and result.conforms
     assert result.counts == {Verdict.NOT_SUPPORTED.value: 1}

@@ -38,7 +38,7 @@ SEEDS = (3, 1009, 20240601)
 
 @lru_cache(maxsize=None)
 def _cells(product: str) -> tuple[Cell, ...]:
-    return tuple(cells([product]))
+    return tuple(cells([product], rulebook=default_rulebook()))
 
 
 def _one(cell_id: str) -> Cell:
@@ -86,9 +86,9 @@ def test_sweep_reaches_every_reachable_edge(product: str) -> None:
     its cell; a parameter tagged min / max is at its lowest / highest legal value (from the spec), one
     tagged largest-fit below its highest."""
     for cell in _cells(product):
-        cases = sweep(cell)
+        cases = sweep(cell, default_rulebook())
         assert cases, f"{cell.id}: empty sweep"
-        reachable = targets(cell)
+        reachable = targets(cell, default_rulebook())
         assert reached(cases, reachable) == reachable, (cell.id, sorted(set(reachable) - set(reached(cases, reachable))))
         for case in cases:
             memory = case.memory.build() if case.memory.writes else None
@@ -116,18 +116,20 @@ def test_targets_name_the_page_edges() -> None:
     310P AI Core's 256 KB of UB in 16-bit (the 13-bit nValue bug of issue 16); burst 65535 fits no
     buffer (its largest fit instead); one past both ends of nburst; every misalignment of a UB address
     for 8-bit data; every forbidden path."""
-    nz = targets(_one("data_copy_nz2nd/ascend310p-aicore/legal/int16"))
+    nz = targets(_one("data_copy_nz2nd/ascend310p-aicore/legal/int16"), default_rulebook())
     assert {"intriParams.nValue=max", "intriParams.nValue=min", "intriParams.ndNum=min", "UB=top"} <= set(nz)
-    dm = targets(_one("data_move/ascend910b/legal/float16"))
+    dm = targets(_one("data_move/ascend910b/legal/float16"), default_rulebook())
     assert {"burst=largest-fit", "burst=min", "nburst=max", "src_stride=max", "UB=top", "L1=top"} <= set(dm)
     assert "burst=max" not in dm
-    assert targets(_one("data_move/ascend910b/reject/data_move.nburst.range")) == ["nburst=above-max", "nburst=below-min"]
-    assert targets(_one("data_move/ascend910b/reject/data_move.burst.range")) == ["burst=below-min"]
-    assert targets(_one("data_move/ascend910b/reject/data_move.dst.align.UB")) == sorted(
+    assert targets(_one("data_move/ascend910b/reject/data_move.nburst.range"), default_rulebook()) == [
+        "nburst=above-max", "nburst=below-min"]
+    assert targets(_one("data_move/ascend910b/reject/data_move.burst.range"), default_rulebook()) == [
+        "burst=below-min"]
+    assert targets(_one("data_move/ascend910b/reject/data_move.dst.align.UB"), default_rulebook()) == sorted(
         f"dst=off-by-{d}" for d in range(1, 32))
-    paths = targets(_one("data_move/ascend910b/reject/data_move.path.supported"))
+    paths = targets(_one("data_move/ascend910b/reject/data_move.path.supported"), default_rulebook())
     assert "path=L1->UB" in paths and "path=GM->GM" in paths and "path=UB->GM" not in paths
-    masks = targets(_one("scatter/ascend310b/legal/mask_bits/int16"))
+    masks = targets(_one("scatter/ascend310b/legal/mask_bits/int16"), default_rulebook())
     assert {"mask=all", "mask=first", "mask=last"} <= set(masks)
 
 
@@ -154,15 +156,16 @@ def test_sweep_does_not_depend_on_the_seed(cell_id: str) -> None:
     """Three run seeds: the runner judges the same sweep first (the sweep has no seed at all), reaches
     every reachable edge, then searches differently."""
     cell = _one(cell_id)
-    expected = [c.call.to_json() for c in sweep(cell)]
-    assert [p.alternatives for p in plans(cell)] == [p.alternatives for p in plans(cell)]
+    expected = [c.call.to_json() for c in sweep(cell, default_rulebook())]
+    book = default_rulebook()
+    assert [p.alternatives for p in plans(cell, book)] == [p.alternatives for p in plans(cell, book)]
     streams = []
     for seed in SEEDS:
         backend = Recording()
         result = run_cell(cell, backend, CI, seed, rulebook=default_rulebook())
         assert result.failure is None and result.sweep_calls == len(expected)
         assert backend.calls[:len(expected)] == expected
-        assert result.edges["reachable"] == targets(cell) and result.edges["missed"] == []
+        assert result.edges["reachable"] == targets(cell, default_rulebook()) and result.edges["missed"] == []
         streams.append(backend.calls[len(expected):])
     assert streams[0] != streams[1] != streams[2]
 
@@ -200,7 +203,7 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
             spec = rulebook.api(cell.api)
             if cell.kind == "reject" and spec.rule(cell.rule).kind == "range":
                 rule = spec.rule(cell.rule)
-                for tag in targets(cell):
+                for tag in targets(cell, default_rulebook()):
                     value = rule["min"] - 1 if tag.endswith("=below-min") else rule["max"] + 1
                     out.append((cell.id, rule["param"], value, False, tag))
         for api in sorted(rulebook.apis):
@@ -208,11 +211,11 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
             for rule in spec.rules_of("range"):
                 for end in ("min", "max"):
                     cell = next((c for c in _cells(product) if c.api == api and c.kind == "legal"
-                                 and f"{rule['param']}={end}" in targets(c)
+                                 and f"{rule['param']}={end}" in targets(c, default_rulebook())
                                  and _applies(rule, c)), None)
                     if cell is None:
                         continue
-                    case = next(c for c in sweep(cell) if f"{rule['param']}={end}" in c.tags)
+                    case = next(c for c in sweep(cell, default_rulebook()) if f"{rule['param']}={end}" in c.tags)
                     out.append((cell.id, rule["param"], int(_value(case.call, rule["param"])), True,
                                 f"{rule['param']}={end}"))
     return sorted(set(out))
@@ -271,10 +274,12 @@ importlib.import_module({module!r})                 # loaded as a backend under 
 {unseal}
 from conformance.generate.cells import cells, select
 from conformance.generate.seal import sealed
+from oracle.spec import default_rulebook
+book = default_rulebook()
 out = {{"sealed": sealed()}}
 for cid in {cells!r}:
-    (cell,) = select(cells([cid.split("/")[1]], [cid.split("/")[0]]), [cid])
-    cases = cell.draw({examples}, {seed})
+    (cell,) = select(cells([cid.split("/")[1]], [cid.split("/")[0]], rulebook=book), [cid])
+    cases = cell.draw({examples}, {seed}, book)
     out[cid] = [c.call.to_json() for c in cases]
 print(json.dumps(out))
 '''

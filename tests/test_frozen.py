@@ -32,7 +32,8 @@ PRODUCTS = list(default_rulebook().products)
 
 @lru_cache(maxsize=None)
 def _cells() -> dict[str, Cell]:
-    return {c.id: c for c in cells(PRODUCTS, ambiguities=ambiguity_ids())}
+    book = default_rulebook()
+    return {c.id: c for c in cells(PRODUCTS, rulebook=book, ambiguities=ambiguity_ids(rulebook=book))}
 
 
 def _tags(cell_id: str) -> set[str]:
@@ -54,7 +55,7 @@ def test_file_loads_and_names_only_existing_cells():
 def test_every_reachable_cell_has_frozen_cases():
     """A cell without cases is fine only if its strategy still cannot make a call (unreachable)."""
     missing = [c for cid, c in _cells().items() if cid not in load_frozen()]
-    reachable = [c.id for c in missing if draw_cases(c, 20)]
+    reachable = [c.id for c in missing if draw_cases(c, 20, default_rulebook())]
     assert not reachable, f"{len(reachable)} cells have no frozen cases ({reachable[:5]}); {REGENERATE}"
 
 
@@ -99,7 +100,7 @@ def test_every_reachable_edge_is_frozen():
     reached by a frozen case of that very cell."""
     missed = {}
     for cell_id, cell in _cells().items():
-        lost = set(targets(cell)) - _tags(cell_id)
+        lost = set(targets(cell, default_rulebook())) - _tags(cell_id)
         if lost:
             missed[cell_id] = sorted(lost)
     assert not missed, f"{len(missed)} cells miss edges, e.g. {list(missed.items())[:3]}; {REGENERATE}"
@@ -109,7 +110,7 @@ def test_every_ambiguity_cell_is_frozen():
     """certify selects from the list the ambiguity cells of the readings a backend declares: every
     ambiguity's cell is there on every product where its region holds calls, with both ends of its ranges."""
     ids = {c.id for c in _cells().values() if c.kind == "ambiguity"}
-    assert len({i.rsplit("/", 1)[1] for i in ids}) == len(ambiguity_ids())
+    assert len({i.rsplit("/", 1)[1] for i in ids}) == len(ambiguity_ids(rulebook=default_rulebook()))
     assert ids <= set(load_frozen())
     assert {"sid=region-min", "sid=region-max"} <= _tags("data_move/ascend910b/ambiguity/data_move.sid.reserved")
 
@@ -119,7 +120,7 @@ def test_an_ordinary_cell_keeps_its_cases():
     own environments, changed nothing of the others' draws)."""
     cell = _cells()["data_move/ascend910b/reject/data_move.sid.range"]
     stored = {case_line(cell.id, case) for case in load_frozen()[cell.id]}
-    assert set(freeze_cell(cell, EXAMPLES).lines) <= stored
+    assert set(freeze_cell(cell, EXAMPLES, default_rulebook()).lines) <= stored
 
 
 def test_both_sides_of_a_range_are_reached():
@@ -134,12 +135,16 @@ def test_both_sides_of_a_range_are_reached():
 def test_freeze_is_deterministic(tmp_path):
     """Same cells, same bytes: in one process, and whether or not the cells are drawn in a pool."""
     one, two = tmp_path / "one.jsonl.gz", tmp_path / "two.jsonl.gz"
-    stats = freeze(["ascend910b"], examples=4, path=one, apis=["data_move", "data_copy_nz2nd"], workers=1)
-    freeze(["ascend910b"], examples=4, path=two, apis=["data_move", "data_copy_nz2nd"], workers=2)
+    stats = freeze(["ascend910b"], examples=4, path=one, apis=["data_move", "data_copy_nz2nd"], workers=1,
+                   rulebook=default_rulebook())
+    freeze(["ascend910b"], examples=4, path=two, apis=["data_move", "data_copy_nz2nd"], workers=2,
+           rulebook=default_rulebook())
     assert one.read_bytes() == two.read_bytes()
     assert stats["bytes"] == one.stat().st_size and stats["cases"] >= stats["cells"] > 40
     apis = ["data_move", "data_copy_nz2nd"]
-    assert set(load_frozen(one)) == {c.id for c in cells(["ascend910b"], apis, ambiguities=ambiguity_ids(apis))}
+    book = default_rulebook()
+    assert set(load_frozen(one)) == {c.id for c in cells(["ascend910b"], apis, rulebook=book,
+                                                       ambiguities=ambiguity_ids(apis, rulebook=book))}
     assert "data_move/ascend910b/ambiguity/data_move.sid.reserved" in load_frozen(one)
     assert frozen_hash(one) == hashlib.sha256(one.read_bytes()).hexdigest()[:16]
 
@@ -205,7 +210,7 @@ def test_a_malformed_frozen_line_is_its_cells_error_not_a_lost_worker(monkeypatc
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor
     from conformance.supervise.tasks import Task
-    cell = next(c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal")
+    cell = next(c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()) if c.kind == "legal")
     broken = frozen_module.FrozenCases(Path("frozen.jsonl.gz"), {cell.id: [(7, '{"cell":"' + cell.id + '", "call": [')]})
     monkeypatch.setattr(frozen_module, "load_frozen", lambda: broken)     # the forked worker inherits it
     supervisor = Supervisor("oracle", 1, db_spec="none", specs=default_rulebook)

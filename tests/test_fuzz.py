@@ -24,11 +24,12 @@ BUGGY = "userbackends:OneBurstTooFew"
 
 
 def test_shards_are_disjoint_and_cover():
-    every = cells(["ascend910b", "ascend310b"])
+    every = cells(["ascend910b", "ascend310b"], rulebook=default_rulebook())
     parts = [shard(every, i, 4) for i in range(1, 5)]
     assert sorted(c.id for p in parts for c in p) == sorted(c.id for c in every)
     assert max(map(len, parts)) - min(map(len, parts)) <= 1
-    assert shard(every, 2, 4) == shard(cells(["ascend910b", "ascend310b"]), 2, 4)       # deterministic
+    again = cells(["ascend910b", "ascend310b"], rulebook=default_rulebook())
+    assert shard(every, 2, 4) == shard(again, 2, 4)       # deterministic
     with pytest.raises(ValueError):
         shard(every, 5, 4)
 
@@ -39,7 +40,7 @@ def test_shards_merge_into_one_report(tmp_path):
                    "quick", "--seed", "1", "--shard", f"{i}/3", "--report", f"s{i}", cwd=tmp_path)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     sizes = [len(json.loads((tmp_path / f"s{i}" / "results.json").read_text())["cells"]) for i in (1, 2, 3)]
-    assert sum(sizes) == len(cells(["ascend910b"], ["data_move"]))
+    assert sum(sizes) == len(cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()))
     merged = cli("report", "s1", "s2", "s3", "--out", "all", cwd=tmp_path)
     assert merged.returncode == 0 and "CONFORMANT      ascend910b" in merged.stdout
     partial = cli("report", "s1", "s3", "--out", "part", cwd=tmp_path)
@@ -62,8 +63,9 @@ def test_fuzzer_spreads_effort_and_writes_as_it_goes(monkeypatch, modules):  # n
     monkeypatch.syspath_prepend(str(modules))
     monkeypatch.setattr(fuzzing, "WRITE_EVERY", 0.0)
     monkeypatch.setattr(fuzzing, "BASE_CALLS", 10)
-    chosen = [c for c in cells(["ascend910b"], ["data_move"]) if c.kind == "legal"][:3] + \
-        [c for c in cells(["ascend310b"], ["data_move"]) if c.kind == "legal"][:2]
+    book = default_rulebook()
+    chosen = [c for c in cells(["ascend910b"], ["data_move"], rulebook=book) if c.kind == "legal"][:3] + \
+        [c for c in cells(["ascend310b"], ["data_move"], rulebook=book) if c.kind == "legal"][:2]
     writes = []
     fuzzer = Fuzzer(chosen, duration=60.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
     supervisor = Supervisor(BUGGY, 1, db_spec="none", specs=default_rulebook)

@@ -54,7 +54,7 @@ def _importable(monkeypatch):
 @pytest.fixture(scope="module")
 def cases():
     """Legal data_move calls: (struck: more than one burst, spared: one burst)."""
-    drawn = select_cells([FLOAT16])[0].draw(40, 7)
+    drawn = select_cells([FLOAT16])[0].draw(40, 7, default_rulebook())
     struck = [c for c in drawn if c.call.args["nburst"] > 1]
     spared = [c for c in drawn if c.call.args["nburst"] == 1]
     assert struck and spared
@@ -165,7 +165,8 @@ def test_python_hangs_are_stopped_in_supports_and_batches_too(cases):
     assert outcome.verdict is Verdict.CRASH and "no answer within 0.2 s" in outcome.message
     hung = judge(spared[0].call, spared[0].memory, TimeLimited(zoo.HangsPython(), 0.2), default_rulebook())
     assert hung.verdict is Verdict.PASS                             # one burst: not struck
-    struck = [c for c in select_cells([FLOAT16])[0].draw(10, 3) if c.call.args["nburst"] > 1][0]
+    drawn = select_cells([FLOAT16])[0].draw(10, 3, default_rulebook())
+    struck = [c for c in drawn if c.call.args["nburst"] > 1][0]
     hung = judge(struck.call, struck.memory, TimeLimited(zoo.HangsPython(), 0.2), default_rulebook())
     assert hung.verdict is Verdict.CRASH and hung.message == "no answer within 0.2 s (interrupted)"
 
@@ -210,7 +211,7 @@ def test_a_backend_that_scribbles_on_its_call_changes_nothing():
     backend = zoo.CallScribbler()
     seen = set()
     for cell in select_cells(OTHERS + [FLOAT16]):
-        for case in cell.draw(3, 5):
+        for case in cell.draw(3, 5, default_rulebook()):
             before = copy.deepcopy(case.call.to_dict())
             outcome = judge(case.call, case.memory, backend, default_rulebook())
             assert outcome.conforms, (cell.id, outcome.message)
@@ -220,7 +221,7 @@ def test_a_backend_that_scribbles_on_its_call_changes_nothing():
 
 
 def test_backend_copy_shares_nothing_mutable():
-    case = select_cells(["vec_trans_scatter/ascend910b/legal/int16"])[0].draw(1, 1)[0]
+    case = select_cells(["vec_trans_scatter/ascend910b/legal/int16"])[0].draw(1, 1, default_rulebook())[0]
     twin = backend_copy(case.call)
     assert twin.to_dict() == case.call.to_dict() and twin.args is not case.call.args
     assert twin.args["dst_list"] is not case.call.args["dst_list"]
@@ -494,7 +495,8 @@ def test_what_a_backend_raised_does_not_keep_the_images_alive(cases):
     from conformance.backends.shared_images import SharedImages
     shm, requests = SharedImages(), []
     try:
-        for case in select_cells(["data_move/ascend910b/reject/data_move.nburst.range"])[0].draw(10, 5):
+        nburst = select_cells(["data_move/ascend910b/reject/data_move.nburst.range"])[0]
+        for case in nburst.draw(10, 5, default_rulebook()):
             (places,) = shm.layout([case.memory.sizes])
             requests.append(json.dumps({"op": "run", "id": len(requests), "call": case.call.to_dict(),
                                         "memory": shm.describe(places)}))

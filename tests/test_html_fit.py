@@ -114,7 +114,9 @@ def folder(tmp_path_factory):
     """The report folder of the three runs merged: every cell of ascend910b and the vec_trans_scatter and
     data_move cells of ascend310b (two calls each: the layout needs their rows, not their search), the
     stray-writing simulator, a wrong vec_trans_scatter; its failure waived."""
-    chosen = cells(["ascend910b"], None) + cells(["ascend310b"], ["data_move", "vec_trans_scatter"])
+    book = default_rulebook()
+    chosen = cells(["ascend910b"], None, rulebook=book) + cells(["ascend310b"], ["data_move", "vec_trans_scatter"],
+                                                                rulebook=book)
     wide = _document(OracleBackend(), chosen, Profile("layout", 2))
     vts = _document(B32HalvesMispaired(), select_cells([VTS]), QUICK)
     results = merge([("wide", wide), ("stray", run_of("stray")), ("vts", vts)])

@@ -24,6 +24,7 @@ from conformance.generate.parameters import starting_point
 from conformance.generate.sizing import fits
 from conformance.generate.picks import Picks
 from oracle.apis import offsets
+from oracle.spec import default_rulebook
 
 
 class _Lowest(Picks):
@@ -48,7 +49,7 @@ FRAMES = [("data_move", "ascend910b", "float16", "GM->UB"), ("data_copy_nz2nd", 
 
 
 def _start(api: str, product: str, dtype: str, path: str | None):
-    env = environment(api, product)
+    env = environment(api, product, default_rulebook())
     form = env.spec.forms_or_default()[0]
     draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path or (env.paths() or [None])[0]))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
@@ -117,10 +118,12 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
     from conformance.generate.ambiguity import region
     from conformance.generate.cells import ambiguity_ids, cells
     seen, variant = 0, 0
-    for cell in cells([product], [api], ambiguities=ambiguity_ids([api])):
-        env = region(api, product, cell.rule).env if cell.kind == "ambiguity" else environment(api, product)
+    book = default_rulebook()
+    for cell in cells([product], [api], rulebook=book, ambiguities=ambiguity_ids([api], rulebook=book)):
+        plain = environment(api, product, book)
+        env = region(api, product, cell.rule, book).env if cell.kind == "ambiguity" else plain
         variant += bool(env.variants)
-        for case in cell.draw(6, 3):
+        for case in cell.draw(6, 3, default_rulebook()):
             call = case.call
             draft = CallDraft(call.form, {op: call.tensor(op).dtype for op in env.spec.operands},
                           {op: call.tensor(op).scope for op in env.spec.operands})

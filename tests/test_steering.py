@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import pytest
 
 from oracle.rules import context, violations
+from oracle.spec import default_rulebook
 
 from conformance.generate.environment import environment
 from oracle.kinds import Retry
@@ -44,7 +45,7 @@ class Seeded(Picks):
 def outcomes(api: str, product: str, rule_id: str | None, draws: int = DRAWS) -> tuple[Counter, Counter]:
     """Of `draws` seeded draws for a cell: what the oracle found in those drawn to the end (a tuple of rule
     ids; `()` is a legal call), and the tags of those it keeps."""
-    env = environment(api, product)
+    env = environment(api, product, default_rulebook())
     target = env.rule(rule_id) if rule_id is not None else None
     rng, found, tags = random.Random(20), Counter(), Counter()
     for _ in range(draws):

@@ -47,12 +47,12 @@ SUPPORTED = [p for p in PRODUCTS if p != "ascend910_93"]     # the page does not
 def collect(cell: Cell, run_seed: int = RUN_SEED, examples: int = CI.calls) -> list[Case]:
     """The cases the runner would generate for `cell` (before any failure): `Cell.draw`, which the
     runner's batch path uses too (test_collector_sees_what_the_runner_judges holds them to each other)."""
-    return cell.draw(examples, cell_seed(run_seed, cell), CI.gm_window)
+    return cell.draw(examples, cell_seed(run_seed, cell), default_rulebook(), CI.gm_window)
 
 
 @lru_cache(maxsize=None)
 def _cells(product: str) -> tuple[Cell, ...]:
-    return tuple(cells([product], [API]))
+    return tuple(cells([product], [API], rulebook=default_rulebook()))
 
 
 @lru_cache(maxsize=None)
@@ -295,9 +295,9 @@ def test_collector_sees_what_the_runner_judges() -> None:
     for cell_id in (f"{API}/ascend910b/legal/int8", f"{API}/ascend310/reject/data_move.dst.align.L1"):
         (cell,) = select(_cells(cell_id.split("/")[1]), [cell_id])
         result = run_cell(cell, OracleBackend(), CI, RUN_SEED, rulebook=default_rulebook())
-        cases = sweep(cell) + list(_cases(cell))
+        cases = sweep(cell, default_rulebook()) + list(_cases(cell))
         assert result.failure is None and sum(result.counts.values()) == len(cases)
-        assert result.sweep_calls == len(sweep(cell)) > 0
+        assert result.sweep_calls == len(sweep(cell, default_rulebook())) > 0
         assert result.tags == dict(collections.Counter(t for c in cases for t in c.tags))
 
 
@@ -323,7 +323,7 @@ def test_a_search_judges_each_call_once() -> None:
 def test_a_cell_draws_different_calls_the_same_every_time() -> None:
     """A seeded draw of a cell gives equal cases every time, each a call of its own (Case.key)."""
     cell = _legal("ascend910b")[0]
-    first, again = cell.draw(40, 7), cell.draw(40, 7)
+    first, again = cell.draw(40, 7, default_rulebook()), cell.draw(40, 7, default_rulebook())
     assert first == again and len(first) == 40
     assert len({c.key for c in first}) == 40
 

@@ -14,6 +14,7 @@ import pytest
 from conformance.generate.cells import Cell, cells
 from conformance.generate.environment import Case
 from oracle import check, verdict_class
+from oracle.spec import default_rulebook
 from test_strategies import collect
 
 API = "data_copy_nz2nd"
@@ -22,7 +23,7 @@ PRODUCTS = ["ascend310p-aicore", "ascend910b", "ascend910_93"]
 
 @lru_cache(maxsize=None)
 def _cells(product: str) -> tuple[Cell, ...]:
-    return tuple(cells([product], [API]))
+    return tuple(cells([product], [API], rulebook=default_rulebook()))
 
 
 @lru_cache(maxsize=None)
@@ -58,7 +59,8 @@ def test_dtypes_per_product() -> None:
     legal = {p: {c.dtype for c in _cells(p) if c.kind == "legal"} for p in PRODUCTS}
     assert legal["ascend310p-aicore"] == {"int16", "uint16", "int32", "uint32", "float16", "float32"}
     assert legal["ascend910b"] == legal["ascend910_93"] == legal["ascend310p-aicore"] | {"bfloat16"}
-    assert [c.kind for c in cells(["ascend310b"], [API])] == ["reject"]      # product.supported only
+    kinds = [c.kind for c in cells(["ascend310b"], [API], rulebook=default_rulebook())]
+    assert kinds == ["reject"]      # product.supported only
 
 
 def test_range_ends_that_fit() -> None:
@@ -76,7 +78,8 @@ def test_range_ends_that_fit() -> None:
     everything = _legal("ascend310p-aicore")
     assert not any(_fields(c)["ndNum"] == 0 for c in everything)       # the empty move: its ambiguity's cell
     assert all(_fields(c)["dValue"] % 16 == 0 for c in everything)
-    (zero,) = [c for c in cells(["ascend310p-aicore"], [API], ambiguities=[f"{API}.ndNum.zero"]) if c.kind == "ambiguity"]
+    (zero,) = [c for c in cells(["ascend310p-aicore"], [API], ambiguities=[f"{API}.ndNum.zero"],
+                                rulebook=default_rulebook()) if c.kind == "ambiguity"]
     assert {_fields(c)["ndNum"] for c in collect(zero, examples=10)} == {0}
 
 

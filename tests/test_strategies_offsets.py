@@ -18,6 +18,7 @@ from conformance.generate.cells import Cell, cells
 from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.rules import context
+from oracle.spec import default_rulebook
 from test_strategies import collect
 
 PRODUCTS = {"scatter": ["ascend310p-aicore", "ascend310b"], "asc_gather": ["ascend910b", "ascend910_93"]}
@@ -26,7 +27,7 @@ OFFSETS = {"scatter": "dstOffsetLocal", "asc_gather": "src_offset"}
 
 @lru_cache(maxsize=None)
 def _cells(api: str, product: str) -> tuple[Cell, ...]:
-    return tuple(cells([product], [api]))
+    return tuple(cells([product], [api], rulebook=default_rulebook()))
 
 
 @lru_cache(maxsize=None)
@@ -83,8 +84,8 @@ def test_offset_shapes() -> None:
     for shape in ("identity", "reversed", "permutation", "scattered", "top"):
         assert tags[f"dstOffsetLocal={shape}"], shape
     assert all(len(set(_offsets(c).tolist())) == _offsets(c).size for c in cases)
-    (duplicate,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.offset.duplicate"])
-                    if c.kind == "ambiguity"]
+    (duplicate,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.offset.duplicate"],
+                                     rulebook=default_rulebook()) if c.kind == "ambiguity"]
     drawn = collect(duplicate, examples=20)
     assert drawn and all(len(set(_offsets(c).tolist())) < _offsets(c).size for c in drawn)
     assert all("dstOffsetLocal=collide" in c.tags for c in drawn)
@@ -123,8 +124,8 @@ def test_repeat_one_and_255_legal_zero_in_its_ambiguity() -> None:
              if cell.kind == "legal" and cell.form != "count" for c in _cases(cell)]
     repeats = {c.call.args["repeatTimes"] for c in cases}
     assert 0 not in repeats and 1 in repeats and 255 in repeats
-    (zero,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.repeatTimes.zero"])
-               if c.kind == "ambiguity"]
+    (zero,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.repeatTimes.zero"],
+                                rulebook=default_rulebook()) if c.kind == "ambiguity"]
     assert {c.call.args["repeatTimes"] for c in collect(zero, examples=10)} == {0}
 
 

@@ -344,7 +344,8 @@ def test_the_first_write_waits_for_every_worker_to_have_a_task(tmp_path, monkeyp
     monkeypatch.setenv("STAGGERED_DIR", str(tmp_path / "loaded"))
     monkeypatch.setenv("STAGGERED_DELAY", str(delay))
     monkeypatch.setattr(pool, "FIRST_WRITE_WAIT", bound)
-    tasks = plan(cells(["ascend910b"], ["data_move"])[:9], profile("ci"), 1, default_rulebook())  # ~0.6 s for one worker
+    book = default_rulebook()           # the tasks below: ~0.6 s for one worker
+    tasks = plan(cells(["ascend910b"], ["data_move"], rulebook=book)[:9], profile("ci"), 1, book)
     supervisor = pool.Supervisor("staggered:Staggered", 3, specs=default_rulebook)
     seen: list = []
     try:

@@ -180,7 +180,7 @@ def _part(task, sweep: int, judged: int | None = None, exhausted: bool = False, 
 def test_the_parts_of_a_split_cell_add_up_to_the_cells_plan():
     """A nightly cell is searched in parts (supervise/plan.py), each planning its share of the budget
     and the first the sweep too: together they plan the whole, and one short part makes the cell short."""
-    (target,) = [c for c in cells(["ascend910b"], ["data_move"]) if c.id == INT8]
+    (target,) = [c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()) if c.id == INT8]
     nightly = profile("nightly")
     tasks = sorted(plan([target], nightly, 7, default_rulebook()), key=lambda t: t.part)
     assert len(tasks) > 1 and sum(t.profile.calls for t in tasks) == nightly.calls
@@ -213,7 +213,7 @@ def test_incomplete_reason_spares_what_stopped_or_did_not_run():
 # ------------------------------------------------------------------------------------------- the runner
 
 def _int8():
-    return next(c for c in cells(["ascend910b"], ["data_move"]) if c.id == INT8)
+    return next(c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()) if c.id == INT8)
 
 
 def test_the_runner_records_what_it_planned():
@@ -243,7 +243,7 @@ def test_a_search_that_ran_out_of_calls_is_complete(monkeypatch):
 
 def test_a_small_cell_exhausted_under_ci_is_complete():
     """A cell of the specs whose calls Hypothesis exhausts before the ci budget (seed 0, certify's)."""
-    target = next(c for c in cells(["ascend910b"], ["asc_gather"])
+    target = next(c for c in cells(["ascend910b"], ["asc_gather"], rulebook=default_rulebook())
                   if c.id == "asc_gather/ascend910b/legal/count/float16")
     result = run_cell(target, OracleBackend(), profile("ci"), 0, rulebook=default_rulebook())
     assert sum(result.counts.values()) < result.planned_calls and result.exhausted
@@ -253,7 +253,8 @@ def test_a_small_cell_exhausted_under_ci_is_complete():
 def test_missed_edges_make_a_cell_incomplete(monkeypatch):
     from conformance.generate import edges
     targets = edges.targets
-    monkeypatch.setattr(edges, "targets", lambda cell, window: [*targets(cell, window), "nowhere.edge"])
+    monkeypatch.setattr(edges, "targets",
+                        lambda cell, rulebook, window: [*targets(cell, rulebook, window), "nowhere.edge"])
     result = run_cell(_int8(), OracleBackend(), Profile("t", 10, sweep=True), 1, rulebook=default_rulebook())
     assert result.edges["missed"] == ["nowhere.edge"] and result.incomplete == "edges missed: nowhere.edge"
     assert result.planned_calls == 10 + result.sweep_calls and not result.conforms

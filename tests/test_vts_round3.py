@@ -197,7 +197,7 @@ def test_a_repeat_judges_the_last_block():
 @pytest.mark.parametrize("amb", [OVERLAP, SRC_HALF, DST_HALF])
 def test_the_ambiguity_cell_draws_calls_in_the_region(amb):
     ambiguity = BOOK.ambiguity(amb)
-    cases = Cell(API, "ascend910b", "ambiguity", rule=amb).draw(16, 11)
+    cases = Cell(API, "ascend910b", "ambiguity", rule=amb).draw(16, 11, BOOK)
     assert len(cases) >= 8
     for case in cases:
         memory = case.memory.build()
@@ -219,7 +219,7 @@ def test_the_ambiguity_cell_draws_calls_in_the_region(amb):
 def test_legal_calls_keep_dst_iterations_apart():
     """Legal calls with several repeats and a dst stride below the 16 blocks of a packed list lay the dst
     entries out in lanes; none is in the repeat_overlap region."""
-    cases = Cell(API, "ascend910b", "legal", dtype="float16").draw(60, 4)
+    cases = Cell(API, "ascend910b", "legal", dtype="float16").draw(60, 4, BOOK)
     assert cases
     for case in cases:
         assert check(case.call) == []

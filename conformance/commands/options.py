@@ -248,7 +248,7 @@ def ambiguity_ids(apis: list[str], declared: dict[str, str], against: bool) -> l
     """The ambiguities whose regions the run enters: those a reading is declared for, or under --against
     every ambiguity of the apis (judged UNDEFINED where none is declared, and for agreement)."""
     from conformance.generate.cells import ambiguity_ids as every_ambiguity
-    every = every_ambiguity(apis)
+    every = every_ambiguity(apis, rulebook=default_rulebook())
     return every if against else [a for a in every if a in declared]
 
 
@@ -257,7 +257,7 @@ def chosen_cells(args: Options, products: list[str], apis: list[str],
     """The cells of the products and apis (and the ambiguity cells of `ambiguities`), narrowed by
     --select globs and --shard."""
     from conformance.generate.cells import cells, select, shard
-    chosen = select(cells(products, apis, ambiguities=ambiguities), args.select)
+    chosen = select(cells(products, apis, rulebook=default_rulebook(), ambiguities=ambiguities), args.select)
     if args.select and not chosen:
         raise UsageError(f"no cell matches --select {' '.join(args.select)}")
     if args.shard:

@@ -42,7 +42,7 @@ def _select_early(args: Options, products: list[str], apis: list[str]) -> None:
     worker starts (the cells of the run are known only once they have). Without one there is nothing to
     refuse, and the cells are not listed twice."""
     if args.select:
-        chosen_cells(args, products, apis, every_ambiguity(apis))
+        chosen_cells(args, products, apis, every_ambiguity(apis, rulebook=default_rulebook()))
 
 
 def readings_line(session: Any) -> str:
@@ -171,7 +171,8 @@ def cmd_certify(args: Options) -> int:
     session = open_session(args, bundle)
     with session:
         # the frozen list holds the cases of every reading: the readings declared pick their cells from it
-        chosen = cells(products, apis, ambiguities=entered_ambiguities(session, args, apis))
+        chosen = cells(products, apis, rulebook=session.rulebook,
+                       ambiguities=entered_ambiguities(session, args, apis))
         cases = sum(frozen.count(c.id) for c in chosen)
 
         def certified(results: dict[str, Any]) -> None:
@@ -262,11 +263,13 @@ def cmd_promote(args: Options) -> int:
     from conformance.judge.failuredb import fixed, reproducer_file_name, stored
     from conformance.report.outputs import reproducer_text
 
-    products, apis = products_and_apis(args.with_(product=args.product or list(default_rulebook().products)))
+    rulebook = default_rulebook()
+    products, apis = products_and_apis(args.with_(product=args.product or list(rulebook.products)))
     db = _database(args.db)
     if db is None:
         raise UsageError("--db none: there is no database to promote failures from")
-    every = [c.id for c in cells(products, apis, ambiguities=every_ambiguity(apis))]       # every region
+    every = [c.id for c in cells(products, apis, rulebook=rulebook,
+                                 ambiguities=every_ambiguity(apis, rulebook=rulebook))]       # every region
     kept = stored(db, every)
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)

@@ -190,7 +190,7 @@ def _derive(results: dict[str, Any], parts: dict[tuple[str, int], dict[str, Any]
     rulebook = default_rulebook()
     rulebook.with_readings(readings)            # an unknown reading: a ValueError before any cell is drawn
     entered = ambiguity_ids(results["apis"], readings, False)
-    chosen = cells(results["products"], results["apis"], ambiguities=entered)
+    chosen = cells(results["products"], results["apis"], rulebook=rulebook, ambiguities=entered)
     if sorted(c.id for c in chosen) != sorted(results["planned"]):
         raise NotAsClaimed("results.json: planned: not the cells a certification of its products and apis plans")
     seed = challenge.seed if challenge is not None else results["seed"]

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from oracle.kinds import Retry, kind_of, require
 from oracle.rules import context
 from oracle.rules import violations as rule_violations
-from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook, default_rulebook
+from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook
 
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.picks import Picks
@@ -131,10 +131,12 @@ def _region(api: str, product: str, ambiguity_id: str, gm_window: int, rulebook_
 _PLAIN: dict[int, Rulebook] = {}
 
 
-def region(api: str, product: str, ambiguity_id: str, rulebook: Rulebook | None = None,
+def region(api: str, product: str, ambiguity_id: str, rulebook: Rulebook,
            gm_window: int = DEFAULT_GM_WINDOW) -> Region:
-    """The (cached) Region of an ambiguity cell; ValueError for an unknown ambiguity or another api's."""
-    rulebook = rulebook or default_rulebook()
+    """The (cached) Region of an ambiguity cell, drawn from the plain `rulebook` (no reading declared);
+    ValueError for an unknown ambiguity or another api's."""
+    if not isinstance(rulebook, Rulebook):
+        raise TypeError(f"region({ambiguity_id!r}): expected a Rulebook, got {type(rulebook).__name__}")
     _PLAIN[id(rulebook)] = rulebook
     return _region(api, product, ambiguity_id, gm_window, id(rulebook))
 
@@ -164,7 +166,7 @@ def _region_tag(tag: str, params: Mapping[str, Any], suffix: str) -> str:
     return f"{name}=region-{edge}{suffix}" if name in params and edge in ("min", "max", "largest-fit") else tag
 
 
-def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rulebook | None = None,
+def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rulebook,
                     gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
     """Calls in the ambiguity's region on `product`, legal but for it: `Case.expect` "ambiguity",
     `Case.rule` the ambiguity id. Empty (filtered out) where no call of the product is in the region.
@@ -172,7 +174,7 @@ def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rule
     return searched_cases(ambiguity_case, region(api, product, ambiguity_id, rulebook, gm_window), batch=batch)
 
 
-def reachable_ambiguity(api: str, product: str, ambiguity_id: str, rulebook: Rulebook | None = None,
+def reachable_ambiguity(api: str, product: str, ambiguity_id: str, rulebook: Rulebook,
                         gm_window: int = DEFAULT_GM_WINDOW) -> bool:
     """Does the ambiguity's region hold calls of this api on this product (its cell exists)?"""
     return bool(region(api, product, ambiguity_id, rulebook, gm_window).keys)

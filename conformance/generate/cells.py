@@ -20,7 +20,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
-from oracle.spec import Rulebook, default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
@@ -41,9 +41,10 @@ class Cell:
         tail = [self.form, self.dtype] if self.kind == "legal" else [self.rule]
         return "/".join([self.api, self.product, self.kind] + [p for p in tail if p])
 
-    def strategy(self, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
+    def strategy(self, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
                  ) -> st.SearchStrategy[Any]:
-        """The cell's calls (`batch`: lists of up to SEARCH_BATCH of them per Hypothesis example)."""
+        """The cell's calls, drawn from `rulebook` (the plain specs: no reading declared; `batch`: lists
+        of up to SEARCH_BATCH of them per Hypothesis example)."""
         if self.kind == "legal":
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
                                rulebook=rulebook, gm_window=gm_window, batch=batch)
@@ -52,10 +53,11 @@ class Cell:
                                    batch=batch)
         return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window, batch=batch)
 
-    def draw(self, examples: int, seed: int, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
-        """The cases a seeded search of the cell generates, as the runner's search does (its batches, in
-        its rounds; generate phase only: nothing is run, nothing shrinks); empty when no call can be made
-        for the cell."""
+    def draw(self, examples: int, seed: int, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW
+             ) -> list[Case]:
+        """The cases a seeded search of the cell generates from `rulebook` (as `strategy`), as the runner's
+        search does (its batches, in its rounds; generate phase only: nothing is run, nothing shrinks);
+        empty when no call can be made for the cell."""
         out: list[Case] = []
         keys: set[Any] = set()          # a case is kept once (Case.key), as the runner judges it once
         for batches, round_seed in search_rounds(examples, seed, lambda: len(out)):
@@ -63,7 +65,7 @@ class Cell:
             @settings(max_examples=batches, database=None, derandomize=False, phases=[Phase.generate],
                       suppress_health_check=list(HealthCheck), deadline=None)
             @hseed(round_seed)
-            @given(self.strategy(gm_window=gm_window, batch=True))
+            @given(self.strategy(rulebook, gm_window, batch=True))
             def collect(cases: list[Case]) -> None:
                 for case in cases:
                     if len(out) < examples and case.key not in keys:
@@ -81,13 +83,12 @@ class Cell:
                 "form": self.form, "dtype": self.dtype, "rule": self.rule}
 
 
-def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: Rulebook | None = None,
+def cells(products: Sequence[str], apis: Sequence[str] | None = None, *, rulebook: Rulebook,
           gm_window: int = DEFAULT_GM_WINDOW, ambiguities: Iterable[str] | None = None) -> list[Cell]:
-    """Every cell of the given products and apis (default: all apis), in a stable order; with
+    """Every cell of the given products and apis (default: all of `rulebook`'s), in a stable order; with
     `ambiguities` (ids: the declared readings, or every one in a differential run), after an api's other
     cells one cell per ambiguity of that api whose region holds calls of the product (in spec order).
     An unknown ambiguity id is a ValueError naming it."""
-    rulebook = rulebook or default_rulebook()
     wanted = set(ambiguities or ())
     for amb in sorted(wanted):
         rulebook.ambiguity(amb)
@@ -105,9 +106,8 @@ def cells(products: Sequence[str], apis: Sequence[str] | None = None, rulebook: 
     return out
 
 
-def ambiguity_ids(apis: Sequence[str] | None = None, rulebook: Rulebook | None = None) -> list[str]:
-    """Every ambiguity id of the given apis (default: all), in spec order (a differential run's)."""
-    rulebook = rulebook or default_rulebook()
+def ambiguity_ids(apis: Sequence[str] | None = None, *, rulebook: Rulebook) -> list[str]:
+    """Every ambiguity id of `rulebook`'s given apis (default: all), in spec order (a differential run's)."""
     return [a.id for api in apis or sorted(rulebook.apis) for a in rulebook.api(api).ambiguities]
 
 

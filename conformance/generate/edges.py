@@ -17,8 +17,10 @@ choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and
   ranges (or the largest value that fits, where a reading's index math makes the end too big), the
   bottom and top of a reserved top (conformance/generate/ambiguity.py: edge_choices).
 
-`targets(cell)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules and the
-scope sizes, not from the sweep); `sweep(cell)` gives the calls. tests/test_edges.py checks that the
+`targets(cell, rulebook)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules
+and the scope sizes, not from the sweep); `sweep(cell, rulebook)` gives the calls (`rulebook`: the plain
+specs the calls are drawn from, as for the search; the caches below are kept per environment, which
+environment.py makes once per rulebook object). tests/test_edges.py checks that the
 sweep reaches every reachable edge, that it does not depend on the seed, and that an off-by-one range
 check is caught at every range end. A plan's choices not in the plan come from a `random.Random` seeded
 by the cell and the plan: the same calls on every machine, whatever the seed or the Hypothesis release.
@@ -32,10 +34,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from oracle.kinds import kind_of
+from oracle.spec import Rulebook
 
 from conformance.generate.ambiguity import edge_choices
 from conformance.generate.ambiguity import planned as planned_ambiguity
-from conformance.generate.ambiguity import region
+from conformance.generate.ambiguity import Region, region
 from conformance.generate.cells import Cell
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
 from conformance.generate.parameters import fit_tops
@@ -107,8 +110,13 @@ class Plan:
         return Plan(tuple(tuple(sorted(c.items(), key=lambda kv: kv[0])) for c in alternatives), frozenset(tags))
 
 
-def _env(cell: Cell, gm_window: int) -> Env:
-    return environment(cell.api, cell.product, None, gm_window)
+def _env(cell: Cell, rulebook: Rulebook, gm_window: int) -> Env:
+    return environment(cell.api, cell.product, rulebook, gm_window)
+
+
+def _region(cell: Cell, env: Env) -> Region:
+    """The region of an ambiguity cell, from the rulebook and GM window of the cell's plain environment."""
+    return region(cell.api, cell.product, cell.rule, env.rulebook, env.gm_window)
 
 
 def _paths(env: Env) -> list[str | None]:
@@ -153,10 +161,9 @@ def _in_place(env: Env, form: str | None) -> list[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _legal_tops(cell: Cell, gm_window: int) -> dict[str, dict[str | None, tuple[int, int, int | None, dict[str, int]]]]:
+def _legal_tops(cell: Cell, env: Env) -> dict[str, dict[str | None, tuple[int, int, int | None, dict[str, int]]]]:
     """Per parameter, per path: (lowest, highest legal value, largest that fits, the other parameters
     that are not at their lowest then); see strategies.fit_tops."""
-    env = _env(cell, gm_window)
     out: dict[str, dict[str | None, tuple[int, int, int | None, dict[str, int]]]] = {}
     for path in _paths(env):
         pick = Planned(_shape_plan(env, cell.form), 0)
@@ -171,10 +178,9 @@ def _top_tag(lo: int, hi: int, fit: int | None, adjust: Any = None) -> str | Non
     return "max" if fit == hi else "largest-fit"
 
 
-def _legal_targets(cell: Cell, gm_window: int) -> set[str]:
-    env = _env(cell, gm_window)
+def _legal_targets(cell: Cell, env: Env) -> set[str]:
     out: set[str] = set()
-    for n, per_path in _legal_tops(cell, gm_window).items():
+    for n, per_path in _legal_tops(cell, env).items():
         tops = {_top_tag(*t) for t in per_path.values()} - {None}
         if any(fit is not None for _, _, fit, _ in per_path.values()):
             out.add(f"{n}=min")
@@ -214,12 +220,11 @@ class CellSweep:
         return _range_fits(self.env, rule, value, self.gm_window)
 
 
-def _rule_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]:
+def _rule_targets(cell: Cell, env: Env) -> dict[str, list[dict[str, Any]]]:
     """Edge tag -> the plans (choices) to try for it, for a reject / undefined cell (its rule's kind
     names them); a plan without a form is tried on each form the rule holds for."""
-    env = _env(cell, gm_window)
     rule = env.spec.rule(cell.rule)
-    out = kind_of(rule).edges(rule, CellSweep(env, gm_window))
+    out = kind_of(rule).edges(rule, CellSweep(env, env.gm_window))
     forms = _forms(env, rule)
     return {tag: [c if "form" in c else {**c, "form": f} for c in alts for f in forms] for tag, alts in out.items()}
 
@@ -247,28 +252,27 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
     return False
 
 
-def targets(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[str]:
-    """The edges a call of the cell can reach, as the tags that name them (sorted)."""
+def targets(cell: Cell, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) -> list[str]:
+    """The edges a call of the cell drawn from `rulebook` can reach, as the tags that name them (sorted)."""
+    env = _env(cell, rulebook, gm_window)
     if cell.kind == "legal":
-        return sorted(_legal_targets(cell, gm_window))
+        return sorted(_legal_targets(cell, env))
     if cell.kind == "ambiguity":
-        return sorted(_ambiguity_targets(cell, gm_window))
-    return sorted(_rule_targets(cell, gm_window))
+        return sorted(_ambiguity_targets(cell, _region(cell, env)))
+    return sorted(_rule_targets(cell, env))
 
 
 @functools.lru_cache(maxsize=None)
-def _ambiguity_targets(cell: Cell, gm_window: int) -> dict[str, list[dict[str, Any]]]:
+def _ambiguity_targets(cell: Cell, where: Region) -> dict[str, list[dict[str, Any]]]:
     """Edge tag -> the plans to try for it, for an ambiguity cell (ambiguity.edge_choices)."""
-    where = region(cell.api, cell.product, cell.rule, None, gm_window)
     return edge_choices(where, Planned(_shape_plan(where.env, None), 0))
 
 
 # ------------------------------------------------------------------------------------------- plans
 
 
-def _legal_plans(cell: Cell, gm_window: int) -> list[Plan]:
-    env = _env(cell, gm_window)
-    tops = _legal_tops(cell, gm_window)
+def _legal_plans(cell: Cell, env: Env) -> list[Plan]:
+    tops = _legal_tops(cell, env)
     names = [n for n in env.param_names(cell.form) if env.spec.param_type(n, cell.form) != "words"]
     base = _shape_plan(env, cell.form)
     plans = [Plan.of(base, *(f"{n}=min" for n in tops))]
@@ -302,23 +306,26 @@ def _legal_plans(cell: Cell, gm_window: int) -> list[Plan]:
     return plans
 
 
-def _rule_plans(cell: Cell, gm_window: int) -> list[Plan]:
-    env = _env(cell, gm_window)
+def _rule_plans(cell: Cell, env: Env) -> list[Plan]:
     rule = env.spec.rule(cell.rule)
     plans = [Plan.any_of([{"form": f} for f in _forms(env, rule)])]
-    for tag, choices in _rule_targets(cell, gm_window).items():
+    for tag, choices in _rule_targets(cell, env).items():
         plans.append(Plan.any_of(choices, tag))
-    plans += [Plan.of(choices) for choices in kind_of(rule).extra_plans(rule, CellSweep(env, gm_window))]
+    plans += [Plan.of(choices) for choices in kind_of(rule).extra_plans(rule, CellSweep(env, env.gm_window))]
     return plans
 
 
-def plans(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[Plan]:
-    """The sweep's plans for a cell, in a fixed order."""
+def plans(cell: Cell, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) -> list[Plan]:
+    """The sweep's plans for a cell drawn from `rulebook`, in a fixed order."""
+    return _plans(cell, _env(cell, rulebook, gm_window))
+
+
+def _plans(cell: Cell, env: Env) -> list[Plan]:
     if cell.kind == "ambiguity":        # any call of each region, then each edge
-        where = region(cell.api, cell.product, cell.rule, None, gm_window)
+        where = _region(cell, env)
         return [Plan.any_of([{"region": k} for k in where.keys])] + [
-            Plan.any_of(choices, tag) for tag, choices in _ambiguity_targets(cell, gm_window).items()]
-    return _legal_plans(cell, gm_window) if cell.kind == "legal" else _rule_plans(cell, gm_window)
+            Plan.any_of(choices, tag) for tag, choices in _ambiguity_targets(cell, where).items()]
+    return _legal_plans(cell, env) if cell.kind == "legal" else _rule_plans(cell, env)
 
 
 # ------------------------------------------------------------------------------------------- sweep
@@ -329,11 +336,10 @@ def _salt(cell: Cell, choices: tuple[tuple[str, Any], ...], attempt: int) -> int
 
 
 @functools.lru_cache(maxsize=256)
-def _sweep(cell: Cell, gm_window: int) -> tuple[Case, ...]:
-    env = _env(cell, gm_window)
+def _sweep(cell: Cell, env: Env) -> tuple[Case, ...]:
     out: list[Case] = []
     seen: set[tuple[str, str] | None] = set()
-    for plan in plans(cell, gm_window):
+    for plan in _plans(cell, env):
         case = _realise(cell, env, plan)
         key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
         if case is not None and key not in seen:
@@ -350,7 +356,7 @@ def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
             for attempt in range(ATTEMPTS // 2):
                 pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
                 if cell.kind == "ambiguity":
-                    case = planned_ambiguity(pick, region(cell.api, cell.product, cell.rule, None, env.gm_window))
+                    case = planned_ambiguity(pick, _region(cell, env))
                 else:
                     case = planned_case(pick, env, cell.kind, cell.rule, cell.form, cell.dtype)
                 if case is not None and plan.tags <= set(case.tags):
@@ -358,9 +364,9 @@ def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
     return None
 
 
-def sweep(cell: Cell, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
-    """The sweep's calls for a cell, in a fixed order: the same on every run (no seed)."""
-    return list(_sweep(cell, gm_window))
+def sweep(cell: Cell, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) -> list[Case]:
+    """The sweep's calls for a cell drawn from `rulebook`, in a fixed order: the same on every run (no seed)."""
+    return list(_sweep(cell, _env(cell, rulebook, gm_window)))
 
 
 def reached(cases: Sequence[Case], reachable: Sequence[str]) -> list[str]:

@@ -13,7 +13,7 @@ from oracle.apis import index_math
 from oracle.call import SCOPES, nest
 from oracle.kinds import kind_of
 from oracle.rules import Context
-from oracle.spec import ApiSpec, Product, Rule, Rulebook, default_rulebook
+from oracle.spec import ApiSpec, Product, Rule, Rulebook
 
 from conformance.generate.memory import MemoryRecipe
 
@@ -342,7 +342,9 @@ def _env(api: str, product: str, gm_window: int, rulebook_id: int) -> Env:
 _RULEBOOKS: dict[int, Rulebook] = {}
 
 
-def environment(api: str, product: str, rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW) -> Env:
-    rulebook = rulebook or default_rulebook()
+def environment(api: str, product: str, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) -> Env:
+    """The (cached) Env of an api on a product, read from `rulebook` (the caller's: nothing is fetched)."""
+    if not isinstance(rulebook, Rulebook):
+        raise TypeError(f"environment({api!r}, {product!r}): expected a Rulebook, got {type(rulebook).__name__}")
     _RULEBOOKS[id(rulebook)] = rulebook
     return _env(api, product, gm_window, id(rulebook))

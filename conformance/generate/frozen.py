@@ -16,6 +16,8 @@ and commits the new file. The bytes depend only on the drawn cases (sorted lines
 sweep's calls depend only on the kit; the search's on the kit and the Hypothesis version (not on other
 loaded modules: conformance/generate/seal.py), so a regeneration after a code change or an upgrade gives
 different (equally good) cases beside the same edges. That is why the list is frozen data.
+
+The cases are drawn from the rulebook the caller hands in (`main`, the command, loads the kit's own).
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from oracle import Call, CallFormatError
-from oracle.spec import default_rulebook
+from oracle.spec import Rulebook
 
 from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import sweep, targets
@@ -54,10 +56,11 @@ class FrozenDataError(ValueError):
 # ---------------------------------------------------------------------------------------------- drawing
 
 
-def draw_cases(cell: Cell, examples: int) -> list[Case]:
-    """The cell's edge sweep (conformance/generate/edges.py), then the cases a seeded search of `cell` generates.
-    The seed is the cell id's crc32, so a cell's cases do not depend on which other cells are frozen."""
-    return sweep(cell) + cell.draw(examples, zlib.crc32(cell.id.encode()))
+def draw_cases(cell: Cell, examples: int, rulebook: Rulebook) -> list[Case]:
+    """The cell's edge sweep (conformance/generate/edges.py), then the cases a seeded search of `cell` generates,
+    both drawn from `rulebook`. The seed is the cell id's crc32, so a cell's cases do not depend on which
+    other cells are frozen."""
+    return sweep(cell, rulebook) + cell.draw(examples, zlib.crc32(cell.id.encode()), rulebook)
 
 
 def case_line(cell_id: str, case: Case) -> str:
@@ -102,12 +105,12 @@ class CellPick:
     tags: int                                       # distinct tags the cell's search reached
 
 
-def freeze_cell(cell: Cell, examples: int, heavy_values: int = HEAVY_VALUES) -> CellPick:
-    """Draw the cell's cases; cover its tags with light cases (at most `heavy_values` written values),
-    at least one case, and its reachable edges (edges.targets) with any; offer the heavy cases that
-    reach further tags as candidates, the smallest per distinct set of such tags (keeps what travels
-    back from a worker small)."""
-    drawn = draw_cases(cell, examples)
+def freeze_cell(cell: Cell, examples: int, rulebook: Rulebook, heavy_values: int = HEAVY_VALUES) -> CellPick:
+    """Draw the cell's cases from `rulebook`; cover its tags with light cases (at most `heavy_values`
+    written values), at least one case, and its reachable edges (edges.targets) with any; offer the heavy
+    cases that reach further tags as candidates, the smallest per distinct set of such tags (keeps what
+    travels back from a worker small)."""
+    drawn = draw_cases(cell, examples, rulebook)
     lines = [case_line(cell.id, c) for c in drawn]
     tag_sets = [frozenset(c.tags) for c in drawn]
     sizes = [len(line) for line in lines]
@@ -116,7 +119,7 @@ def freeze_cell(cell: Cell, examples: int, heavy_values: int = HEAVY_VALUES) -> 
     if not picked and drawn:
         picked = [min(range(len(drawn)), key=lambda i: (sizes[i], i))]
     reached = set().union(*(tag_sets[i] for i in picked))
-    edges = set(targets(cell)) - reached          # every edge in the cell itself, a big case if need be
+    edges = set(targets(cell, rulebook)) - reached    # every edge in the cell itself, a big case if need be
     picked += choose(tag_sets, sizes, edges) if edges else []
     picked = sorted(set(picked))
     reached = set().union(*(tag_sets[i] for i in picked))
@@ -158,17 +161,30 @@ def pool_heavy(picks: list[CellPick], cell_list: list[Cell]) -> int:
 # ---------------------------------------------------------------------------------------------- writing
 
 
+# The rulebook a forked pool's workers draw from: handed to each worker as it starts (_freeze_all), the
+# very object of the process that forked it, so that the caches made for it there serve the worker too.
+_WORKER: dict[str, Rulebook] = {}
+
+
+def _take_rulebook(rulebook: Rulebook) -> None:
+    _WORKER["rulebook"] = rulebook
+
+
 def _freeze_star(args: tuple[Cell, int, int]) -> CellPick:
-    return freeze_cell(*args)
+    cell, examples, heavy_values = args
+    return freeze_cell(cell, examples, _WORKER["rulebook"], heavy_values)
 
 
-def _freeze_all(todo: list[Cell], examples: int, heavy_values: int, workers: int) -> list[CellPick]:
+def _freeze_all(todo: list[Cell], examples: int, heavy_values: int, workers: int, rulebook: Rulebook
+                ) -> list[CellPick]:
     """freeze_cell over every cell, in a pool when workers > 1 (forked: the workers draw as this process
-    does); the result does not depend on `workers`."""
+    does, from the same rulebook, which a fork passes without pickling); the result does not depend on
+    `workers`."""
+    if workers <= 1 or len(todo) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [freeze_cell(cell, examples, rulebook, heavy_values) for cell in todo]
     jobs = [(cell, examples, heavy_values) for cell in todo]
-    if workers <= 1 or len(jobs) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_freeze_star(job) for job in jobs]
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    forked = multiprocessing.get_context("fork")
+    with forked.Pool(workers, initializer=_take_rulebook, initargs=(rulebook,)) as pool:
         return pool.map(_freeze_star, jobs, chunksize=1)
 
 
@@ -182,17 +198,17 @@ def _gzip_bytes(lines: Iterable[str]) -> bytes:
 
 
 def freeze(products: Sequence[str] | None = None, examples: int = EXAMPLES, path: Path | str = FROZEN_PATH,
-           *, apis: Sequence[str] | None = None, heavy_values: int = HEAVY_VALUES,
+           *, rulebook: Rulebook, apis: Sequence[str] | None = None, heavy_values: int = HEAVY_VALUES,
            workers: int | None = None) -> dict[str, Any]:
-    """Draw `examples` cases per cell of `products` (default: all; `apis` narrows), keep a small
-    boundary-covering set per cell, write them to `path` and return stats: cases per api, cells, bytes,
-    the file's hash, distinct tags reached per cell summed (`tags`, of which `tags_pooled` reached
-    per api and product only) and the cells no call could be made for (`unreachable`)."""
+    """Draw `examples` cases per cell of `products` (default: all of `rulebook`'s; `apis` narrows) from
+    `rulebook`, keep a small boundary-covering set per cell, write them to `path` and return stats: cases
+    per api, cells, bytes, the file's hash, distinct tags reached per cell summed (`tags`, of which
+    `tags_pooled` reached per api and product only) and the cells no call could be made for (`unreachable`)."""
     started = time.perf_counter()
-    products = list(products) if products else list(default_rulebook().products)
-    todo = cells(products, apis, ambiguities=ambiguity_ids(apis))
+    products = list(products) if products else list(rulebook.products)
+    todo = cells(products, apis, rulebook=rulebook, ambiguities=ambiguity_ids(apis, rulebook=rulebook))
     workers = workers if workers is not None else (os.cpu_count() or 1)
-    picks = _freeze_all(todo, examples, heavy_values, workers)
+    picks = _freeze_all(todo, examples, heavy_values, workers, rulebook)
     ordinary = [c.kind != "ambiguity" for c in todo]        # the ambiguity cells left out of the pooled cover
     pooled = pool_heavy([p for p, o in zip(picks, ordinary) if o], [c for c, o in zip(todo, ordinary) if o])
     data = _gzip_bytes(line for pick in picks for line in pick.lines)
@@ -325,9 +341,11 @@ def frozen_hash(path: Path | str = FROZEN_PATH) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Regenerate the packaged file for every product and print the stats."""
+    """Regenerate the packaged file for every product of the kit's own specs and print the stats (a
+    command: it loads the rulebook it hands down)."""
+    from oracle.spec import default_rulebook
     examples = int(argv[0]) if argv else EXAMPLES
-    stats = freeze(examples=examples)
+    stats = freeze(examples=examples, rulebook=default_rulebook())
     print(json.dumps(stats, indent=2))
     return 0
 

@@ -203,7 +203,7 @@ def _self_overlaps_as_asked(env: Env, draft: CallDraft, target: Rule | None) -> 
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
-                rulebook: Rulebook | None = None, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
+                rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
                 ) -> st.SearchStrategy[Case]:
     """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope
     (`batch`: lists of them, see searched_cases)."""
@@ -211,7 +211,7 @@ def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str |
     return searched_cases(_case, env, "legal", None, form, dtype, env.spec.forms_or_default(), batch=batch)
 
 
-def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook | None = None,
+def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook,
                gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
     """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined
     (`batch`: lists of them, see searched_cases)."""

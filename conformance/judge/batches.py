@@ -38,11 +38,13 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook) -> Itera
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],
-                found: Callable[[Case, Outcome], None], rulebook: Rulebook, pool: int = 0) -> int:
-    """The cell's generated calls for a backend that runs batches: drawn first (the same seeded search,
-    without shrinking), run BATCH at a time, stopping at the first non-conforming call, which goes to
-    `found` (minimize() then shrinks it with single runs). The number of calls drawn: 0 when none could be."""
-    cases = from_pool(cell.draw(profile.calls, cell_seed(run_seed, cell), profile.gm_window), pool)
+                found: Callable[[Case, Outcome], None], rulebook: Rulebook, pool: int = 0, *,
+                plain: Rulebook) -> int:
+    """The cell's generated calls for a backend that runs batches: drawn first from `plain` (the run's
+    specs, no reading declared: the same seeded search, without shrinking), judged by `rulebook`, BATCH at
+    a time, stopping at the first non-conforming call, which goes to `found` (minimize() then shrinks it
+    with single runs). The number of calls drawn: 0 when none could be."""
+    cases = from_pool(cell.draw(profile.calls, cell_seed(run_seed, cell), plain, profile.gm_window), pool)
     for case, outcome in judged(cases, backend, rulebook):
         tally(case, outcome)
         if not outcome.conforms:

@@ -76,7 +76,7 @@ def run_cell(cell: Cell, backend: Backend, profile: Profile, run_seed: int,
     shrinking (a supervisor keeps it should the worker die). `rulebook`: the run's specs, and `readings`
     the readings it declares (ambiguity id -> reading id): every call is judged by
     `rulebook.with_readings(readings)`, and a failure shrinks within the ambiguity regions `rulebook`
-    itself flags.
+    itself flags. The calls (sweep and search) are drawn from `rulebook` itself, the plain specs.
     `pool`: the random pool every call's images are cut from (a challenge's; 0: the published one; the
     `frozen` cases come with theirs). `shrink_stop`: shrinking stops after that many runs and only there
     (`verify` following a run's evidence), instead of after SHRINK_SECONDS.
@@ -104,7 +104,7 @@ class CellRun:
         self.cell, self.backend, self.profile, self.run_seed = cell, backend, profile, run_seed
         self.frozen, self.database, self.sweep, self.pool = frozen, database, sweep, pool
         self.on_found = on_found
-        self.plain = rulebook                           # the run's specs, no reading declared
+        self.plain = rulebook           # the run's specs, no reading declared: what the calls are drawn from
         # what every call is judged by: the run's specs with the readings it declares
         self.rulebook = rulebook.with_readings(readings) if readings else rulebook
         self.out = CellResult(cell.to_dict())
@@ -179,8 +179,8 @@ class CellRun:
             return
         from conformance.generate.edges import sweep as edge_sweep
         from conformance.generate.edges import targets
-        self.reachable = targets(self.cell, self.profile.gm_window)
-        cases = from_pool(edge_sweep(self.cell, self.profile.gm_window), self.pool)
+        self.reachable = targets(self.cell, self.plain, self.profile.gm_window)
+        cases = from_pool(edge_sweep(self.cell, self.plain, self.profile.gm_window), self.pool)
         self.planned += len(cases)
         for case, outcome in judged(cases if self.first is None else [], self.backend, self.rulebook):
             self.count(case, outcome)
@@ -196,7 +196,7 @@ class CellRun:
             return
         if callable(getattr(self.backend, "run_batch", None)):
             drawn = run_batches(self.cell, self.backend, self.profile, self.run_seed, self.count, self.found,
-                                self.rulebook, self.pool)
+                                self.rulebook, self.pool, plain=self.plain)
             if not drawn:
                 self.out.status, self.out.error = "unreachable", "no call could be generated for this cell"
             # Cell.draw ends short of the budget when a round of its search finds no call it has not drawn;
@@ -229,7 +229,7 @@ class CellRun:
                   phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if self.profile.target else ()),
                   **_QUIET)
         @hseed(seed)
-        @given(self.cell.strategy(gm_window=self.profile.gm_window, batch=True))
+        @given(self.cell.strategy(self.plain, self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
@@ -270,7 +270,7 @@ class CellRun:
 
         @settings(max_examples=1, database=kept, phases=(Phase.reuse, Phase.shrink), **_QUIET)
         @hseed(seed)
-        @given(self.cell.strategy(gm_window=self.profile.gm_window))
+        @given(self.cell.strategy(self.plain, self.profile.gm_window))
         def prop(case: Case) -> None:
             self.judge_one(case)
 
