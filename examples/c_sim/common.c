@@ -291,3 +291,16 @@ void copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src, int64_t src_s
         src += src_step;
     }
 }
+
+int move_images(outcome *o, resolve_images resolve, void *ctx, const tensor *src, int64_t src_end,
+                const tensor *dst, int64_t dst_end, const uint8_t **s, uint8_t **d)
+{
+    images m;
+    if (!resolve(ctx, o, &m))
+        return 0;
+    if (!image_span(o, &m, "src", src, 0, src_end) || !image_span(o, &m, "dst", dst, 0, dst_end))
+        return 0;
+    *s = m.base[src->scope] + src->addr;
+    *d = m.base[dst->scope] + dst->addr;
+    return 1;
+}

@@ -163,10 +163,9 @@ void api_data_copy(outcome *o, const product_info *p, const char *form, const jv
     o->kind = OUT_OK;
     if (src_end == 0)
         return;                                             /* nothing moves (a NOP, or under 32 bytes) */
-    images m;
-    if (!resolve(ctx, o, &m))
+    const uint8_t *s;
+    uint8_t *d;
+    if (!move_images(o, resolve, ctx, &src, src_end, &dst, dst_end, &s, &d))
         return;
-    if (!image_span(o, &m, "src", &src, 0, src_end) || !image_span(o, &m, "dst", &dst, 0, dst_end))
-        return;
-    copy_runs(m.base[dst.scope] + dst.addr, dst_step, m.base[src.scope] + src.addr, src_step, runs, length);
+    copy_runs(d, dst_step, s, src_step, runs, length);
 }

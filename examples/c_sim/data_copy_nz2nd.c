@@ -144,13 +144,10 @@ void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, 
     o->kind = OUT_OK;
     if (ndNum == 0)
         return;
-    images m;
-    if (!resolve(ctx, o, &m))
+    const uint8_t *s;
+    uint8_t *d;
+    if (!move_images(o, resolve, ctx, &src, src_end, &dst, dst_end, &s, &d))
         return;
-    if (!image_span(o, &m, "src", &src, 0, src_end) || !image_span(o, &m, "dst", &dst, 0, dst_end))
-        return;
-    const uint8_t *s = m.base[src.scope] + src.addr;
-    uint8_t *d = m.base[dst.scope] + dst.addr;
     for (int64_t i = 0; i < ndNum; i++)
         for (int64_t r = 0; r < nValue; r++)         /* ND row r: one fractal row of each column block */
             copy_runs(d + i * dst_matrix + r * dst_row, piece, s + i * src_matrix + r * piece, src_block, blocks, piece);

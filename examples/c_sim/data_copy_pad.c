@@ -192,13 +192,10 @@ void api_data_copy_pad(outcome *o, const product_info *p, const char *form, cons
     o->kind = OUT_OK;
     if (runs == 0)
         return;
-    images m;
-    if (!resolve(ctx, o, &m))
+    const uint8_t *s;
+    uint8_t *d;
+    if (!move_images(o, resolve, ctx, &src, src_end, &dst, dst_end, &s, &d))
         return;
-    if (!image_span(o, &m, "src", &src, 0, src_end) || !image_span(o, &m, "dst", &dst, 0, dst_end))
-        return;
-    const uint8_t *s = m.base[src.scope] + src.addr;
-    uint8_t *d = m.base[dst.scope] + dst.addr;
     if (!to_ub) {
         copy_runs(d, dst_step, s, src_step, runs, blockLen);
         return;

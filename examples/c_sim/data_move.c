@@ -156,11 +156,10 @@ void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolv
     /* data_move.overlap (severity undefined): src and dst sharing bytes (UB->UB) is left to whatever the
      * burst-by-burst copy below does; nothing to refuse. */
 
-    images m;
-    if (!resolve(ctx, o, &m))
+    const uint8_t *s;
+    uint8_t *d;
+    if (!move_images(o, resolve, ctx, &src, src_end, &dst, dst_end, &s, &d))
         return;
-    if (!image_span(o, &m, "src", &src, 0, src_end) || !image_span(o, &m, "dst", &dst, 0, dst_end))
-        return;
-    copy_runs(m.base[dst.scope] + dst.addr, dst_step, m.base[src.scope] + src.addr, src_step, nburst, length);
+    copy_runs(d, dst_step, s, src_step, nburst, length);
     o->kind = OUT_OK;
 }

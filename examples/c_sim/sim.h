@@ -100,6 +100,10 @@ void copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src, int64_t src_s
 /* Check the call against every `reject` rule of the spec, then (legal or undefined) run it on the
  * images. `mem` is resolved only once the checks pass: a refused call never touches memory. */
 typedef int (*resolve_images)(void *ctx, outcome *o, images *m);
+/* A legal move's images resolved, its src bytes [0, src_end) and dst bytes [0, dst_end) found inside
+ * them: 1 with the tensors' first bytes in *s and *d, or 0 (the outcome says why). */
+int move_images(outcome *o, resolve_images resolve, void *ctx, const tensor *src, int64_t src_end,
+                const tensor *dst, int64_t dst_end, const uint8_t **s, uint8_t **d);
 
 void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
