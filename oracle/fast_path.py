@@ -17,7 +17,7 @@ from typing import Any
 from .kinds import KINDS, PASS
 from .rulebook import in_ranges
 
-LISTS_RANK = 8          # the entries of list operands are checked after the kinds of lower rank
+LISTS_RANK = 8          # the entries of list operands are checked between the kinds below and above it
 
 
 def _names(rule, key: str) -> tuple:
@@ -172,20 +172,14 @@ def _source(fast: FastPath) -> tuple[str, dict]:
                                             for head, _, lo, hi in ranges) or "True") + ")" + spread)
         else:
             src.fail_if(f"_in_ranges({src.literal(ranges)}, args){spread}")
-    lists_done = False
-    for kind in sorted((KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank):
-        if kind.fast_rank > LISTS_RANK and not lists_done:
-            lists_done = _lists_source(fast, src)
+    kinds = sorted((KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank)
+    for kind in (k for k in kinds if k.fast_rank < LISTS_RANK):
         kind.fast_source(list(fast.tables[kind.name]), src)
-    if not lists_done:
-        _lists_source(fast, src)
-    return src.text(), src.consts
-
-
-def _lists_source(fast: FastPath, src: Source) -> bool:
     if fast.listed or fast.same_lists:
         src.fail_if("not _lists_hold(args, ctx, _itemsize)")
-    return True
+    for kind in (k for k in kinds if k.fast_rank > LISTS_RANK):
+        kind.fast_source(list(fast.tables[kind.name]), src)
+    return src.text(), src.consts
 
 
 def _compiled(fast: FastPath):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from oracle.call import nest
 
 from .base import RuleKind, require
-from .tables import plain
+from .tables import end_plans, plain
 
 
 class Bounds(RuleKind):
@@ -59,9 +59,7 @@ class Bounds(RuleKind):
         """The tensor ends with the half an 8-bit entry touches, or a byte short of the block."""
         if not rule.get("half_by"):
             return {}
-        op = rule["operand"]
-        return {f"{op}=half-end": [{**c, f"{op}.short": "min"} for c in base],
-                f"{op}=one-short": [{**c, f"{op}.short": "max"} for c in base]}
+        return end_plans(base, rule["operand"], "short", "half-end", "one-short")
 
     def finish(self, rule, placing):
         p, op = placing, rule["operand"]

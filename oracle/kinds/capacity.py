@@ -4,7 +4,7 @@ from __future__ import annotations
 from oracle.call import SCOPES
 
 from .base import RuleKind, require
-from .tables import plain
+from .tables import end_plans, plain
 
 
 class Capacity(RuleKind):
@@ -67,9 +67,7 @@ class Capacity(RuleKind):
         """The tensor ends one element into the reserved top, or at the top of the scope."""
         if not rule.get("reserve"):
             return {}
-        op = rule["operand"]
-        return {f"{op}=reserve-edge": [{**c, f"{op}.reserved": "min"} for c in base],
-                f"{op}=top": [{**c, f"{op}.reserved": "max"} for c in base]}
+        return end_plans(base, rule["operand"], "reserved", "reserve-edge", "top")
 
     def breakable_in(self, rule, scopes):
         return scopes[rule["operand"]] != "GM"

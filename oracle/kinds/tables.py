@@ -45,3 +45,10 @@ def one_of(src, name: str, field: str, known: dict, allowed) -> None:
         src.fail_if(f"{src.tensor(name)}.{field} not in {src.literal(allowed)}")
     elif known[name] not in allowed:
         src.fail_if("True")
+
+
+def end_plans(base: list, op: str, label: str, low: str, high: str) -> dict[str, list[dict]]:
+    """Plans for an ambiguity check's two edges where an operand's tensor ends: `low` with the planned
+    `<op>.<label>` at its minimum, `high` at its maximum, on each layout of `base`."""
+    return {f"{op}={low}": [{**c, f"{op}.{label}": "min"} for c in base],
+            f"{op}={high}": [{**c, f"{op}.{label}": "max"} for c in base]}
