@@ -1,5 +1,5 @@
-"""Running the `ascend-conformance` command the way a user does, as a subprocess (`python -m conformance`),
-with this checkout and the test's own backend modules on its path: one helper for every test file."""
+"""Running the `ascend-conformance` command the way a user does, as a subprocess (`python -m conformance`) of
+the installed kit, with the test's own backend modules on its path: one helper for every test file."""
 from __future__ import annotations
 
 import os
@@ -7,12 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from kit_path import HELPERS, ROOT
 
 
 def kit_env(*paths: Path | str | None) -> dict[str, str]:
-    """This process's environment with the checkout, then `paths` (those given), on PYTHONPATH."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT, *paths) if p)}
+    """This process's environment with the tests' helper modules (kit_path.HELPERS), then `paths` (those
+    given), on PYTHONPATH."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (HELPERS, *paths) if p)}
 
 
 def kit_command(*args: str) -> list[str]:

@@ -18,6 +18,7 @@ distributed = pytest.importorskip("distributed", reason="the 'dask' extra is not
 
 from test_cli import BUGGY       # a module of user backends (userbackends.OneBurstTooFew, ...)
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -28,7 +29,7 @@ def cluster(tmp_path_factory):
     import dask
     folder = tmp_path_factory.mktemp("clustered")
     (folder / "userbackends.py").write_text(BUGGY)
-    sys.path[:0] = [str(ROOT), str(folder)]       # what the Dask processes import (spawned with this sys.path)
+    sys.path[:0] = [str(HELPERS), str(folder)]       # what the Dask processes import (spawned with this sys.path)
     try:
         with dask.config.set({"distributed.worker.daemon": False}):
             with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -71,7 +72,7 @@ def test_fuzz_on_the_cluster_finds_and_keeps_failures(cluster, tmp_path):
 
 def test_ctrl_c_on_a_cluster_run_keeps_the_results(cluster, tmp_path):
     address, folder = cluster
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(folder)]), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HELPERS), str(folder)]), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--profile", "ci", "--seed", "1", "--cluster", address, "--report",
                              str(tmp_path / "r"), "-v"], cwd=folder, env=env, stdout=subprocess.PIPE, text=True)

@@ -30,6 +30,7 @@ from conformance.judge.runner import run_cell
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 CI = profile("ci")
 PRODUCTS = list(default_rulebook().products)
@@ -300,7 +301,7 @@ def _stream(tmp: Path, module: str, constants: int, unseal: bool = False, seed: 
     names = [f"field_{i}_{constants}" for i in range(10)]
     blocks = [bytes([i + constants]) * BLOCK for i in range(10)]     # the kit draws blocks of bytes (picks.py)
     (folder / f"{module}.py").write_text(BACKEND.format(limits=limits, names=names, blocks=blocks), encoding="utf-8")
-    code = DRAW.format(root=str(ROOT), folder=str(folder), module=module, unseal=UNSEAL if unseal else "",
+    code = DRAW.format(root=str(HELPERS), folder=str(folder), module=module, unseal=UNSEAL if unseal else "",
                        cells=STREAM_CELLS, examples=60, seed=seed)
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)

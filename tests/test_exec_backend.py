@@ -23,6 +23,7 @@ from oracle.spec import default_rulebook
 
 from catching import CI, QUICK, select_cells
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
 PY = shlex.quote(sys.executable)
@@ -34,7 +35,7 @@ INT32, FLOAT16 = "data_move/ascend910b/legal/int32", "data_move/ascend910b/legal
 @pytest.fixture(autouse=True)
 def _importable(monkeypatch):
     """The programs import the kit from this checkout."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(PROGRAMS)]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HELPERS), str(PROGRAMS)]))
 
 
 def test_served_reference_conforms_on_every_api():
@@ -147,7 +148,7 @@ def test_in_process_exit_and_hang_are_crashes(monkeypatch):
 def test_ctrl_c_keeps_the_results_gathered(tmp_path):
     """SIGINT in the middle of a run: exit 130, and results.json / the HTML say INCOMPLETE with the cells
     that finished."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(HELPERS)}
     proc = subprocess.Popen([sys.executable, "-m", "conformance", "run", "--backend", "oracle", "--product",
                              "ascend910b", "--api", "data_move", "--profile", "ci", "--seed", "1",
                              "--report", "out", "-v"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)

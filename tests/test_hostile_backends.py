@@ -35,6 +35,7 @@ from conformance.judge.verdicts import Verdict, judge, judge_batch
 from oracle import Call
 from oracle.spec import default_rulebook
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
 PY = shlex.quote(sys.executable)
@@ -48,7 +49,7 @@ OTHERS = ["vec_trans_scatter/ascend910b/legal/int16", "scatter/ascend310b/legal/
 @pytest.fixture(autouse=True)
 def _importable(monkeypatch):
     """The programs import the kit from this checkout."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(PROGRAMS)]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HELPERS), str(PROGRAMS)]))
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parents[1]
 NARROW = ["--ascend-product", "ascend910b", "--ascend-api", "data_move", "--ascend-profile", "quick",
           "--ascend-seed", "1"]
@@ -19,7 +20,7 @@ STRIDE_BUG = "buggy_backends:StrideHeadToHead"
 
 
 def pytest_in(folder: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")]), "NO_COLOR": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HELPERS), str(ROOT / "tests")]), "NO_COLOR": "1"}
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "conformance.commands.pytest_plugin",

@@ -33,6 +33,7 @@ from conformance.report.ambiguities import NOT_TESTED, verdict_text
 from conformance.report.results import load_results, results_document
 from conformance.report.text import replay_command
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 ZERO = "vec_trans_scatter.repeat_times.zero"          # readings nop (legal) and reject (reject)
 CELL = "vec_trans_scatter/ascend910b/reject/vec_trans_scatter.repeat_times.range"
@@ -141,7 +142,7 @@ def test_declare_layers_and_names_who():
 
 
 def test_declared_in_the_exec_hello(modules, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), str(modules)]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HELPERS), str(modules)]))
     backend = load_backend(f"exec:{sys.executable} -m conformance serve readingbackends:declares_reject")
     try:
         assert backend.readings == {ZERO: "reject"}

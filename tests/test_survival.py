@@ -16,6 +16,7 @@ import pytest
 
 from oracle.spec import default_rulebook
 
+from kit_path import HELPERS
 ROOT = Path(__file__).resolve().parent.parent
 
 ZOO = textwrap.dedent('''
@@ -76,7 +77,7 @@ def zoo(tmp_path_factory) -> Path:
 
 
 def _env(zoo: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(zoo)]), "PYTHONUNBUFFERED": "1"}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(HELPERS), str(zoo)]), "PYTHONUNBUFFERED": "1"}
 
 
 def cli(zoo: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:

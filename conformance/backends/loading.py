@@ -131,25 +131,34 @@ def _reference(name: str, rulebook: Rulebook) -> OracleBackend:
 def _host_command(name: str, rulebook: Rulebook) -> list[str]:
     """The program a Python backend runs in when isolated (conformance/backends/host.py), with the folder of
     the specs it is served by."""
-    return [sys.executable, "-m", "conformance.backends.host", name, str(rulebook.directory)]
+    return [sys.executable, "-P", "-m", "conformance.backends.host", name, str(rulebook.directory)]
 
 
 def _host_environment() -> dict[str, str]:
-    """The kit's environment, with its module path (sys.path, the current folder first as `python -m`
-    has it) as PYTHONPATH: the host imports what this process would have."""
+    """The kit's environment, with a module path (PYTHONPATH) on which the host finds this very kit first:
+    the folder this process imported `conformance` from (an installed kit's site-packages, or a checkout),
+    then the current folder, then this process's path. The host is started with `-P`, so a folder named
+    `oracle` or `conformance` where the command was started is never the kit it runs; once the kit is
+    imported, the host puts the current folder first for the backend (_current_folder_first)."""
     from conformance.generate.challenge import ENV
     env = {k: v for k, v in os.environ.items() if k != ENV}     # a challenge is never the backend's to see
-    path = [os.getcwd()] + [p for p in sys.path if p and os.path.isabs(p)]
+    kit = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = [kit, os.getcwd()] + [p for p in sys.path if p and os.path.isabs(p)]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
     return env
 
 
 def _current_folder_first() -> None:
     """`module:attr` imports from the folder the command was started in, as `python -m` and pytest do
-    (the installed `ascend-conformance` script has its own folder on sys.path, not the user's); the
-    isolated host gets the same folder first on its PYTHONPATH (_host_environment)."""
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    (the installed `ascend-conformance` script has its own folder on sys.path, not the user's; the isolated
+    host has the kit's folder before it): the current folder goes first on sys.path, after the kit's own
+    packages are imported."""
+    if "" in sys.path:
+        return
+    cwd = os.getcwd()
+    if cwd in sys.path:
+        sys.path.remove(cwd)
+    sys.path.insert(0, cwd)
 
 
 def _load_in_process(name: str, rulebook: Rulebook | None) -> Backend:
