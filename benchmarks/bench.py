@@ -44,13 +44,17 @@
   (n) every API of the specs: verified calls per second of one worker in process (the reference, the
       `ci` cells of the product, or of the first product the API's page lists), as a ratio to data_move's
                                                           target: each API within 2x of data_move (>= 0.5x)
+  (o) crashes: `run` of the data_move cells under `quick` (-n 2, as a user runs it) with a Python backend
+      that exits on one call in seven, beside one that leaves the same calls' bytes unwritten (FAIL): wall
+      time, and seconds and shrinking runs per failing cell, crash against FAIL
+                                  target: a crashing cell within 1.5x a failing one; the run within 60 s
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach|evidence|shrink|per-api]
+                                        out-of-reach|evidence|shrink|per-api|crashes]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -819,21 +823,65 @@ def per_api(product: str) -> None:
               f"{ratio:.2f}x data_move's ({'within' if ratio >= 0.5 else 'NOT within'} 2x; target >= 0.5x)")
 
 
+CRASHES_BEFORE = 665.0          # main's (o) crashing run, the 2-core sandbox under load (a fresh process per crash)
+STRUCK = (
+    "import json, os, zlib\n"
+    "from conformance import OracleBackend\n"
+    "def struck(call):\n"
+    "    return zlib.crc32(json.dumps(call.to_json(), sort_keys=True).encode()) % 7 == 0\n"
+    "class Exits(OracleBackend):\n"
+    "    def run(self, call, memory):\n"
+    "        if struck(call):\n"
+    "            os._exit(3)\n"
+    "        super().run(call, memory)\n"
+    "class Unwritten(OracleBackend):\n"
+    "    def run(self, call, memory):\n"
+    "        if not struck(call):\n"
+    "            super().run(call, memory)\n")
+
+
+def crash_figures(product: str) -> None:
+    """(o): what a backend that dies costs: each of its deaths is answered from a forked copy of the loaded
+    backend (conformance/backends/respawn.py), so shrinking a crash costs what shrinking a FAIL does."""
+    import os
+    import subprocess
+    root = str(Path(__file__).resolve().parent.parent)
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "struck.py").write_text(STRUCK)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, folder])}
+        figures = {}
+        for name in ("Unwritten", "Exits"):
+            began = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", f"struck:{name}", "--product",
+                            product, "--api", "data_move", "--profile", "quick", "-n", "2", "--seed", "1", "-q",
+                            "--report", f"{folder}/{name}"], cwd=folder, env=env, capture_output=True, timeout=3600)
+            wall = time.perf_counter() - began
+            cells = json.loads(Path(folder, name, "results.json").read_text())["cells"]
+            failed = [c for c in cells if c.get("failure")]
+            per_cell = sum(c["seconds"] for c in failed) / max(len(failed), 1)
+            runs = sum(c["shrink_calls"] for c in failed) / max(len(failed), 1)
+            figures[name] = per_cell
+            print(f"(o) {name}: {wall:.1f}s wall, {len(failed)} failing cells, {per_cell:.2f}s and {runs:.0f} "
+                  f"shrinking runs per failing cell")
+    print(f"(o) a crashing cell costs {figures['Exits'] / figures['Unwritten']:.2f}x a failing one (target <= 1.5x); "
+          f"main's crashing run took {CRASHES_BEFORE:.0f}s (target: the run within 60 s on two cores)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach", "evidence", "shrink", "per-api"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m) or (n)")
+                                       "cores", "out-of-reach", "evidence", "shrink", "per-api", "crashes"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n) or (o)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
-         "shrink": shrink_figures, "per-api": per_api}[args.only](args.product)
+         "shrink": shrink_figures, "per-api": per_api, "crashes": crash_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -853,6 +901,7 @@ def main() -> None:
     evidence_figures(args.product)
     differential_figures(args.product)
     fuzz_figures(args.product)
+    crash_figures(args.product)
     report_figures(args.product)
 
 

@@ -49,7 +49,8 @@ class ExecBackend:
         self.shm = SharedImages()
         self.program = ProgramProcess(self.argv, self.user, self.env)
         self._id = 0
-        self.restarts = 0
+        self.restarts = 0                           # programs started again after one ended
+        self.respawns = 0                           # processes a respawning program replaced (`crashed`)
         self._places: dict[str, tuple[int, int]] = {}
         self._views: dict[str, np.ndarray] | None = None
         self._copied = False
@@ -116,6 +117,8 @@ class ExecBackend:
         reply = self._ask({"op": "batch", "runs": [{"call": c.to_dict(), "memory": self.shm.describe(p)}
                                                     for c, p in zip(calls, all_places)]}, len(calls))
         results = reply.get("results")
+        if reply.get("op") == "crashed":
+            raise self._crashed(reply)
         if reply.get("op") != "batch" or not isinstance(results, list) or len(results) != len(calls):
             self.program.kill()
             raise BackendCrash(f"protocol error: expected a batch reply with {len(calls)} results, got "
@@ -235,9 +238,18 @@ class ExecBackend:
                            backend_text(rule) if isinstance(rule, str) else None)
         if op == "error":
             raise BackendCrash(backend_text(f"the backend reported an error: {backend_text(reply.get('message'))}"))
+        if op == "crashed":
+            raise self._crashed(reply)
         if not in_batch:
             self.program.kill()
         raise BackendCrash(f"protocol error: unknown reply {brief(reply)}")
+
+    def _crashed(self, reply: dict[str, Any]) -> BackendCrash:
+        """A `crashed` reply: the process that held the call died, and the program (a host that respawns
+        it, conformance/backends/respawn.py) says how; it goes on, with a fresh process, for the next call."""
+        self.respawns += 1
+        return BackendCrash(backend_text(f"the backend program {backend_text(reply.get('message'))}")
+                            + self.program.stderr_tail())
 
 
 @dataclass

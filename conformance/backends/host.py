@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve.refuse(str(exc))
     except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
         return serve.refuse(f"backend {args[0]!r}: loading it raised {type(exc).__name__}: {exc}")
-    return serve.main(backend, rulebook)
+    return serve.main(backend, rulebook, respawn=True)
 
 
 if __name__ == "__main__":

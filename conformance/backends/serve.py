@@ -162,10 +162,24 @@ def request_lines(fd: int, spin: float = SPIN) -> Iterator[str]:
         pending += chunk
 
 
-def main(backend: Backend, rulebook: Rulebook, batch: bool = False) -> int:
-    """Serve on the real stdin/stdout (by `rulebook`, see serve); the backend's own prints go to stderr."""
+def _can_wait_on_children() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return hasattr(os, "fork")
+    except (AttributeError, OSError):
+        return False
+
+
+def main(backend: Backend, rulebook: Rulebook, batch: bool = False, respawn: bool = False) -> int:
+    """Serve on the real stdin/stdout (by `rulebook`, see serve); the backend's own prints go to stderr.
+    `respawn`: from forked children of this process, each followed by another where it dies
+    (conformance/backends/respawn.py; Linux, where a process can wait on a child's pidfd)."""
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
+    if respawn and _can_wait_on_children():
+        from conformance.backends.respawn import serve_respawning
+        return serve_respawning(lambda requests, replies: serve(
+            backend, request_lines(requests), os.fdopen(replies, "w", encoding="utf-8"), rulebook, batch))
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return serve(backend, request_lines(sys.stdin.fileno()), replies, rulebook, batch)

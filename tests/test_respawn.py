@@ -1,0 +1,149 @@
+"""A hosted Python backend that dies on a call is answered from a forked copy of the loaded backend
+(conformance/backends/respawn.py): the call is a CRASH saying how the process ended, the next call runs in a
+fresh process at the cost of a fork, and the host itself (its pid) stays. What the host cannot answer for
+(the host killed, a child that hangs) still ends the whole program, as for any exec program."""
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+
+import pytest
+
+from oracle.spec import default_rulebook
+
+from conformance.backends.loading import load_backend
+from conformance.backends.respawn import Relay, describe
+from conformance.generate.cells import cells
+from conformance.judge.verdicts import Verdict, judge
+
+from kit_path import HELPERS
+
+STRUCK = textwrap.dedent('''
+    import os, signal, time
+    from conformance import OracleBackend
+    def struck(call):
+        return call.args.get("nburst", 0) > 1
+    class Exits(OracleBackend):
+        def run(self, call, memory):
+            if struck(call):
+                os._exit(3)
+            super().run(call, memory)
+    class Segfaults(OracleBackend):
+        def run(self, call, memory):
+            if struck(call):
+                os.kill(os.getpid(), signal.SIGSEGV)
+            super().run(call, memory)
+    class KillsItsHost(OracleBackend):
+        def run(self, call, memory):
+            if struck(call):
+                os.kill(os.getppid(), signal.SIGKILL)
+                time.sleep(60)
+            super().run(call, memory)
+    class ClosesItsOutputAndHangs(OracleBackend):
+        def run(self, call, memory):
+            if struck(call):
+                os.close(1)
+                time.sleep(60)
+            super().run(call, memory)
+''')
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """Legal data_move calls: (struck: more than one burst, spared: one burst)."""
+    (cell,) = [c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook())
+               if c.id == "data_move/ascend910b/legal/float16"]
+    drawn = cell.draw(40, 7, default_rulebook())
+    struck = [c for c in drawn if c.call.args["nburst"] > 1]
+    spared = [c for c in drawn if c.call.args["nburst"] == 1]
+    assert struck and spared
+    return struck, spared
+
+
+@pytest.fixture
+def hosted(tmp_path, monkeypatch):
+    (tmp_path / "struck.py").write_text(STRUCK)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HELPERS), str(tmp_path)]))
+    monkeypatch.chdir(tmp_path)
+    made = []
+
+    def load(name: str, timeout: float = 5.0):
+        made.append(load_backend(f"struck:{name}", timeout, isolate=True, rulebook=default_rulebook()))
+        return made[-1]
+    yield load
+    for backend in made:
+        backend.close()
+
+
+def verdict(case, backend):
+    return judge(case.call, case.memory, backend, default_rulebook())
+
+
+@pytest.mark.parametrize("name, says", [("Exits", "the backend program exited with status 3"),
+                                        ("Segfaults", "the backend program killed by SIGSEGV")])
+def test_a_death_is_a_crash_and_the_next_call_runs_in_a_respawned_process(hosted, cases, name, says):
+    struck, spared = cases
+    backend = hosted(name)
+    host = backend.program.proc.pid
+    for _ in range(3):
+        crashed = verdict(struck[0], backend)
+        assert crashed.verdict is Verdict.CRASH and crashed.message.startswith(says), crashed.message
+        assert verdict(spared[0], backend).verdict is Verdict.PASS
+    assert (backend.respawns, backend.restarts) == (3, 0)
+    assert backend.program.proc.pid == host
+
+
+def test_a_host_killed_by_its_child_is_started_again(hosted, cases):
+    struck, spared = cases
+    backend = hosted("KillsItsHost")
+    crashed = verdict(struck[0], backend)
+    assert crashed.verdict is Verdict.CRASH and "killed by SIGKILL" in crashed.message, crashed.message
+    assert verdict(spared[0], backend).verdict is Verdict.PASS
+    assert backend.restarts == 1
+
+
+def test_a_child_that_closes_its_output_and_hangs_costs_its_time_limit(hosted, cases):
+    struck, spared = cases
+    backend = hosted("ClosesItsOutputAndHangs", timeout=1.0)
+    crashed = verdict(struck[0], backend)
+    assert crashed.verdict is Verdict.CRASH and "within 1 s" in crashed.message, crashed.message
+    assert verdict(spared[0], backend).verdict is Verdict.PASS
+    assert backend.restarts == 1
+
+
+def _relay() -> tuple[Relay, int]:
+    read, write = os.pipe()
+    return Relay(-1, write), read
+
+
+def test_the_relay_answers_each_request_the_dead_child_held():
+    relay, kit_reads = _relay()
+    relay.from_kit(b'{"op":"run","id":1}\n{"op":"run","id":2}\n{"op":"ru')
+    relay.from_child(b'{"op":"ok","id":1}\n')
+    relay.from_kit(b'n","id":3}\n')
+    relay.crashed(describe(3 << 8))
+    os.close(relay.kit_out)
+    said = os.read(kit_reads, 1 << 16).decode().splitlines()
+    assert [json.loads(line) for line in said] == [
+        {"op": "ok", "id": 1},
+        {"op": "crashed", "id": 2, "message": "exited with status 3"},
+        {"op": "crashed", "id": 3, "message": "exited with status 3"}]
+
+
+def test_a_reply_cut_off_by_the_death_is_ended_before_the_crash_replies_and_bye_gets_none():
+    relay, kit_reads = _relay()
+    relay.from_kit(b'{"op":"run","id":7}\n{"op":"bye"}\n')
+    relay.from_child(b'{"op":"ok","i')
+    assert relay.said_bye()
+    relay.crashed("killed by SIGSEGV")
+    os.close(relay.kit_out)
+    said = os.read(kit_reads, 1 << 16).decode().split("\n")
+    assert said[0] == '{"op":"ok","i'               # passed on as it came: the kit reads a protocol error
+    assert json.loads(said[1]) == {"op": "crashed", "id": 7, "message": "killed by SIGSEGV"}
+    assert said[2:] == [""]
+
+
+def test_how_a_process_ended_is_said_as_for_any_program():
+    assert describe(3 << 8) == "exited with status 3"
+    assert describe(11) == "killed by SIGSEGV"
