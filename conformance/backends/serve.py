@@ -89,10 +89,17 @@ def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -
 
 
 def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook: Rulebook,
-          batch: bool = False) -> int:
+          batch: bool = False, measured: Any = None) -> int:
     """Answer requests until `bye` or end of input; the hello says which apis and products of `rulebook` the
-    backend supports; `batch`: offer batch requests in the hello."""
+    backend supports; `batch`: offer batch requests in the hello; `measured`: the backend's coverage
+    (conformance/backends/measure.py), whose new points each call's result carries."""
     mapping = _Mapping()
+
+    def result(run: dict[str, Any]) -> dict[str, Any]:
+        out = _result(backend, mapping, run)
+        if measured is not None and (points := measured.new_points()):
+            out["coverage"] = points
+        return out
 
     def say(message: dict[str, Any]) -> None:
         replies.write(json.dumps(message, separators=(",", ":")) + "\n")
@@ -115,10 +122,10 @@ def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook:
                 say({"op": "error", "message": str(exc)})
                 return 1
         elif op == "run":
-            say({**_result(backend, mapping, request), "id": request.get("id")})
+            say({**result(request), "id": request.get("id")})
         elif op == "batch":
             say({"op": "batch", "id": request.get("id"),
-                 "results": [_result(backend, mapping, run) for run in request.get("runs") or []]})
+                 "results": [result(run) for run in request.get("runs") or []]})
         elif op == "bye":
             return 0
         else:
@@ -162,10 +169,14 @@ def request_lines(fd: int, spin: float = SPIN) -> Iterator[str]:
         pending += chunk
 
 
-def main(backend: Backend, rulebook: Rulebook, batch: bool = False) -> int:
+def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: Any = None) -> int:
     """Serve on the real stdin/stdout (by `rulebook`, see serve); the backend's own prints go to stderr."""
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    return serve(backend, request_lines(sys.stdin.fileno()), replies, rulebook, batch)
+    try:
+        return serve(backend, request_lines(sys.stdin.fileno()), replies, rulebook, batch, measured)
+    finally:
+        if measured is not None:
+            measured.save()

@@ -95,6 +95,12 @@ def add_isolation_options(parser: argparse.ArgumentParser) -> None:
                         help="run the backend's processes as this unprivileged user (the kit started as root)")
 
 
+def add_coverage_option(parser: argparse.ArgumentParser, more: str) -> None:
+    parser.add_argument("--coverage", action="store_true",
+                        help="measure the backend's own code each call runs (a Python backend with coverage.py, "
+                             "an exec program by its replies) and report it" + more)
+
+
 def parser() -> argparse.ArgumentParser:
     top = Parser(prog="ascend-conformance",
                                   description="Conformance suite for Ascend data-movement instructions.")
@@ -159,6 +165,7 @@ def add_running_parsers(sub: argparse._SubParsersAction, target: argparse.Argume
     run.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                      help="re-run only the cells that failed in the report folder's last run (all of them "
                           "where none did)")
+    add_coverage_option(run, "")
     run.set_defaults(func=cmd_run)
 
     cert = sub.add_parser("certify", parents=[target, waiving, challenged],
@@ -173,6 +180,7 @@ def add_running_parsers(sub: argparse._SubParsersAction, target: argparse.Argume
     fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
     fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
                                  "redis://host:port/n, or none")
+    add_coverage_option(fz, "; calls that reach new code are kept in the database's corpus and bred")
     fz.set_defaults(func=cmd_fuzz)
 
     pro = sub.add_parser("promote", help="write the failures kept in a database as reproducer files")

@@ -26,10 +26,25 @@ def open_session(args: Options, folder: Path, db_spec: str | None = None):
         raise UsageError(f"{folder}: a file is there, where the report folder should be: name a folder")
     if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
+    if args.coverage:
+        _coverage_ready(args)
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
-                   against=args.against, oracle=not args.no_oracle,
+                   against=args.against, oracle=not args.no_oracle, coverage=args.coverage,
                    cluster=args.cluster, readings=readings_of(args), isolation=isolation_of(args),
                    edition=edition_of(args), verbosity=args.verbosity, specs=default_rulebook)
+
+
+def _coverage_ready(args: Options) -> None:
+    """--coverage of a Python backend needs coverage.py (said in one line, exit 2), and its own process."""
+    from conformance.backends.measure import MissingCoverage, require
+    if args.in_process:
+        raise UsageError("--coverage measures the backend in its own process: it cannot be combined with "
+                         "--in-process")
+    if not (args.backend or "").startswith("exec:"):
+        try:
+            require()
+        except MissingCoverage as exc:
+            raise UsageError(str(exc)) from None
 
 
 def entered_ambiguities(session: Any, args: Options, apis: list[str]) -> list[str]:

@@ -30,7 +30,7 @@ from conformance.generate.challenge import from_pool
 from conformance.generate.environment import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
-from conformance.judge import evidence, inflight
+from conformance.judge import evidence, inflight, reach
 from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
@@ -132,8 +132,10 @@ class CellRun:
     def result(self) -> CellResult:
         started = time.perf_counter()
         evidence.start()
+        reach.start()
         if self.unsupported():
             evidence.take()
+            reach.take()
             return self.out
         self.kept()
         self.edges()
@@ -308,6 +310,7 @@ class CellRun:
                                            sum(self.counts.values()), out.exhausted, out.edges.get("missed", ()))
         out.by_dtype = {d: dict(c) for d, c in self.by_dtype.items()}
         out.evidence = {"shrink_stopped": self.budget.stopped_at, "entries": evidence.take()}
+        out.coverage = reach.take()
         out.seconds = round(time.perf_counter() - started, 3)
         return out
 
