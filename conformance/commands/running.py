@@ -266,12 +266,26 @@ def cmd_fuzz(args: Options) -> int:
               f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + readings_line(session), flush=True)
         fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept, pool=challenge.pool if challenge else 0,
                         write=lambda cells: session.write(document(cells, False)),
-                        fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed])
+                        fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed],
+                        steer=_steer(session, db, chosen))
         session.write(document([], False))
         fuzzer.run(session.supervisor, session.stop)
         results = document(list(fuzzer.results.values()), True)
         session.write(results)
     return session.terminal.end(results, report, args.backend)
+
+
+def _steer(session: Any, db: Any, chosen: list[Any]) -> Any:
+    """Under --coverage, what keeps and breeds the calls reaching new code: the corpus the database
+    kept for these cells (announced in a line), grown as the run goes."""
+    if session.coverage is None:
+        return None
+    from conformance.commands.steer import CoverageSteer
+    from conformance.judge import corpus
+    kept = corpus.stored(db, [c.id for c in chosen]) if db is not None else {}
+    print(f"coverage: {sum(map(len, kept.values()))} call(s) of the corpus bred from", flush=True)
+    return CoverageSteer(session.coverage, kept, session.rulebook,
+                         None if db is None else lambda cell, entry: corpus.keep(db, cell, entry))
 
 
 def cmd_promote(args: Options) -> int:

@@ -82,8 +82,9 @@ def _python_reach(files: dict[str, dict[str, Any]], points: set[Any]) -> dict[st
     branches = [0, 0]
     never = []
     for path, info in sorted(files.items()):
-        name = next((rel for rel in arcs if path.endswith("/" + rel) or path == rel), None)
-        got = arcs.get(name, set()) if name else set()
+        names = [rel for rel in arcs if path.endswith("/" + rel) or path == rel]
+        got = set().union(*(arcs[n] for n in names))
+        name = min(names, key=len) if names else None
         hit = {n for arc in got for n in arc if n > 0} & info["statements"]
         lines = [lines[0] + len(hit), lines[1] + len(info["statements"])]
         branches = [branches[0] + len(got & info["branches"]), branches[1] + len(info["branches"])]
