@@ -3,9 +3,11 @@ coverage-guided fuzzer mutates its inputs, but only into calls of the same kind:
 legal children, a parent that breaks a rule gives children that break it too (each checked by the
 rulebook, as the oracle will judge them).
 
-One change per child: one parameter moved to a neighbouring value, an operand's address or size moved,
-another dtype, an operand in another scope (another data path), or other bytes in memory (a new seed of
-the same recipe). The memory images are sized for the child's call again.
+A change: one parameter moved to a neighbouring value, an operand's address or size moved, another
+dtype, an operand in another scope (another data path), or other bytes in memory (a new seed of the
+same recipe). A child mostly has one; some have two or three, as fuzzers stack them, so that a change
+that needs another to stay legal (a stride that needs a larger operand) is reached. The memory images
+are sized for the child's call again.
 """
 from __future__ import annotations
 
@@ -22,18 +24,23 @@ DTYPES = ("int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32", "u
           "uint64")
 SCOPES = ("GM", "UB", "L1")
 STEPS = (1, 2, 8, 16, 32, 64)
-MAX_IMAGE_BYTES = 16 << 20      # a child whose images would outgrow this is dropped (moves keep growing)
+STACKED = (1, 1, 1, 2, 2, 3)    # changes made at once: mostly one; two or three step over a rule (a
+                                # stride that needs a larger operand)
+MAX_IMAGE_BYTES = 16 << 20
+GROW = 3                        # doublings of the operands tried to keep a child legal      # a child whose images would outgrow this is dropped (moves keep growing)
 
 
 def breed(parents: Sequence[dict[str, Any]], count: int, rulebook: Rulebook, rng: random.Random
           ) -> list[dict[str, Any]]:
     """Up to `count` children of `parents` (corpus entries: call, memory, expect, rule), each a changed
-    copy of one of them (a few tries per child: a change that leaves the parent's kind is dropped)."""
+    copy of one of them, the later ones more often (a few tries per child: a change that leaves the
+    parent's kind is dropped)."""
     out: list[dict[str, Any]] = []
     for _ in range(count * 4):
         if len(out) >= count or not parents:
             break
-        child = mutate(rng.choice(parents), rulebook, rng)
+        # the later a parent was kept, the deeper the code it reached: bred more often
+        child = mutate(parents[int(len(parents) * rng.random() ** 0.5)], rulebook, rng)
         if child is not None:
             out.append(child)
     return out
@@ -42,13 +49,14 @@ def breed(parents: Sequence[dict[str, Any]], count: int, rulebook: Rulebook, rng
 def mutate(parent: dict[str, Any], rulebook: Rulebook, rng: random.Random) -> dict[str, Any] | None:
     """One changed copy of `parent`, or None where the change left its kind (or made no call)."""
     args = copy.deepcopy(parent["call"].get("args") or {})
-    change = rng.choice(CHANGES)
-    if not change(args, rng):
+    changes = [rng.choice(CHANGES) for _ in range(rng.choice(STACKED))]
+    if not all([change(args, rng) for change in changes]):
         return None
     try:
-        call = Call.from_dict({**parent["call"], "args": args})
+        call = _grown(Call.from_dict({**parent["call"], "args": args}), args, rulebook) \
+            if parent.get("expect") == "legal" else Call.from_dict({**parent["call"], "args": args})
         recipe = MemoryRecipe.from_dict(parent["memory"])
-        seed = rng.getrandbits(32) if change is _memory else recipe.seed
+        seed = rng.getrandbits(32) if _memory in changes else recipe.seed
         memory = MemoryRecipe(seed, image_sizes(call, rulebook), recipe.writes, recipe.pool)
         if sum(memory.sizes.values()) > MAX_IMAGE_BYTES:
             return None
@@ -59,6 +67,25 @@ def mutate(parent: dict[str, Any], rulebook: Rulebook, rng: random.Random) -> di
         return None
     return {"call": call.to_dict(), "memory": memory.to_dict(), "expect": parent.get("expect"),
             "rule": parent.get("rule")}
+
+
+def _grown(call: Call, args: dict[str, Any], rulebook: Rulebook) -> Call:
+    """A legal parent's child that its change made illegal, with the operands the broken rules name
+    twice as large, up to GROW times, where that makes it legal (a longer stride needs a larger
+    operand); else as it is."""
+    broken = check(call, None, rulebook)
+    named = {name for v in broken for name in v.rule.split(".")}      # rules name their operand
+    grow = [t for name, value in args.items() if name in named
+            for t in (value if isinstance(value, list) else [value]) if isinstance(t, dict) and "numel" in t]
+    if not broken or not grow:
+        return call
+    for _ in range(GROW):
+        for tensor in grow:
+            tensor["numel"] *= 2
+        grown = Call.from_dict({"api": call.api, "product": call.product, "form": call.form, "args": args})
+        if not check(grown, None, rulebook):
+            return grown
+    return call
 
 
 def _tensors(args: dict[str, Any]) -> list[dict[str, Any]]:
@@ -81,8 +108,11 @@ def _numbers(args: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
 
 
 def _neighbour(value: int, rng: random.Random) -> int:
+    """A value near `value` (never itself): a small step up or down, twice or half of it, or the low
+    end (0, 1) a parameter's range starts at."""
     step = rng.choice(STEPS)
-    return max(0, rng.choice((value + step, value - step, value * 2, value // 2)))
+    near = {value + step, value - step, value * 2, value // 2, rng.choice((0, 1))} - {value}
+    return rng.choice(sorted(v for v in near if v >= 0))
 
 
 def _parameter(args: dict[str, Any], rng: random.Random) -> bool:
@@ -126,4 +156,4 @@ def _memory(args: dict[str, Any], rng: random.Random) -> bool:
 
 
 CHANGES: tuple[Callable[[dict[str, Any], random.Random], bool], ...] = (
-    _parameter, _parameter, _parameter, _operand, _dtype, _path, _memory)
+    _parameter, _parameter, _parameter, _parameter, _operand, _dtype, _path, _memory)

@@ -49,6 +49,11 @@ def note(cases: Any, backend: Any) -> None:
         _cell.keepers.append({**case_fields(cases[0]), "points": new})
 
 
+def count() -> int:
+    """Points the cell's calls reached so far (0 where the backend reports none)."""
+    return len(_cell.points) if _cell is not None else 0
+
+
 def take() -> dict[str, Any] | None:
     """What the cell's calls reached (None where the backend reported nothing), and forget it."""
     global _cell

@@ -248,12 +248,13 @@ class CellRun:
 
     def judge_example(self, cases: list[Case]) -> None:
         """One example of the search: its calls judged in order (until the profile's calls are spent), the
-        next one sent to the backend ahead; Hypothesis targets the most boundaries one call reached. In
+        next one sent to the backend ahead; Hypothesis targets the most boundaries one call reached (and,
+        where the backend reports coverage, the most points of its code reached first). In
         Hypothesis's last replay of a failing example, the failing call is judged first."""
         order = list(range(len(cases)))
         if self.shrinking and self.failing_at < len(cases):    # replaying the failure: it goes first
             order.insert(0, order.pop(self.failing_at))
-        reached = -1
+        reached, points = -1, reach.count()
         for k, at in enumerate(order):
             if not self.shrinking and self.searched >= self.profile.calls:
                 break           # the profile's calls are spent (the last batch may be cut short)
@@ -262,6 +263,8 @@ class CellRun:
             reached = max(reached, len(cases[at].tags))
         if self.profile.target and reached >= 0 and not self.shrinking:    # once per example (Hypothesis's rule)
             target(float(reached), label="boundaries reached at once")
+            if reach.count() or points:     # under --coverage: towards calls reaching new backend code
+                target(float(reach.count() - points), label="backend points reached first")
 
     def shrink_alone(self, seed: int) -> None:
         """Hypothesis's shrinker on the failing call alone: a run of the cell's single-call strategy that
