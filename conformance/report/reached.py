@@ -65,3 +65,29 @@ def arc_of(point: Any) -> tuple[str, int, int] | None:
         return path, int(first), int(second)
     except ValueError:
         return None
+
+
+def coverage_view(summary: Any, apis: list[str]) -> dict[str, Any] | None:
+    """What the HTML shows of results.json's `coverage` (a summary of write_coverage; None where the run
+    had none). Read as untrusted: a field of another shape shows as nothing."""
+    if not isinstance(summary, dict):
+        return None
+
+    def row(name: str, data: Any) -> dict[str, Any] | None:
+        if not isinstance(data, dict):
+            return None
+        pair = [data.get(k) if _pair(data.get(k)) else [0, 0] for k in ("lines", "branches")]
+        never = [n for n in data.get("never_entered") or [] if isinstance(n, str)]
+        return {"api": name, "lines": pair[0], "branches": pair[1], "never": never}
+
+    by_api = summary.get("apis") if isinstance(summary.get("apis"), dict) else {}
+    rows = [r for api in apis if (r := row(api, by_api.get(api))) is not None]
+    first = summary.get("first_cell") if isinstance(summary.get("first_cell"), dict) else {}
+    return {"kind": "an exec program's points" if summary.get("kind") == "program" else "coverage.py",
+            "apis": rows, "total": row("the whole run", summary.get("total")),
+            "first": sorted((f, c) for f, c in first.items() if isinstance(c, str)),
+            "written": [w for w in summary.get("written") or [] if isinstance(w, str)]}
+
+
+def _pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(type(v) is int and v >= 0 for v in value)
