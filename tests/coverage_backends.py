@@ -16,7 +16,10 @@ import numpy as np
 
 from oracle import Call
 
-from buggy_backends import DataMoveSim
+try:
+    from buggy_backends import DataMoveSim
+except ImportError:                 # loaded as tests.coverage_backends, the tests folder not on the path
+    from tests.buggy_backends import DataMoveSim
 
 
 class PagedSim(DataMoveSim):
