@@ -44,13 +44,18 @@
   (n) every API of the specs: verified calls per second of one worker in process (the reference, the
       `ci` cells of the product, or of the first product the API's page lists), as a ratio to data_move's
                                                           target: each API within 2x of data_move (>= 0.5x)
+  (o) --coverage's cost: the ci data_move cells run by a Python backend with and without it, and by the C
+      example's plain build and its coverage build (benchmarks/coverage_figures.py)
+                                             target: Python <= 2x slower, the C example <= 25%
+  (p) coverage-guided fuzzing: how often `fuzz` and `fuzz --coverage` find a bug behind a narrow fast path
+      (tests/coverage_backends.py) in the same time, on three seeds   target: --coverage more often
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach|evidence|shrink|per-api]
+                                        out-of-reach|evidence|shrink|per-api|coverage|coverage-fuzz]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -78,6 +83,7 @@ from oracle.apis import index_math  # noqa: E402
 from oracle.rules import context  # noqa: E402
 from oracle.spec import default_rulebook  # noqa: E402
 
+from benchmarks.coverage_figures import cost_figures, guided_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
 
@@ -825,15 +831,17 @@ def main() -> None:
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach", "evidence", "shrink", "per-api"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m) or (n)")
+                                       "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
+                                       "coverage-fuzz"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o) or (p)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
-         "shrink": shrink_figures, "per-api": per_api}[args.only](args.product)
+         "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
+         "coverage-fuzz": guided_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -853,6 +861,8 @@ def main() -> None:
     evidence_figures(args.product)
     differential_figures(args.product)
     fuzz_figures(args.product)
+    cost_figures(args.product)
+    guided_figures(args.product)
     report_figures(args.product)
 
 
