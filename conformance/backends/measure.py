@@ -3,9 +3,10 @@ coverage.py: line and branch coverage of the backend's own package, never of the
 
 The kit asks for it by setting COVERAGE_DIR in the host's environment (`run --coverage`, `fuzz
 --coverage`). The host then measures from before the backend is imported, answers each call with the
-points it reached for the first time in this process (the reply's `coverage` field,
-docs/exec-protocol.md), and at its end leaves coverage.py's data file in that folder, which the report
-combines into `.coverage` and `coverage.xml`.
+points it reached that no earlier call of its api reached in this process (the reply's `coverage`
+field, docs/exec-protocol.md), and at its end leaves coverage.py's data file in that folder, which the
+report combines into `.coverage` and `coverage.xml`. coverage.py's sys.monitoring core is asked for
+where the Python has it (3.12 and later); its C tracer otherwise.
 
 A point is `path:line>line` (an arc coverage.py recorded; negative numbers are its entries and exits),
 the path relative to the folder the backend's package lies in.
@@ -45,37 +46,47 @@ def backend_package(name: str) -> str | None:
 
 
 class Measured:
-    """coverage.py running over one package in this process, and the points each call reached first."""
+    """coverage.py running over one package in this process, and the points each call reached first for
+    its api."""
 
     def __init__(self, package: str, folder: str):
         import coverage
         self.folder = folder
         self.cov = coverage.Coverage(data_file=os.path.join(folder, ".coverage"), data_suffix=True,
                                      branch=True, source_pkgs=[package], config_file=False)
+        if sys.version_info >= (3, 12):
+            self.cov.set_option("run:core", "sysmon")   # where coverage.py cannot, it says so and falls back
         self.cov.start()
-        self._collector: Any = self.cov._collector      # its live sets: the points reached so far
-        self._known: dict[str, int] = {}
+        self._collector: Any = self.cov._collector      # its live sets: what the calls reached
+        # The C tracer adds every arc a call runs to the live sets, so they are emptied after each call (and
+        # what they held kept here, and given back before the data file is written): a call's points are
+        # then exactly what it ran. sys.monitoring reports an arc once per process: there the sets grow.
+        tracer = getattr(getattr(self._collector, "core", None), "tracer_class", None)
+        self._per_call = getattr(tracer, "__name__", "") != "SysMonitor"
+        self._union: dict[str, set[Any]] = {}
+        self._seen: dict[tuple[Any, str], set[Any]] = {}
         self._roots: dict[str, str] = {}
-        self._seen: dict[str, set[Any]] = {}
-        self._total = 0
 
-    def new_points(self) -> list[str]:
-        """The points reached since the last time asked (checked in time linear in the files measured)."""
+    def new_points(self, api: Any = None) -> list[str]:
+        """The points reached since the last time asked that no earlier call of `api` reached."""
         data = getattr(self._collector, "data", None) or {}
-        total = sum(len(v) for v in data.values())
-        if total == self._total:
-            return []
-        self._total = total
         points: list[str] = []
         for path, raw in list(data.items()):
-            if len(raw) == self._known.get(path):
+            if not raw:
                 continue
-            self._known[path] = len(raw)
-            seen = self._seen.setdefault(path, set())
-            fresh = set(raw) - seen
-            seen |= fresh
-            name = self._relative(path)
-            points.extend(f"{name}:{a}>{b}" for a, b in sorted(map(_arc, fresh)))
+            got = set(raw)
+            union = self._union.setdefault(path, set())
+            if self._per_call:
+                raw.clear()
+            elif len(got) == len(union):
+                continue
+            union |= got
+            seen = self._seen.setdefault((api, path), set())
+            fresh = got - seen
+            if fresh:
+                seen |= fresh
+                name = self._relative(path)
+                points.extend(f"{name}:{a}>{b}" for a, b in sorted(map(_arc, fresh)))
         return points
 
     def _relative(self, path: str) -> str:
@@ -84,9 +95,14 @@ class Measured:
         return self._roots[path]
 
     def save(self) -> None:
-        """Stop measuring and write the data file (its name has this process's suffix)."""
+        """Stop measuring and write the data file (its name has this process's suffix), with every arc
+        the calls ran."""
         try:
             self.cov.stop()
+            data = getattr(self._collector, "data", None) or {}
+            for path, union in self._union.items():
+                if path in data:
+                    data[path].update(union)
             self.cov.save()
         except Exception as exc:            # noqa: BLE001 - a write that fails loses the file, not the run
             print(f"coverage: the data file could not be written: {exc}", file=sys.stderr)

@@ -97,7 +97,8 @@ def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook:
 
     def result(run: dict[str, Any]) -> dict[str, Any]:
         out = _result(backend, mapping, run)
-        if measured is not None and (points := measured.new_points()):
+        call = run.get("call") if isinstance(run, dict) else None
+        if measured is not None and (points := measured.new_points(call.get("api") if isinstance(call, dict) else None)):
             out["coverage"] = points
         return out
 
