@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from command import cli
+from test_fuzz import redis_url  # noqa: F401  (the fixture: a redis-server of our own)
 from kit_path import ROOT
 from oracle import Call, check
 from oracle.spec import default_rulebook
@@ -206,3 +207,12 @@ def test_a_program_without_coverage_runs_as_before(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert results.get("coverage") is None and results["verdict"] == "CONFORMANT"
+
+
+def test_shards_share_the_corpus_in_redis(redis_url, tmp_path):  # noqa: F811
+    corpus.keep(open_database(redis_url), "data_move/ascend910b/legal/int8", _parent())
+    # another machine: a second connection reads it back, and a fuzzing run breeds from it
+    assert len(corpus.stored(open_database(redis_url), ["data_move/ascend910b/legal/int8"])) == 1
+    done = cli("fuzz", "--backend", PAGED, *ONE_CELL, "--coverage", "--duration", "2s", "--db", redis_url,
+               "-n", "1", "--report", "r", cwd=tmp_path)
+    assert "1 call(s) of the corpus bred from" in done.stdout, done.stdout[-2000:] + done.stderr
