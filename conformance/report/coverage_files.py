@@ -5,7 +5,8 @@ conformance/backends/measure.py): they are combined into `.coverage` and written
 the files coverage.py, Codecov and IDEs open. An exec program's points are named by its map file (one
 line per point: id, file, line, function, tab-separated) and written as lcov's `coverage.info`, which
 `genhtml` opens. The summary: per api, the lines and branches (edges) reached out of all, and the
-functions never entered; per file, the cell that first reached it."""
+functions never entered of the files its calls reached (of every file, for the whole run); per file,
+the cell that first reached it."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -51,7 +52,7 @@ def _python(folder: Path, run: CoverageRun) -> dict[str, Any]:
         summary["apis"][api] = _python_reach(files, points)
     # the whole run: what the calls reached and what loading the backend ran (the data files hold both)
     executed = {f"{path}:{a}>{b}" for path, info in files.items() for a, b in info["executed"]}
-    summary["total"] = _python_reach(files, set(run.first) | executed)
+    summary["total"] = _python_reach(files, set(run.first) | executed, per_api=False)
     summary["first_cell"] = run.first_cells(point_file)
     return summary
 
@@ -73,7 +74,7 @@ def _python_files(cov: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _python_reach(files: dict[str, dict[str, Any]], points: set[Any]) -> dict[str, Any]:
+def _python_reach(files: dict[str, dict[str, Any]], points: set[Any], per_api: bool = True) -> dict[str, Any]:
     arcs: dict[str, set[tuple[int, int]]] = {}
     for point in points:
         if (arc := arc_of(point)) is not None:
@@ -89,7 +90,8 @@ def _python_reach(files: dict[str, dict[str, Any]], points: set[Any]) -> dict[st
         lines = [lines[0] + len(hit), lines[1] + len(info["statements"])]
         branches = [branches[0] + len(got & info["branches"]), branches[1] + len(info["branches"])]
         shown = name or Path(path).name
-        never += [f"{shown}:{fn}" for fn, body in info["functions"] if body and not body & hit]
+        if hit or not per_api:          # an api's list: the functions of the files its calls reached
+            never += [f"{shown}:{fn}" for fn, body in info["functions"] if body and not body & hit]
     return {"lines": lines, "branches": branches, "never_entered": never}
 
 
@@ -115,7 +117,7 @@ def _program(folder: Path, run: CoverageRun) -> dict[str, Any]:
     summary: dict[str, Any] = {"kind": "program", "written": [], "apis": {}}
     for api, points in sorted(run.by_api.items()):
         summary["apis"][api] = _program_reach(named, points)
-    summary["total"] = _program_reach(named, set(run.first))
+    summary["total"] = _program_reach(named, set(run.first), per_api=False)
     summary["first_cell"] = run.first_cells(lambda p: named[p][0] if p in named else None)
     if named:
         (folder / "coverage.info").write_text(lcov(named, set(run.first)), encoding="utf-8")
@@ -123,14 +125,16 @@ def _program(folder: Path, run: CoverageRun) -> dict[str, Any]:
     return summary
 
 
-def _program_reach(named: dict[int, tuple[str, int, str]], points: set[Any]) -> dict[str, Any]:
+def _program_reach(named: dict[int, tuple[str, int, str]], points: set[Any], per_api: bool = True
+                   ) -> dict[str, Any]:
     if not named:
         return {"lines": [0, 0], "branches": _fraction(len(points), 0), "never_entered": []}
     hit = {p for p in points if p in named}
     lines_all = {(f, n) for f, n, _ in named.values()}
     lines_hit = {named[p][:2] for p in hit}
     entered = {(named[p][0], named[p][2]) for p in hit}
-    functions = sorted({(f, fn) for f, _, fn in named.values()})
+    files = {f for f, _ in entered} if per_api else {f for f, _, _ in named.values()}
+    functions = sorted({(f, fn) for f, _, fn in named.values() if f in files})
     return {"lines": [len(lines_hit), len(lines_all)], "branches": [len(hit), len(named)],
             "never_entered": [f"{f}:{fn}" for f, fn in functions if (f, fn) not in entered]}
 
