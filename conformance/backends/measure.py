@@ -6,7 +6,7 @@ The kit asks for it by setting COVERAGE_DIR in the host's environment (`run --co
 points it reached that no earlier call of its api reached in this process (the reply's `coverage`
 field, docs/exec-protocol.md), and at its end leaves coverage.py's data file in that folder, which the
 report combines into `.coverage` and `coverage.xml`. coverage.py's sys.monitoring core is asked for
-where the Python has it (3.12 and later); its C tracer otherwise.
+where the Python can measure branches with it (3.14 and later); its C tracer otherwise.
 
 A point is `path:line>line` (an arc coverage.py recorded; negative numbers are its entries and exits),
 the path relative to the folder the backend's package lies in.
@@ -54,8 +54,8 @@ class Measured:
         self.folder = folder
         self.cov = coverage.Coverage(data_file=os.path.join(folder, ".coverage"), data_suffix=True,
                                      branch=True, source_pkgs=[package], config_file=False)
-        if sys.version_info >= (3, 12):
-            self.cov.set_option("run:core", "sysmon")   # where coverage.py cannot, it says so and falls back
+        if sys.version_info >= (3, 14):     # sys.monitoring measures branches from 3.14 on (3.12: lines only)
+            self.cov.set_option("run:core", "sysmon")
         self.cov.start()
         self._collector: Any = self.cov._collector      # its live sets: what the calls reached
         # The C tracer adds every arc a call runs to the live sets, so they are emptied after each call (and
