@@ -218,3 +218,12 @@ def test_shards_share_the_corpus_in_redis(redis_url, tmp_path):  # noqa: F811
     done = cli("fuzz", "--backend", PAGED, *ONE_CELL, "--coverage", "--duration", "2s", "--db", redis_url,
                "-n", "1", "--report", "r", cwd=tmp_path)
     assert "1 call(s) of the corpus bred from" in done.stdout, done.stdout[-2000:] + done.stderr
+
+
+def test_a_served_python_backend_is_measured_too(tmp_path):
+    served = f"exec:{sys.executable} -m conformance serve {PAGED}"
+    done = cli("run", "--backend", served, *ONE_CELL, "--profile", "quick", "--coverage", "--report", "r", "-n", "1",
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    summary = json.loads((tmp_path / "r" / "results.json").read_text())["coverage"]
+    assert summary["kind"] == "python" and summary["apis"]["data_move"]["lines"][0] > 0

@@ -31,9 +31,14 @@ from conformance.supervise.cluster import ClusterError
 def cmd_serve(args: Options) -> int:
     from oracle.spec import default_rulebook
 
+    from conformance.backends import measure
     from conformance.backends.serve import main as serve_main
     rulebook = default_rulebook()
-    return serve_main(load_backend(args.backend, rulebook=rulebook), rulebook, batch=args.batch)
+    measured = measure.start(args.backend)     # a run with --coverage started this program: its backend measured
+    backend = load_backend(args.backend, rulebook=rulebook)
+    if measured is not None:
+        measured.new_points()
+    return serve_main(backend, rulebook, batch=args.batch, measured=measured)
 
 
 def cmd_report(args: Options) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 from conformance.judge.reproducers import case_fields
 
 KEEPERS = 32            # calls kept per cell's task for the fuzzer to breed (the earliest ones)
+MAX_POINTS = 1 << 17    # points recorded per cell's task: a backend naming ever new ones is not followed
 
 
 class _Reached:
@@ -41,7 +42,7 @@ def note(cases: Any, backend: Any) -> None:
     if not points:
         return
     _cell.reported = True
-    new = [p for p in dict.fromkeys(points) if p not in _cell.points]
+    new = [p for p in dict.fromkeys(points) if p not in _cell.points][:MAX_POINTS - len(_cell.points)]
     if not new:
         return
     _cell.points.update(dict.fromkeys(new))
