@@ -44,7 +44,12 @@
   (n) every API of the specs: verified calls per second of one worker in process (the reference, the
       `ci` cells of the product, or of the first product the API's page lists), as a ratio to data_move's
                                                           target: each API within 2x of data_move (>= 0.5x)
-  (o) crashes: `run` of the data_move cells under `quick` (-n 2, as a user runs it) with a Python backend
+  (o) --coverage's cost: the ci data_move cells run by a Python backend with and without it, and by the C
+      example's plain build and its coverage build (benchmarks/coverage_figures.py)
+                                             target: Python <= 2x slower, the C example <= 25%
+  (p) coverage-guided fuzzing: how often `fuzz` and `fuzz --coverage` find a bug behind a narrow fast path
+      (tests/coverage_backends.py) in the same time, on three seeds   target: --coverage more often
+  (q) crashes: `run` of the data_move cells under `quick` (-n 2, as a user runs it) with a Python backend
       that exits on one call in seven, beside one that leaves the same calls' bytes unwritten (FAIL): wall
       time, and seconds and shrinking runs per failing cell, crash against FAIL
                                   target: a crashing cell within 1.5x a failing one; the run within 60 s
@@ -54,7 +59,8 @@
 
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
-                                        out-of-reach|evidence|shrink|per-api|crashes]
+                                        out-of-reach|evidence|shrink|per-api|coverage|coverage-fuzz|
+                                        crashes]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -82,6 +88,7 @@ from oracle.apis import index_math  # noqa: E402
 from oracle.rules import context  # noqa: E402
 from oracle.spec import default_rulebook  # noqa: E402
 
+from benchmarks.coverage_figures import cost_figures, guided_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
 
@@ -823,7 +830,7 @@ def per_api(product: str) -> None:
               f"{ratio:.2f}x data_move's ({'within' if ratio >= 0.5 else 'NOT within'} 2x; target >= 0.5x)")
 
 
-CRASHES_BEFORE = 665.0          # main's (o) crashing run, the 2-core sandbox under load (a fresh process per crash)
+CRASHES_BEFORE = 665.0          # main's (q) crashing run, the 2-core sandbox under load (a fresh process per crash)
 STRUCK = (
     "import json, os, zlib\n"
     "from conformance import OracleBackend\n"
@@ -841,7 +848,7 @@ STRUCK = (
 
 
 def crash_figures(product: str) -> None:
-    """(o): what a backend that dies costs: each of its deaths is answered from a forked copy of the loaded
+    """(q): what a backend that dies costs: each of its deaths is answered from a forked copy of the loaded
     backend (conformance/backends/respawn.py), so shrinking a crash costs what shrinking a FAIL does."""
     import os
     import subprocess
@@ -861,9 +868,9 @@ def crash_figures(product: str) -> None:
             per_cell = sum(c["seconds"] for c in failed) / max(len(failed), 1)
             runs = sum(c["shrink_calls"] for c in failed) / max(len(failed), 1)
             figures[name] = per_cell
-            print(f"(o) {name}: {wall:.1f}s wall, {len(failed)} failing cells, {per_cell:.2f}s and {runs:.0f} "
+            print(f"(q) {name}: {wall:.1f}s wall, {len(failed)} failing cells, {per_cell:.2f}s and {runs:.0f} "
                   f"shrinking runs per failing cell")
-    print(f"(o) a crashing cell costs {figures['Exits'] / figures['Unwritten']:.2f}x a failing one (target <= 1.5x); "
+    print(f"(q) a crashing cell costs {figures['Exits'] / figures['Unwritten']:.2f}x a failing one (target <= 1.5x); "
           f"main's crashing run took {CRASHES_BEFORE:.0f}s (target: the run within 60 s on two cores)")
 
 
@@ -873,15 +880,17 @@ def main() -> None:
     ap.add_argument("--profile", default="ci")
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
-                                       "cores", "out-of-reach", "evidence", "shrink", "per-api", "crashes"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n) or (o)")
+                                       "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
+                                       "coverage-fuzz", "crashes"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p) or (q)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
          "isolation": isolation_figures, "oracle": oracle_cost,
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
-         "shrink": shrink_figures, "per-api": per_api, "crashes": crash_figures}[args.only](args.product)
+         "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
+         "coverage-fuzz": guided_figures, "crashes": crash_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -901,6 +910,8 @@ def main() -> None:
     evidence_figures(args.product)
     differential_figures(args.product)
     fuzz_figures(args.product)
+    cost_figures(args.product)
+    guided_figures(args.product)
     crash_figures(args.product)
     report_figures(args.product)
 

@@ -38,6 +38,29 @@ def parse_reply(line: bytes) -> dict[str, Any] | None:
     return reply if isinstance(reply, dict) else None
 
 
+MAX_POINTS = 1 << 20            # points one reply may name (more: the rest is dropped)
+MAX_POINT_TEXT = 512            # characters of one named point
+
+
+def coverage_points(reply: dict[str, Any]) -> list[int | str]:
+    """The points a reply's optional `coverage` field names: a list of ids (integers from 0) or names
+    (strings), or a bitmap (a base64 string, bit i of byte i // 8 set: id i reached). Anything else, or
+    no field, names none: coverage never makes a call fail."""
+    field = reply.get("coverage")
+    if isinstance(field, str):
+        import base64
+        import binascii
+        try:
+            bits = base64.b64decode(field[:MAX_POINTS // 6 + 4], validate=True)
+        except (binascii.Error, ValueError):
+            return []
+        return [i * 8 + b for i, byte in enumerate(bits) if byte for b in range(8) if byte >> b & 1]
+    if not isinstance(field, list):
+        return []
+    return [p for p in field[:MAX_POINTS] if (type(p) is int and p >= 0) or
+            (type(p) is str and 0 < len(p) <= MAX_POINT_TEXT)]
+
+
 def brief(value: Any) -> str:
     """A reply, or a value in one, quoted short enough for a crash message."""
     return quoted(value, 200)
@@ -52,6 +75,7 @@ class Hello:
     batch: bool                         # it takes batch requests
     readings: dict[str, str]            # ambiguity id -> reading id
     supports: dict[str, set[str]]       # api -> products ("*": every one)
+    coverage_map: str | None = None     # the file naming the program's coverage points, where it has one
 
 
 def read_hello(reply: dict[str, Any], hosted: str | None = None) -> Hello:
@@ -76,4 +100,11 @@ def read_hello(reply: dict[str, Any], hosted: str | None = None) -> Hello:
                            f"got {brief(readings)}")
     return Hello(backend_text(reply["name"]), backend_text(reply.get("version") or ""), reply.get("batch") is True,
                  {backend_text(k): backend_text(v) for k, v in readings.items()},
-                 {api: set(products) for api, products in supports.items()})
+                 {api: set(products) for api, products in supports.items()},
+                 _coverage_map(reply.get("coverage")))
+
+
+def _coverage_map(said: Any) -> str | None:
+    """The hello's optional `coverage` object's `map`: the path of the file naming the points."""
+    path = said.get("map") if isinstance(said, dict) else None
+    return path if isinstance(path, str) and 0 < len(path) <= 4096 and "\0" not in path else None

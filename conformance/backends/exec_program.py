@@ -21,7 +21,8 @@ from oracle import Call
 
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected, kit_version
-from conformance.backends.exec_messages import PROTOCOL, RawJson, brief, parse_reply, read_hello, request_line
+from conformance.backends.exec_messages import (PROTOCOL, RawJson, brief, coverage_points, parse_reply, read_hello,
+                                                request_line)
 from conformance.backends.exec_process import ProgramProcess
 from conformance.backends.shared_images import SharedImages
 
@@ -57,6 +58,8 @@ class ExecBackend:
         self.name, self.version, self.batch = "", "", False
         self.readings: dict[str, str] = {}         # ambiguity id -> reading id, from its hello
         self._supports: dict[str, set[str]] = {}
+        self.coverage_map: str | None = None       # the program's file naming its points, from its hello
+        self._reached: list[int | str] = []        # points the replies named since take_coverage
         try:
             self.shm.ensure(1)                      # made before the program, which inherits it
             self._start()
@@ -132,6 +135,11 @@ class ExecBackend:
                 out.append(exc)
         return out
 
+    def take_coverage(self) -> list[int | str]:
+        """The points the replies read since the last time asked (docs/exec-protocol.md, Coverage)."""
+        reached, self._reached = self._reached, []
+        return reached
+
     def close(self) -> None:
         """Say bye, give the program a second to leave, then kill what is left of its process group."""
         if self.program.running():
@@ -159,6 +167,7 @@ class ExecBackend:
         self._send({"op": "hello", "protocol": PROTOCOL, "kit": kit_version()}, deadline, HELLO_TIMEOUT)
         hello = read_hello(self._receive(deadline, HELLO_TIMEOUT, what="hello"), self.hosted)
         self.name, self.version, self.batch, self.readings = hello.name, hello.version, hello.batch, hello.readings
+        self.coverage_map = hello.coverage_map
         if self.batch:
             self.run_batch = self._run_batch
         self._supports = hello.supports
@@ -229,6 +238,8 @@ class ExecBackend:
                 if memory[scope] is not view:
                     np.copyto(memory[scope], view)
             self._copied = False
+        if "coverage" in reply:
+            self._reached.extend(coverage_points(reply))
         op = reply.get("op")
         if op == "ok":
             return

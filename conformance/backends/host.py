@@ -23,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     reports it as the backend's own load error)."""
     from oracle.spec import SpecError, load_rulebook
 
-    from conformance.backends import serve
+    from conformance.backends import measure, serve
     from conformance.backends.loading import load_backend
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the kit's supervisor's to handle
@@ -35,13 +35,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         rulebook = load_rulebook(args[1])
     except SpecError as exc:
         return serve.refuse(f"backend {args[0]!r}: the specs it is served by: {exc}")
+    measured = measure.start(args[0])      # before the backend is imported: its imports are measured too
     try:
         backend = load_backend(args[0], rulebook=rulebook)
     except BackendLoadError as exc:
         return serve.refuse(str(exc))
     except BaseException as exc:        # noqa: BLE001 - the user's code, whatever it raised
         return serve.refuse(f"backend {args[0]!r}: loading it raised {type(exc).__name__}: {exc}")
-    return serve.main(backend, rulebook, respawn=True)
+    if measured is not None:
+        measured.new_points()               # what loading it ran belongs to no call
+    return serve.main(backend, rulebook, measured=measured, respawn=True)
 
 
 if __name__ == "__main__":

@@ -89,10 +89,18 @@ def hello(backend: Backend, apis: list[str], products: list[str], batch: bool) -
 
 
 def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook: Rulebook,
-          batch: bool = False) -> int:
+          batch: bool = False, measured: Any = None) -> int:
     """Answer requests until `bye` or end of input; the hello says which apis and products of `rulebook` the
-    backend supports; `batch`: offer batch requests in the hello."""
+    backend supports; `batch`: offer batch requests in the hello; `measured`: the backend's coverage
+    (conformance/backends/measure.py), whose new points each call's result carries."""
     mapping = _Mapping()
+
+    def result(run: dict[str, Any]) -> dict[str, Any]:
+        out = _result(backend, mapping, run)
+        call = run.get("call") if isinstance(run, dict) else None
+        if measured is not None and (points := measured.new_points(call.get("api") if isinstance(call, dict) else None)):
+            out["coverage"] = points
+        return out
 
     def say(message: dict[str, Any]) -> None:
         replies.write(json.dumps(message, separators=(",", ":")) + "\n")
@@ -115,10 +123,10 @@ def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook:
                 say({"op": "error", "message": str(exc)})
                 return 1
         elif op == "run":
-            say({**_result(backend, mapping, request), "id": request.get("id")})
+            say({**result(request), "id": request.get("id")})
         elif op == "batch":
             say({"op": "batch", "id": request.get("id"),
-                 "results": [_result(backend, mapping, run) for run in request.get("runs") or []]})
+                 "results": [result(run) for run in request.get("runs") or []]})
         elif op == "bye":
             return 0
         else:
@@ -170,16 +178,25 @@ def _can_wait_on_children() -> bool:
         return False
 
 
-def main(backend: Backend, rulebook: Rulebook, batch: bool = False, respawn: bool = False) -> int:
+def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: Any = None,
+         respawn: bool = False) -> int:
     """Serve on the real stdin/stdout (by `rulebook`, see serve); the backend's own prints go to stderr.
-    `respawn`: from forked children of this process, each followed by another where it dies
-    (conformance/backends/respawn.py; Linux, where a process can wait on a child's pidfd)."""
+    `measured`: the backend's coverage (conformance/backends/measure.py), its data file written when the
+    serving process ends; `respawn`: serve from forked children of this process, each followed by another
+    where it dies (conformance/backends/respawn.py; Linux, where a process can wait on a child's pidfd)."""
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
+
+    def serving(requests: int, replies: IO[str]) -> int:
+        try:
+            return serve(backend, request_lines(requests), replies, rulebook, batch, measured)
+        finally:
+            if measured is not None:
+                measured.save()
+
     if respawn and _can_wait_on_children():
         from conformance.backends.respawn import serve_respawning
-        return serve_respawning(lambda requests, replies: serve(
-            backend, request_lines(requests), os.fdopen(replies, "w", encoding="utf-8"), rulebook, batch))
+        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8")))
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    return serve(backend, request_lines(sys.stdin.fileno()), replies, rulebook, batch)
+    return serving(sys.stdin.fileno(), replies)

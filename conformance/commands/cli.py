@@ -31,9 +31,14 @@ from conformance.supervise.cluster import ClusterError
 def cmd_serve(args: Options) -> int:
     from oracle.spec import default_rulebook
 
+    from conformance.backends import measure
     from conformance.backends.serve import main as serve_main
     rulebook = default_rulebook()
-    return serve_main(load_backend(args.backend, rulebook=rulebook), rulebook, batch=args.batch)
+    measured = measure.start(args.backend)     # a run with --coverage started this program: its backend measured
+    backend = load_backend(args.backend, rulebook=rulebook)
+    if measured is not None:
+        measured.new_points()
+    return serve_main(backend, rulebook, batch=args.batch, measured=measured)
 
 
 def cmd_report(args: Options) -> int:
@@ -93,6 +98,12 @@ def add_isolation_options(parser: argparse.ArgumentParser) -> None:
                              "coverage, profilers); the report says so, and certify refuses it")
     parser.add_argument("--backend-user", metavar="NAME",
                         help="run the backend's processes as this unprivileged user (the kit started as root)")
+
+
+def add_coverage_option(parser: argparse.ArgumentParser, more: str) -> None:
+    parser.add_argument("--coverage", action="store_true",
+                        help="measure the backend's own code each call runs (a Python backend with coverage.py, "
+                             "an exec program by its replies) and report it" + more)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -159,6 +170,7 @@ def add_running_parsers(sub: argparse._SubParsersAction, target: argparse.Argume
     run.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                      help="re-run only the cells that failed in the report folder's last run (all of them "
                           "where none did)")
+    add_coverage_option(run, "")
     run.set_defaults(func=cmd_run)
 
     cert = sub.add_parser("certify", parents=[target, waiving, challenged],
@@ -173,6 +185,7 @@ def add_running_parsers(sub: argparse._SubParsersAction, target: argparse.Argume
     fz.add_argument("--duration", required=True, help="how long: 90s, 15m, 8h, 1h30m")
     fz.add_argument("--db", help="failure database: a directory (default .hypothesis/ascend-conformance), "
                                  "redis://host:port/n, or none")
+    add_coverage_option(fz, "; calls that reach new code are kept in the database's corpus and bred")
     fz.set_defaults(func=cmd_fuzz)
 
     pro = sub.add_parser("promote", help="write the failures kept in a database as reproducer files")

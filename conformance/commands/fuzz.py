@@ -6,7 +6,10 @@ The run goes in tasks: one task is one cell searched with a budget of calls and 
   time (up to 4x), one that found nothing new goes back towards 1x;
 - a cell that fails is retired (its failure is reported and kept in the database: finding it again
   proves nothing) and the other cells of its api and product get twice the budget, since bugs cluster;
-- Hypothesis's `target` steers each search towards calls that sit on more boundaries at once.
+- Hypothesis's `target` steers each search towards calls that sit on more boundaries at once;
+- under --coverage (conformance/commands/steer.py), calls that reach new code of the backend are kept in
+  a corpus and part of each task is bred from it; a cell whose task reached new code gets twice the
+  budget next time, as for new boundaries.
 Failures kept in the database from earlier runs are judged first, in their cell's first task.
 
 Tasks run on the supervised workers of conformance/supervise/pool.py (each loads the backend once); results.json
@@ -47,8 +50,9 @@ class Fuzzer:
     def __init__(self, chosen: Sequence[Cell], *, duration: float, seed: int,
                  kept: dict[str, list[dict[str, Any]]], write: Callable[[list[dict[str, Any]]], None],
                  out: TextIO = sys.stdout, pool: int = 0,
-                 fixed: Callable[[list[dict[str, Any]]], None] | None = None):
+                 fixed: Callable[[list[dict[str, Any]]], None] | None = None, steer: Any = None):
         self.cells = list(chosen)
+        self.steer = steer              # a CoverageSteer under --coverage
         self.fixed = fixed              # told the kept failures a cell's task judged and the backend passed
         self._replaying: dict[str, list[dict[str, Any]]] = {}
         self.duration, self.seed, self.kept, self.write, self.out = duration, seed, kept, write, out
@@ -87,12 +91,16 @@ class Fuzzer:
         self._busy.add(cell.id)
         seed = zlib.crc32(f"{self.seed}:{self.progress.rounds}:{cell.id}".encode())
         kept = self._replaying[cell.id] = self.kept.pop(cell.id, [])
-        return cell, BASE_CALLS * self.weight[cell.id], seed, kept
+        calls = BASE_CALLS * self.weight[cell.id]
+        children = self.steer.children(cell.id, calls, seed) if self.steer is not None else []
+        return cell, max(1, calls - len(children)), seed, kept + children
 
     def _learn(self, data: dict[str, Any]) -> None:
         from conformance.report.results import calls, combine_runs
         cell_id = data["id"]
         self._busy.discard(cell_id)
+        reached = data.pop("coverage", None)
+        grew = self.steer.learned(cell_id, reached) if self.steer is not None else 0
         passed = passed_kept(self._replaying.pop(cell_id, []), data)
         if passed and self.fixed is not None:
             self.fixed(passed)
@@ -112,7 +120,7 @@ class Fuzzer:
             for c in self.cells:
                 if c.api == api and c.product == product:
                     self.weight[c.id] = min(MAX_WEIGHT, self.weight[c.id] * 2)
-        elif new:
+        elif new or grew:
             self.weight[cell_id] = min(MAX_WEIGHT, self.weight[cell_id] * 2)
         else:
             self.weight[cell_id] = max(1, self.weight[cell_id] // 2)
@@ -152,7 +160,8 @@ class Fuzzer:
         line = (f"fuzz {clock(spent)} of {clock(self.duration)}: round {p.rounds} ({len(self._done_in_round)} "
                 f"of {self._round_size} cells done), {len(self.results)}/{len(self.cells)} cells reached, "
                 f"{p.calls} calls ({p.calls / max(spent, 1e-9):.0f}/s), "
-                f"{p.failures} failure{'s' if p.failures != 1 else ''}")
+                f"{p.failures} failure{'s' if p.failures != 1 else ''}"
+                + (f", {self.steer.kept} call(s) kept in the corpus" if self.steer is not None else ""))
         if self.out.isatty() and not final:
             print("\r" + line, end="", file=self.out, flush=True)
         else:

@@ -65,6 +65,7 @@ class Options:
     format: str = "text"
     editions: bool = False
     sample: float = 0.05
+    coverage: bool = False
 
     @classmethod
     def of(cls, namespace: argparse.Namespace) -> "Options":

@@ -26,10 +26,25 @@ def open_session(args: Options, folder: Path, db_spec: str | None = None):
         raise UsageError(f"{folder}: a file is there, where the report folder should be: name a folder")
     if args.no_oracle and not args.against:
         raise UsageError("--no-oracle judges two backends' agreement alone: name the other with --against B")
+    if args.coverage:
+        _coverage_ready(args)
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
-                   against=args.against, oracle=not args.no_oracle,
+                   against=args.against, oracle=not args.no_oracle, coverage=args.coverage,
                    cluster=args.cluster, readings=readings_of(args), isolation=isolation_of(args),
                    edition=edition_of(args), verbosity=args.verbosity, specs=default_rulebook)
+
+
+def _coverage_ready(args: Options) -> None:
+    """--coverage of a Python backend needs coverage.py (said in one line, exit 2), and its own process."""
+    from conformance.backends.measure import MissingCoverage, require
+    if args.in_process:
+        raise UsageError("--coverage measures the backend in its own process: it cannot be combined with "
+                         "--in-process")
+    if not (args.backend or "").startswith("exec:"):
+        try:
+            require()
+        except MissingCoverage as exc:
+            raise UsageError(str(exc)) from None
 
 
 def entered_ambiguities(session: Any, args: Options, apis: list[str]) -> list[str]:
@@ -251,12 +266,26 @@ def cmd_fuzz(args: Options) -> int:
               f"{sum(map(len, kept.values()))} kept failure(s) replayed first" + readings_line(session), flush=True)
         fuzzer = Fuzzer(chosen, duration=duration, seed=seed, kept=kept, pool=challenge.pool if challenge else 0,
                         write=lambda cells: session.write(document(cells, False)),
-                        fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed])
+                        fixed=None if db is None else lambda passed: [mark_fixed(db, f) for f in passed],
+                        steer=_steer(session, db, chosen))
         session.write(document([], False))
         fuzzer.run(session.supervisor, session.stop)
         results = document(list(fuzzer.results.values()), True)
         session.write(results)
     return session.terminal.end(results, report, args.backend)
+
+
+def _steer(session: Any, db: Any, chosen: list[Any]) -> Any:
+    """Under --coverage, what keeps and breeds the calls reaching new code: the corpus the database
+    kept for these cells (announced in a line), grown as the run goes."""
+    if session.coverage is None:
+        return None
+    from conformance.commands.steer import CoverageSteer
+    from conformance.judge import corpus
+    kept = corpus.stored(db, [c.id for c in chosen]) if db is not None else {}
+    print(f"coverage: {sum(map(len, kept.values()))} call(s) of the corpus bred from", flush=True)
+    return CoverageSteer(session.coverage, kept, session.rulebook,
+                         None if db is None else lambda cell, entry: corpus.keep(db, cell, entry))
 
 
 def cmd_promote(args: Options) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+import os
 import sys
 import time
 from pathlib import Path
@@ -40,7 +41,7 @@ class Session:
                  db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
                  isolation: Isolation = Isolation(), edition: str | None = None, verbosity: int = 0, *,
-                 specs: Callable[[], Rulebook]):
+                 specs: Callable[[], Rulebook], coverage: bool = False):
         from conformance.commands.terminal import Terminal
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
         self.rulebook = specs()
@@ -65,9 +66,16 @@ class Session:
         self.readings: dict[str, dict[str, str]] = {}
         # (cell id, part) -> what the backend answered to every call judged there (conformance/judge/evidence.py)
         self.evidence: dict[tuple[str, int], dict[str, Any]] = {}
+        # under --coverage, the backend's coverage over the run (conformance/report/reached.py)
+        self.coverage: Any = None
+        if coverage:
+            from conformance.report.reached import CoverageRun
+            self.coverage = CoverageRun()
 
     def __enter__(self) -> "Session":
         self.lock.acquire()
+        if self.coverage is not None:
+            _coverage_data(self.folder)
         self._restore = self.stop.install()
         try:
             described = self.supervisor.start(self.stop)
@@ -95,6 +103,9 @@ class Session:
                 self._restore()
                 self._restore = None
             self.lock.release()
+            if self.coverage is not None:
+                from conformance.backends.measure import COVERAGE_DIR
+                os.environ.pop(COVERAGE_DIR, None)
 
     # -------------------------------------------------------------------- writing
 
@@ -107,11 +118,17 @@ class Session:
             self.supervisor.close(self.stop)
             from conformance.report.evidence_file import write_evidence
             results["evidence"] = write_evidence(self.folder, self.evidence)
+            if self.coverage is not None:
+                from conformance.report.coverage_files import write_coverage
+                results["coverage"] = write_coverage(self.folder, self.coverage)
         write_outputs(results, self.folder, self.rulebook)
 
     def keep_evidence(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result as it came from a worker, its evidence taken out and kept apart (it goes to its own
         file, named by digest in results.json)."""
+        reached = result.pop("coverage", None)
+        if self.coverage is not None:
+            self.coverage.add(result["id"], reached)
         part = result.pop("evidence", None)
         if isinstance(part, dict) and isinstance(part.get("part"), int):
             self.evidence[result["id"], part["part"]] = part
@@ -196,6 +213,18 @@ class Session:
             results = snapshot(True)
             self.write(results)
         return results
+
+
+def _coverage_data(folder: Path) -> None:
+    """The backend's processes told where to leave their coverage data files (an environment variable
+    the workers, and the processes they start, inherit); the last run's files removed."""
+    import shutil
+    from conformance.backends.measure import COVERAGE_DIR
+    from conformance.report.coverage_files import DATA_FOLDER
+    data = (folder / DATA_FOLDER).resolve()
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True, exist_ok=True)
+    os.environ[COVERAGE_DIR] = str(data)
 
 
 class _Enough:

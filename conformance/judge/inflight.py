@@ -23,7 +23,7 @@ import numpy as np
 from oracle.spec import Rulebook
 
 from conformance.backends.exec_program import ExecBackend
-from conformance.judge import evidence, verdicts
+from conformance.judge import evidence, reach, verdicts
 from conformance.judge.agreement import Pair
 from conformance.judge.reproducers import case_fields
 from conformance.judge.verdicts import Outcome, Verdict
@@ -194,6 +194,7 @@ def judge_case(case: Any, backend: Any, rulebook: Rulebook, then: Any = None) ->
             settle()
             outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
     evidence.note(case, outcome)
+    reach.note((case,), backend)
     return outcome
 
 
@@ -242,6 +243,8 @@ def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Rulebook) -> list[
                                         [known_violations(c, rulebook) for c in cases])
     for case, outcome in zip(cases, outcomes):
         evidence.note(case, outcome)
+    if cases:
+        reach.note(cases, backend)
     return outcomes
 
 

@@ -17,6 +17,7 @@ from oracle.spec import Rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from conformance.report.ambiguities import readings_text, tally
+from conformance.report.reached import coverage_view
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
 from conformance.report.scope import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of
@@ -255,6 +256,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook, repr
         "readings_text": readings_text(results.get("readings")),
         "waivers": results.get("waivers") or [],
         "legend": STATE_LABEL,
+        "coverage": coverage_view(results.get("coverage"), apis),
     }
 
 

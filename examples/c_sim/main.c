@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "coverage.h"
 #include "sim.h"
 
 #include <fcntl.h>
@@ -144,6 +145,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
     }
     const jvalue *api = json_get(call, "api"), *product = json_get(call, "product");
     const jvalue *form = json_get(call, "form"), *args = json_get(call, "args");
+    if (api != NULL && api->type == J_STRING)
+        coverage_api(api->str, api->len);                   /* points are reported once per api */
     if (api == NULL || api->type != J_STRING || product == NULL || product->type != J_STRING) {
         set_error(o, "call.api and call.product must be strings");
         return;
@@ -275,7 +278,9 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true}");
+                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true");
+                coverage_hello(&out);
+                jb_raw(&out, "}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);
@@ -286,6 +291,7 @@ int main(void)
             jb_raw(&out, "{");
             write_outcome(&out, &o);
             write_id(&out, id);
+            coverage_reply(&out);
             jb_raw(&out, "}");
         } else if (json_is_str(op, "batch")) {
             const jvalue *runs = json_get(req, "runs");
@@ -303,6 +309,7 @@ int main(void)
                         run_call(&o, json_get(r, "call"), json_get(r, "memory"));
                     jb_raw(&out, r == runs->first ? "{" : ",{");
                     write_outcome(&out, &o);
+                    coverage_reply(&out);
                     jb_raw(&out, "}");
                 }
                 jb_raw(&out, "]}");
