@@ -14,7 +14,6 @@ one an earlier kit left in the folder is removed before the checksums are made.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import platform
 import shutil
@@ -27,6 +26,7 @@ from oracle.spec import Rulebook
 
 from conformance.report.attestation import NAME as STATEMENT
 from conformance.report.attestation import PREDICATE_TYPE, statement_text
+from conformance.report.bundle_files import ForeignFile, closed_list, digest, same_files, scan
 from conformance.report.files import json_text, write_atomic
 from conformance.report.ambiguities import verdict_text
 from conformance.report.text import printable, replay_command
@@ -159,10 +159,16 @@ def _scope_lines(results: dict[str, Any]) -> list[str]:
     return lines + [printable(f"- {api} on {', '.join(prods)}", 1000) for api, prods in unsupported.items()] + [""]
 
 
+def bundle_files(results: dict[str, Any], rulebook: Rulebook) -> list[str]:
+    """The closed list of the files a bundle of `results` holds (results.json records it)."""
+    return closed_list(results, rulebook.files)
+
+
 def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | None, argv: Sequence[str],
                  rulebook: Rulebook) -> Path:
     """Add the bundle's own files to a report folder already written by `write_outputs` (the specs: the
-    files of `rulebook`, which judged the run); returns the checksum file."""
+    files of `rulebook`, which judged the run); returns the checksum file. A file in the folder that is
+    not on the bundle's closed list is a ValueError naming it: nothing but the kit writes there."""
     specs = folder / "specs"
     environment_text = json_text(environment(results, argv))
     readme = readme_text(results, bool(waivers_file))
@@ -180,7 +186,9 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     legacy = folder / LEGACY_LOCK_NAME
     if legacy.is_symlink() or legacy.is_file():
         legacy.unlink()
-    sums = folder / "SHA256SUMS"
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p != sums and p.name != LEGACY_LOCK_NAME)
-    return write_atomic(sums, "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
-                                      for p in files))
+    listed = [name for name in bundle_files(results, rulebook) if name != "SHA256SUMS"]
+    try:
+        same_files(scan(folder), listed)
+    except ForeignFile as exc:
+        raise ValueError(f"{printable(str(folder))}: {exc}") from None
+    return write_atomic(folder / "SHA256SUMS", "".join(f"{digest(folder, name)}  {name}\n" for name in listed))
