@@ -25,9 +25,14 @@ OTHER = "a7" * 32
 CERTIFY = ["certify", "--product", "ascend910b", "--api", "data_move", "--profile", "quick"]
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def cli(*args: str, challenge: str | None = None) -> subprocess.CompletedProcess:
+    """The kit's command line; `challenge` given as a receiver gives it, in the environment."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ASCEND_CONFORMANCE_CHALLENGE", None)
+    if challenge is not None:
+        env["ASCEND_CONFORMANCE_CHALLENGE"] = challenge
     return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                          timeout=600, env=env)
 
 
 def certify(folder: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
@@ -77,8 +82,8 @@ def test_an_honest_bundle_verifies(bundles):
 
 
 def test_a_failing_bundle_verifies_as_not_conformant(bundles):
-    done = cli("verify", str(bundles["failing"]), "--challenge", CHALLENGE,
-               "--backend", "tests.cheating_backends:FrameWalker", "--sample", "1")
+    done = cli("verify", str(bundles["failing"]), "--backend", "tests.cheating_backends:FrameWalker", "--sample", "1",
+               challenge=CHALLENGE)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("VERIFIED: NOT CONFORMANT")
 
@@ -136,19 +141,19 @@ def test_a_forged_bundle_is_not_what_it_claims(copy, forgery, said):
         results["evidence"]["sha256"] = hashlib.sha256(raw).hexdigest()
         (folder / "results.json").write_text(json.dumps(results))
         resum(folder)
-    done = cli("verify", str(folder), "--challenge", CHALLENGE)
+    done = cli("verify", str(folder), challenge=CHALLENGE)
     assert done.returncode == 4, done.stdout + done.stderr
     assert done.stdout.startswith("NOT AS CLAIMED:") and said in done.stdout, done.stdout
     assert len(done.stdout.strip().splitlines()) == 1
 
 
 def test_a_bundle_from_another_challenge_or_none(bundles):
-    other = cli("verify", str(bundles["challenged"]), "--challenge", OTHER)
+    other = cli("verify", str(bundles["challenged"]), challenge=OTHER)
     assert other.returncode == 4 and "another challenge" in other.stdout
-    unchallenged = cli("verify", str(bundles["honest"]), "--challenge", CHALLENGE)
+    unchallenged = cli("verify", str(bundles["honest"]), challenge=CHALLENGE)
     assert unchallenged.returncode == 4 and "without a challenge" in unchallenged.stdout
     missing = cli("verify", str(bundles["challenged"]))
-    assert missing.returncode == 2 and "--challenge" in missing.stderr
+    assert missing.returncode == 2 and "--challenge-file" in missing.stderr
 
 
 class Reference(OracleBackend):
@@ -160,8 +165,8 @@ class Reference(OracleBackend):
 def test_the_artefact_answers_are_checked(bundles):
     """The failing bundle checked against a backend of the same package (by digest the same artefact)
     that answers otherwise: its answers on the sample are not the recorded ones."""
-    done = cli("verify", str(bundles["failing"]), "--challenge", CHALLENGE,
-               "--backend", "tests.test_verify:Reference", "--sample", "1")
+    done = cli("verify", str(bundles["failing"]), "--backend", "tests.test_verify:Reference", "--sample", "1",
+               challenge=CHALLENGE)
     assert done.returncode == 4 and "answers" in done.stdout and "recorded" in done.stdout, done.stdout
 
 

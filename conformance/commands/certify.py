@@ -26,7 +26,7 @@ def cmd_certify(args: Options) -> int:
     products, apis = products_and_apis(args)
     waivers = waivers_of(args)
     _named_waivers(waivers, products, apis)
-    challenge = challenge_of(args)
+    challenge = challenge_of(args, warn=True)
     bundle = Path(args.bundle)
     try:
         private = private_folder(bundle)

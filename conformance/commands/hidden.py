@@ -27,14 +27,15 @@ def take_challenge(given: str | None, path: str | None, warn: bool = True) -> Ch
     if not sources:
         return None
     scrub([t for _, t in sources])
+    where, text = sources[0]
+    try:
+        challenge = Challenge.parse(text)
+    except ChallengeError as exc:
+        raise ChallengeError(f"{where}: {exc}") from None
     if given and warn:
         print("ascend-conformance: warning: --challenge on the command line can be read by any process while "
               f"the kit starts: give it in {ENV} or with --challenge-file", file=sys.stderr)
-    where, text = sources[0]
-    try:
-        return Challenge.parse(text)
-    except ChallengeError as exc:
-        raise ChallengeError(f"{where}: {exc}") from None
+    return challenge
 
 
 def _read(path: str) -> str:

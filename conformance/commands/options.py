@@ -309,7 +309,7 @@ def isolation_of(args: Options):
     return Isolation(True, user)
 
 
-def challenge_of(args: Options, warn: bool = True):
+def challenge_of(args: Options, warn: bool = False):
     """The run's challenge (conformance/generate/challenge.py): --challenge-file, --challenge HEX, else the
     environment's ASCEND_CONFORMANCE_CHALLENGE, else None, kept from every backend process
     (conformance/commands/hidden.py); one that is not hex of the right length is a usage error, as is one
