@@ -25,14 +25,14 @@ OTHER = "a7" * 32
 CERTIFY = ["certify", "--product", "ascend910b", "--api", "data_move", "--profile", "quick"]
 
 
-def cli(*args: str, challenge: str | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, challenge: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """The kit's command line; `challenge` given as a receiver gives it, in the environment."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("ASCEND_CONFORMANCE_CHALLENGE", None)
     if challenge is not None:
         env["ASCEND_CONFORMANCE_CHALLENGE"] = challenge
     return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env=env)
+                          timeout=timeout, env=env)
 
 
 def certify(folder: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
