@@ -81,6 +81,10 @@ def readme_text(results: dict[str, Any], has_waivers: bool) -> str:
         "",
         *_scope_lines(results),
         *_challenge_lines(results),
+        "No black-box run can catch an artefact that detects the kit's process and behaves only under it, or a "
+        "certifier who swaps artefacts between runs. To rely on this bundle, run the artefact yourself, in your "
+        "own environment, under a fresh challenge of your own and with a full sample "
+        "(`verify --backend B --sample 1`).", "",
         *_artefact_lines(results),
         "| file | what it is |",
         "|---|---|",
@@ -99,7 +103,7 @@ def readme_text(results: dict[str, Any], has_waivers: bool) -> str:
     ]
     lines += [
         "Check this bundle with your own kit (docs/certification.md of the kit says what each check proves):", "",
-        "    ascend-conformance verify . [--challenge HEX] [--backend B]", "",
+        "    ASCEND_CONFORMANCE_CHALLENGE=HEX ascend-conformance verify . [--backend B]", "",
         "`--backend B` runs a random sample of the calls on the artefact you hold: its answers must be the",
         "recorded ones. Sign the Statement with existing tools, for example:", "",
         "    cosign attest-blob --predicate attestation.intoto.json --type " + PREDICATE_TYPE + " --key KEY ARTEFACT",
@@ -128,10 +132,10 @@ def _challenge_lines(results: dict[str, Any]) -> list[str]:
     digest = (results.get("certify") or {}).get("challenge")
     if digest:
         return [f"Made under a challenge (its SHA-256: `{printable(digest, 80)}`): every seed and the memory "
-                "images derive from it; `verify --challenge HEX` checks it is yours.", ""]
+                "images derive from it; `verify` with it in ASCEND_CONFORMANCE_CHALLENGE checks it is yours.", ""]
     return ["**Made without a challenge**: the calls and memory are the published ones (frozen list, seed 0, the "
             "published memory pool), which a backend could recognise. Ask for a certification under a challenge "
-            "you pick (`certify --challenge HEX`).", ""]
+            "you pick (`certify --challenge-file FILE`).", ""]
 
 
 def _artefact_lines(results: dict[str, Any]) -> list[str]:
