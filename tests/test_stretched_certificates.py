@@ -266,3 +266,48 @@ def test_the_docs_say_what_no_black_box_run_can_catch(made):
         assert said in doc, said
     readme = (made["honest"] / "README.md").read_text()
     assert "No black-box run can catch an artefact that detects the kit" in readme
+
+
+# ---------------------------------------------------------------------------------------------- the artefact
+
+def test_a_backend_derived_from_the_reference_is_disclosed(made):
+    honest = json.loads((made["honest"] / "results.json").read_text())["certify"]["artefact"]
+    nothing = json.loads((made["waived"] / "results.json").read_text())["certify"]["artefact"]
+    assert honest["reference_derived"] is True and nothing["reference_derived"] is False
+    assert "Derived from the kit's reference" in (made["honest"] / "README.md").read_text()
+    assert "Derived from the kit's reference" not in (made["waived"] / "README.md").read_text()
+    statement = json.loads((made["honest"] / "attestation.intoto.json").read_text())
+    assert statement["predicate"]["reference_derived"] is True
+    assert any(m["module"] == "numpy" and m["version"] for m in honest["imports"])
+
+
+def test_the_digest_covers_what_the_backend_imports(tmp_path, monkeypatch):
+    from conformance.backends.artefact import artefact
+    package = tmp_path / "probe_pair"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "sim.py").write_text(textwrap.dedent("""\
+        from conformance import OracleBackend
+
+        class A(OracleBackend):
+            def __init__(self):
+                import helper_a
+                super().__init__()
+
+        class B(OracleBackend):
+            def __init__(self):
+                import helper_b
+                super().__init__()
+
+            def run(self, call, memory):
+                pass
+        """))
+    (tmp_path / "helper_a.py").write_text("FAST = True\n")
+    (tmp_path / "helper_b.py").write_text("FAST = False\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    a, b = artefact("probe_pair.sim:A"), artefact("probe_pair.sim:B")
+    assert a["package_sha256"] == b["package_sha256"] and a["sha256"] != b["sha256"]
+    assert "helper_a" in {m["module"] for m in a["imports"]} and "helper_b" not in {m["module"] for m in a["imports"]}
+    assert a["reference_derived"] is True and b["reference_derived"] is False
+    (tmp_path / "helper_a.py").write_text("FAST = False\n")
+    assert artefact("probe_pair.sim:A")["sha256"] != a["sha256"]

@@ -2,11 +2,15 @@
 program an `exec:` command resolves to (and a script's interpreter), so that a bundle says which artefact
 its verdict is about and a receiver can check that the one they hold is it.
 
-Nothing here imports or runs the backend: a package is found on the module path as `python -m` would
-find it (its top-level name only, which executes none of its code) and read as files.
+Nothing here imports or runs the backend in the kit's process: a package is found on the module path as
+`python -m` would find it (its top-level name only, which executes none of its code) and read as files;
+what the backend's process imports besides, and whether it runs the kit's reference, is asked of a process
+of its own (conformance/backends/imports.py). The digest of a Python backend covers both: its package's
+files and every module its process imported from outside the standard library and the kit.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -43,8 +47,15 @@ def tree_digest(root: Path) -> tuple[str, int]:
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest(), len(lines)
 
 
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """top-level module -> the distributions that install it (read once: it walks every one installed)."""
+    return metadata.packages_distributions()
+
+
+@functools.lru_cache(maxsize=None)
 def _version(top: str) -> str | None:
-    for dist in metadata.packages_distributions().get(top, []):
+    for dist in _distributions().get(top, []):
         try:
             return metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -60,7 +71,7 @@ def _python_artefact(name: str, module: str) -> dict[str, Any]:
         digest = hashlib.sha256("\n".join(tree_digest(p)[0] for p in packages).encode()).hexdigest()
         from conformance.backends.contract import kit_version
         return {"backend": name, "kind": "kit", "name": "ascend-conformance", "version": kit_version(),
-                "sha256": digest}
+                "sha256": digest, "reference_derived": True}
     spec = importlib.util.find_spec(top)
     if spec is None or spec.origin is None and not spec.submodule_search_locations:
         return {"backend": name, "kind": "python", "name": top, "error": f"module {top!r} not found on the path"}
@@ -71,8 +82,18 @@ def _python_artefact(name: str, module: str) -> dict[str, Any]:
     else:
         root = Path(spec.origin)
         digest, files = file_digest(root), 1
-    return {"backend": name, "kind": "python", "name": top, "path": str(root), "files": files,
-            "version": _version(top), "sha256": digest}
+    from oracle.spec import default_rulebook
+
+    from conformance.backends.imports import digest_of, probe
+    made_of = probe(name, default_rulebook())
+    imports = made_of.get("imports") or []
+    out = {"backend": name, "kind": "python", "name": top, "path": str(root), "files": files,
+           "version": _version(top), "package_sha256": digest,
+           "reference_derived": made_of.get("reference_derived") is True, "imports": imports,
+           "sha256": hashlib.sha256(f"{digest}\n{digest_of(imports)}".encode()).hexdigest()}
+    if made_of.get("error"):
+        out["imports_error"] = str(made_of["error"])
+    return out
 
 
 def _interpreter(path: str) -> str | None:

@@ -140,12 +140,19 @@ def _challenge_lines(results: dict[str, Any]) -> list[str]:
 
 def _artefact_lines(results: dict[str, Any]) -> list[str]:
     artefact = (results.get("certify") or {}).get("artefact") or {}
+    lines = []
+    if artefact.get("reference_derived"):
+        lines = ["**Derived from the kit's reference**: the backend's `run` is the kit's own `OracleBackend.run` (not "
+                 "overridden, or called by an override that only adds to it): this verdict is the reference's.", ""]
     if artefact.get("sha256"):
         where = printable(artefact.get("path") or artefact.get("name") or "", 500)
         version = f", version {printable(artefact['version'], 100)}" if artefact.get("version") else ""
-        return [f"Certified artefact: `{where}`{version}, SHA-256 `{artefact['sha256']}` (see "
-                "attestation.intoto.json for every digest).", ""]
-    return [f"Certified artefact: not named by digest ({printable(artefact.get('error') or 'unknown', 500)}).", ""]
+        imports = f" and the {len(artefact['imports'])} modules its process imported" if artefact.get("imports") \
+            else ""
+        return lines + [f"Certified artefact: `{where}`{version}{imports}, SHA-256 `{artefact['sha256']}` (see "
+                        "attestation.intoto.json for every digest).", ""]
+    return lines + [f"Certified artefact: not named by digest ({printable(artefact.get('error') or 'unknown', 500)}).",
+                    ""]
 
 
 def _scope_lines(results: dict[str, Any]) -> list[str]:
