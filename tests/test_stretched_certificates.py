@@ -311,3 +311,44 @@ def test_the_digest_covers_what_the_backend_imports(tmp_path, monkeypatch):
     assert a["reference_derived"] is True and b["reference_derived"] is False
     (tmp_path / "helper_a.py").write_text("FAST = False\n")
     assert artefact("probe_pair.sim:A")["sha256"] != a["sha256"]
+
+
+# ---------------------------------------------------------------------------------------------- another release
+
+def made_with(folder: Path, release: str) -> None:
+    environment = json.loads((folder / "environment.json").read_text())
+    environment["packages"]["hypothesis"] = release
+    (folder / "environment.json").write_text(json.dumps(environment))
+    resum(folder)
+
+
+def test_a_receiver_on_another_hypothesis_release_checks_what_it_can(copy):
+    folder = copy("honest")
+    made_with(folder, "6.0.0")
+    done = cli("verify", str(folder), "--backend", B + "Honest")
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert done.stdout.startswith("VERIFIED: CONFORMANT for data_move on ascend910b: ")
+    assert "frozen cases judged again" in done.stdout
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("NOT RE-DRAWN: ")]
+    assert "drawn with hypothesis 6.0.0" in line and "`pip install hypothesis==6.0.0`" in line
+    assert cli("verify", str(folder), "--allow-partial").returncode == 0
+
+
+def test_another_release_still_catches_a_forged_frozen_answer(copy):
+    import gzip
+    import hashlib
+    folder = copy("honest")
+    made_with(folder, "6.0.0")
+    raw = (folder / "evidence.jsonl.gz").read_bytes()
+    lines = [json.loads(x) for x in gzip.decompress(raw).decode().splitlines()]
+    legal = next(x for x in lines if "/legal/" in x["cell"])
+    call, _, _ = legal["entries"][0].partition(" ")
+    legal["entries"][0] = f"{call} sha256:{'0' * 64}"
+    raw = gzip.compress(("\n".join(json.dumps(x) for x in lines) + "\n").encode(), mtime=0)
+    (folder / "evidence.jsonl.gz").write_bytes(raw)
+    results = json.loads((folder / "results.json").read_text())
+    results["evidence"]["sha256"] = hashlib.sha256(raw).hexdigest()
+    (folder / "results.json").write_text(json.dumps(results))
+    resum(folder)
+    one_line(cli("verify", str(folder), "--allow-partial"), 4,
+             f"NOT AS CLAIMED: results.json: cells: {legal['cell']}: a frozen case judged again is FAIL")

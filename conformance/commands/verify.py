@@ -56,7 +56,8 @@ def cmd_verify(args: Options) -> int:
     again = verified.again
     sampled = f"; the sample run on {args.backend} answered as recorded" if args.backend else \
         "; the artefact itself not run (--backend B runs a sample of the calls on it)"
-    drawn = "frozen cases and failures judged again" if verified.partial else "calls drawn and judged again"
+    drawn = "frozen cases judged again (and every failure recorded)" if verified.partial else \
+        "calls drawn and judged again"
     print(printable(f"VERIFIED: {verdict_text(again)}: {verified.checked} {drawn}"
                     f"{', under the challenge given' if challenge else ', made without a challenge'}{sampled}"))
     for line in verified.lines:
