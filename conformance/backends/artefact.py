@@ -10,7 +10,6 @@ files and every module its process imported from outside the standard library an
 """
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.util
 import os
@@ -21,16 +20,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from conformance.backends.imports import distribution_version as _version
+from conformance.backends.imports import file_digest
+
 SKIPPED = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"}
 MAX_FILES = 20_000              # a package larger than this is named by its first files, and says so
-
-
-def file_digest(path: Path | str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tree_digest(root: Path) -> tuple[str, int]:
@@ -45,22 +39,6 @@ def tree_digest(root: Path) -> tuple[str, int]:
             if path.is_file() and len(lines) < MAX_FILES:
                 lines.append(f"{file_digest(path)}  {path.relative_to(root).as_posix()}")
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest(), len(lines)
-
-
-@functools.lru_cache(maxsize=1)
-def _distributions() -> dict[str, list[str]]:
-    """top-level module -> the distributions that install it (read once: it walks every one installed)."""
-    return metadata.packages_distributions()
-
-
-@functools.lru_cache(maxsize=None)
-def _version(top: str) -> str | None:
-    for dist in _distributions().get(top, []):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
 
 
 def _python_artefact(name: str, module: str) -> dict[str, Any]:

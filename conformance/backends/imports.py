@@ -10,12 +10,14 @@ does there. What it answers is the backend's account of itself, as the artefact'
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
 import subprocess
 import sys
 import sysconfig
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,6 +45,30 @@ def probe(name: str, rulebook: Any) -> dict[str, Any]:
     return {"error": f"loading it in a process of its own failed (exit {done.returncode})"}
 
 
+def file_digest(path: Path | str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """top-level module -> the distributions that install it (read once: it walks every one installed)."""
+    return metadata.packages_distributions()
+
+
+@functools.lru_cache(maxsize=None)
+def distribution_version(top: str) -> str | None:
+    for dist in _distributions().get(top, []):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def _kit_or_stdlib() -> Any:
     """A test of a module's file: is it the standard library's (not an installed package's) or the kit's?"""
     import oracle
@@ -62,7 +88,6 @@ def _kit_or_stdlib() -> Any:
 def imported() -> list[dict[str, Any]]:
     """Every module of this process with a file from outside the standard library and the kit: its name,
     file, digest and version."""
-    from conformance.backends.artefact import _version, file_digest
     skipped = _kit_or_stdlib()
     out = []
     for module_name, module in sorted(sys.modules.items()):
@@ -73,7 +98,7 @@ def imported() -> list[dict[str, Any]]:
         if skipped(resolved):
             continue
         out.append({"module": module_name, "path": str(resolved), "sha256": file_digest(resolved),
-                    "version": _version(module_name.split(".")[0])})
+                    "version": distribution_version(module_name.split(".")[0])})
     return out
 
 
