@@ -163,9 +163,10 @@ class Reference(OracleBackend):
 
 
 def test_the_artefact_answers_are_checked(bundles):
-    """The failing bundle checked against a backend of the same package (by digest the same artefact)
-    that answers otherwise: its answers on the sample are not the recorded ones."""
-    done = cli("verify", str(bundles["failing"]), "--backend", "tests.test_verify:Reference", "--sample", "1",
+    """The failing bundle checked against a backend of the same module (by digest the same artefact: the
+    same package, the same imports) that answers otherwise: its answers on the sample are not the
+    recorded ones."""
+    done = cli("verify", str(bundles["failing"]), "--backend", "tests.cheating_backends:Reference", "--sample", "1",
                challenge=CHALLENGE)
     assert done.returncode == 4 and "answers" in done.stdout and "recorded" in done.stdout, done.stdout
 
