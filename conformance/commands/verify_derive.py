@@ -252,6 +252,9 @@ def rederived(results: dict[str, Any], derived: dict[str, dict[str, Any]], waive
         mine = next(c for c in again["cells"] if c["id"] == recorded["id"])
         names = SAME_FIELDS if every_cell and recorded["id"] in derived else ("waived",)
         _same_cell(recorded, mine, names)
+    failures = [[f.get(k) for k in FAILURE_FIELDS] for f in results.get("failures") or []]
+    if _plain(failures) != _plain([[f.get(k) for k in FAILURE_FIELDS] for f in again["failures"]]):
+        raise NotAsClaimed("results.json: failures: not the failures of its cells")
     for name in DERIVED_FIELDS:
         if _plain(results.get(name)) != _plain(again.get(name)):
             raise NotAsClaimed(f"results.json: {name}: {_short(results.get(name))} recorded, "
