@@ -26,7 +26,7 @@ from oracle.spec import Rulebook
 
 from conformance.report.attestation import NAME as STATEMENT
 from conformance.report.attestation import PREDICATE_TYPE, statement_text
-from conformance.report.bundle_files import ForeignFile, closed_list, digest, same_files, scan
+from conformance.report.bundle_files import ForeignFile, closed_list, digest, scan
 from conformance.report.files import json_text, write_atomic
 from conformance.report.ambiguities import verdict_text
 from conformance.report.text import printable, replay_command
@@ -197,9 +197,13 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     legacy = folder / LEGACY_LOCK_NAME
     if legacy.is_symlink() or legacy.is_file():
         legacy.unlink()
-    listed = [name for name in bundle_files(results, rulebook) if name != "SHA256SUMS"]
+    due = [name for name in bundle_files(results, rulebook) if name != "SHA256SUMS"]
     try:
-        same_files(scan(folder), listed)
+        present = scan(folder)
     except ForeignFile as exc:
         raise ValueError(f"{printable(str(folder))}: {exc}") from None
+    foreign = sorted(set(present) - set(due) - {"SHA256SUMS"})
+    if foreign:
+        raise ValueError(f"{printable(str(folder))}: {printable(foreign[0])}: not a file the kit writes in a bundle")
+    listed = [name for name in due if name in present]
     return write_atomic(folder / "SHA256SUMS", "".join(f"{digest(folder, name)}  {name}\n" for name in listed))
