@@ -124,6 +124,8 @@ def _verify(args: Options, folder: Path, given: Any) -> Verified:
     if verified.partial:
         verified.lines.append(verified.partial)
     return verified
+
+
 def _challenge(challenge: Any, results: dict[str, Any]) -> Any:
     """The receiver's challenge, where the bundle was made under one (exit 4 for another, or for one given
     to a bundle made without)."""
