@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from oracle.spec import default_rulebook
+
 from tests.test_verify import CERTIFY, cli, resum
 
 CHALLENGE = "c3" * 32
@@ -113,8 +115,6 @@ def test_a_bundle_relabelled_plain_conformant_is_not_as_claimed(copy):
 # ---------------------------------------------------------------------------------------------- scope
 
 def test_a_partial_bundle_claiming_every_api_is_not_as_claimed(copy):
-    from oracle.spec import default_rulebook
-
     from conformance.report.attestation import NAME, statement_text
     from conformance.report.bundle import readme_text
     from conformance.report.files import write_atomic
@@ -305,12 +305,12 @@ def test_the_digest_covers_what_the_backend_imports(tmp_path, monkeypatch):
     (tmp_path / "helper_a.py").write_text("FAST = True\n")
     (tmp_path / "helper_b.py").write_text("FAST = False\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    a, b = artefact("probe_pair.sim:A"), artefact("probe_pair.sim:B")
+    a, b = artefact("probe_pair.sim:A", default_rulebook()), artefact("probe_pair.sim:B", default_rulebook())
     assert a["package_sha256"] == b["package_sha256"] and a["sha256"] != b["sha256"]
     assert "helper_a" in {m["module"] for m in a["imports"]} and "helper_b" not in {m["module"] for m in a["imports"]}
     assert a["reference_derived"] is True and b["reference_derived"] is False
     (tmp_path / "helper_a.py").write_text("FAST = False\n")
-    assert artefact("probe_pair.sim:A")["sha256"] != a["sha256"]
+    assert artefact("probe_pair.sim:A", default_rulebook())["sha256"] != a["sha256"]
 
 
 # ---------------------------------------------------------------------------------------------- another release

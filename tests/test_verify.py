@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracle.spec import default_rulebook
+
 from conformance import OracleBackend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,7 +238,7 @@ def test_the_artefact_is_named_by_digest(tmp_path, monkeypatch):
     script = tmp_path / "sim.sh"
     script.write_text("#!/bin/sh\necho\n")
     script.chmod(0o755)
-    named = artefact(f"exec:{script} --fast")
+    named = artefact(f"exec:{script} --fast", default_rulebook())
     assert named["sha256"] == hashlib.sha256(script.read_bytes()).hexdigest()
     assert named["interpreter"]["sha256"] == hashlib.sha256(Path(os.path.realpath("/bin/sh")).read_bytes()).hexdigest()
     package = tmp_path / "probe_sim"
@@ -244,10 +246,10 @@ def test_the_artefact_is_named_by_digest(tmp_path, monkeypatch):
     (package / "__init__.py").write_text("raise SystemExit('never imported')\n")
     (package / "core.py").write_text("class Sim: pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    named = artefact("probe_sim.core:Sim")
+    named = artefact("probe_sim.core:Sim", default_rulebook())
     assert named["kind"] == "python" and named["files"] == 2 and len(named["sha256"]) == 64
     (package / "core.py").write_text("class Sim: fast = True\n")
-    assert artefact("probe_sim.core:Sim")["sha256"] != named["sha256"]
+    assert artefact("probe_sim.core:Sim", default_rulebook())["sha256"] != named["sha256"]
 
 
 def test_verify_names_an_artefact_that_is_not_the_one_certified(bundles):

@@ -41,7 +41,7 @@ def tree_digest(root: Path) -> tuple[str, int]:
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest(), len(lines)
 
 
-def _python_artefact(name: str, module: str) -> dict[str, Any]:
+def _python_artefact(name: str, module: str, rulebook: Any) -> dict[str, Any]:
     top = module.split(".")[0]
     if top in ("oracle", "conformance"):       # the kit's own reference: its two packages, as installed
         import oracle
@@ -60,10 +60,8 @@ def _python_artefact(name: str, module: str) -> dict[str, Any]:
     else:
         root = Path(spec.origin)
         digest, files = file_digest(root), 1
-    from oracle.spec import default_rulebook
-
     from conformance.backends.imports import digest_of, probe
-    made_of = probe(name, default_rulebook())
+    made_of = probe(name, rulebook)
     imports = made_of.get("imports") or []
     out = {"backend": name, "kind": "python", "name": top, "path": str(root), "files": files,
            "version": _version(top), "package_sha256": digest,
@@ -108,17 +106,18 @@ def _exec_artefact(name: str, command: str) -> dict[str, Any]:
     return out
 
 
-def artefact(name: str) -> dict[str, Any]:
-    """What backend `name` (as --backend takes it) is, by digest."""
+def artefact(name: str, rulebook: Any) -> dict[str, Any]:
+    """What backend `name` (as --backend takes it) is, by digest (a Python backend loaded, in a process of
+    its own, with the specs of `rulebook`)."""
     if name.startswith("exec:"):
         return _exec_artefact(name, name[len("exec:"):].strip())
     if name == "oracle":
-        return _python_artefact(name, "oracle")
+        return _python_artefact(name, "oracle", rulebook)
     if ":" in name:
-        return _python_artefact(name, name.partition(":")[0])
+        return _python_artefact(name, name.partition(":")[0], rulebook)
     found = [ep for ep in metadata.entry_points(group="ascend_conformance.backends") if ep.name == name]
     if found:
-        return _python_artefact(name, found[0].value.partition(":")[0]) | {"entry_point": found[0].value}
+        return _python_artefact(name, found[0].value.partition(":")[0], rulebook) | {"entry_point": found[0].value}
     return {"backend": name, "kind": "unknown", "error": "not a module, an entry point or a program"}
 
 
@@ -134,6 +133,8 @@ def subjects(described: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-if __name__ == "__main__":          # pragma: no cover - a look at what a name resolves to
+if __name__ == "__main__":          # pragma: no cover - a look at what a name resolves to: NAME SPECS_FOLDER
     import json
-    print(json.dumps(artefact(sys.argv[1]), indent=2))
+
+    from oracle.spec import load_rulebook
+    print(json.dumps(artefact(sys.argv[1], load_rulebook(sys.argv[2])), indent=2))

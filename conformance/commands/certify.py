@@ -125,6 +125,6 @@ def described_artefact(backend: str) -> dict[str, Any]:
     named with why, and the bundle says so."""
     from conformance.backends.artefact import artefact
     try:
-        return artefact(backend)
+        return artefact(backend, default_rulebook())
     except (OSError, ValueError, ImportError) as exc:
         return {"backend": backend, "kind": "unknown", "error": f"{type(exc).__name__}: {exc}"}

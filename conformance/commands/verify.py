@@ -117,7 +117,7 @@ def _verify(args: Options, folder: Path, given: Any) -> Verified:
     verified = Verified(again, checked, _partial_line(release, results))
     verified.lines.append(files.same_environment(environment, results, verdict_text(again)))
     if args.backend:
-        _same_artefact(args.backend, results)
+        _same_artefact(args.backend, results, rulebook)
         _same_answers(args.backend, kept, results, args.timeout, rulebook)
         verified.lines.insert(0, sample.line(args.backend))
     _waived(args, verified)
@@ -210,11 +210,11 @@ def _waived(args: Options, verified: Verified) -> None:
 
 # ---------------------------------------------------------------------------------------------- the artefact
 
-def _same_artefact(spec: str, results: dict[str, Any]) -> None:
+def _same_artefact(spec: str, results: dict[str, Any], rulebook: Any) -> None:
     """The backend named is, by digest, the artefact the bundle certified."""
     from conformance.backends.artefact import artefact
     recorded = ((results.get("certify") or {}).get("artefact") or {}).get("sha256")
-    mine = artefact(spec).get("sha256")
+    mine = artefact(spec, rulebook).get("sha256")
     if recorded != mine:
         raise NotAsClaimed(f"results.json: certify.artefact.sha256: the bundle certified {recorded}, "
                            f"{spec} is {mine}")
