@@ -199,6 +199,7 @@ def test_no_backend_process_sees_the_challenge(tmp_path):
     seen = peek.read_bytes()
     assert b"certify" in seen and b"verify" in seen and b"environ: " in seen     # it did read its ancestors
     assert CHALLENGE.encode() not in seen and CHALLENGE.upper().encode() not in seen
+    assert str(tmp_path / "challenge").encode() not in seen         # nor where the file holding it lies
 
 
 def test_certify_warns_of_a_challenge_on_its_command_line(tmp_path):

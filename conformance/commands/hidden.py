@@ -26,7 +26,7 @@ def take_challenge(given: str | None, path: str | None, warn: bool = True) -> Ch
                                    ("--challenge", given), (ENV, from_env)) if t]
     if not sources:
         return None
-    scrub([t for _, t in sources])
+    scrub([t for _, t in sources], [path] if path else [])
     where, text = sources[0]
     try:
         challenge = Challenge.parse(text)
@@ -46,10 +46,13 @@ def _read(path: str) -> str:
         raise ChallengeError(f"--challenge-file: {exc}") from None
 
 
-def scrub(texts: list[str]) -> bool:
+def scrub(texts: list[str], arguments: list[str] = ()) -> bool:
     """Overwrite every copy of `texts` in this process's command line and environment as the kernel shows
-    them (/proc/self/cmdline, /proc/self/environ); False where that cannot be done (not Linux)."""
+    them (/proc/self/cmdline, /proc/self/environ), and every argument of the command line that is one of
+    `arguments` (the challenge file's name, which would lead a backend to it); False where that cannot be
+    done (not Linux)."""
     words = [t.encode() for t in texts if len(t) >= 8]
+    named = {os.fsencode(a) for a in arguments} | {b"--challenge-file=" + os.fsencode(a) for a in arguments}
     try:
         with open("/proc/self/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
@@ -60,6 +63,8 @@ def scrub(texts: list[str]) -> bool:
                 mem.seek(start)
                 shown = mem.read(end - start)
                 hidden = shown
+                if start == arg_start:
+                    hidden = b"\0".join(b"x" * len(w) if w in named else w for w in hidden.split(b"\0"))
                 for word in words:
                     hidden = hidden.replace(word, b"x" * len(word))
                 if hidden != shown:
