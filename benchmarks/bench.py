@@ -53,6 +53,12 @@
       that exits on one call in seven, beside one that leaves the same calls' bytes unwritten (FAIL): wall
       time, and seconds and shrinking runs per failing cell, crash against FAIL
                                   target: a crashing cell within 1.5x a failing one; the run within 60 s
+  (r) a certificate that cannot be stretched: `certify` of the reference on the product (every API, -n 1)
+      and `verify` of it without a backend, with `--backend oracle` and the default sample (a backend
+      wrong on 1% of calls caught with probability 0.99) and with `--sample 1`, each on one core
+      (taskset); in process, what the closed list of files (lstat of every file, streamed digests), the
+      re-derivation of every field of results.json and the default sample cost
+                                          target: verify --backend (default sample) <= 1.5x the certify
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
@@ -60,7 +66,7 @@
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
                                         out-of-reach|evidence|shrink|per-api|coverage|coverage-fuzz|
-                                        crashes]
+                                        crashes|certificate]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -553,6 +559,53 @@ def evidence_figures(product: str, rounds: int = 3) -> None:
           f"{verified / certified:.2f}x (target <= 2x)")
 
 
+def _one_core(*args: str) -> float:
+    """Wall seconds of `python -m conformance ARGS` pinned to one core (where taskset is at hand)."""
+    import shutil
+    import subprocess
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    began = time.perf_counter()
+    done = subprocess.run([*pin, sys.executable, "-m", "conformance", *args], capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)}: exit {done.returncode}: {done.stdout[-500:]}{done.stderr[-500:]}")
+    return time.perf_counter() - began
+
+
+def certificate_figures(product: str, profile: str = "ci") -> None:
+    """(r): what the closed list, the re-derivation of every field and the default sample cost, against
+    the certification `verify` checks (one product, every API, -n 1, one core each)."""
+    from conformance.commands import sampling
+    from conformance.commands.verify_derive import rederived
+    from conformance.report import bundle_files
+    from conformance.report.results import load_results
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "b"
+        certified = _one_core("certify", "--backend", "oracle", "--product", product, "--profile", profile,
+                              "-n", "1", "--bundle", str(folder))
+        plain = _one_core("verify", str(folder))
+        sampled = _one_core("verify", str(folder), "--backend", "oracle")
+        every = _one_core("verify", str(folder), "--backend", "oracle", "--sample", "1")
+        results = load_results(folder / "results.json", default_rulebook())
+        began = time.perf_counter()
+        found = bundle_files.scan(folder)
+        bundle_files.same_files(found, results["certify"]["files"])
+        digested = sum(len(bundle_files.digest(folder, name)) for name in found) // 64
+        listed = time.perf_counter() - began
+        began = time.perf_counter()
+        rederived(results, {c["id"]: c for c in results["cells"]}, None)
+        again = time.perf_counter() - began
+    sample = sampling.sized(results["evidence"]["calls"])
+    print(f"(r) a certificate that cannot be stretched: {product}, every API, profile {profile}, "
+          f"{results['calls']} calls, one core each")
+    print(f"    certify {certified:.2f}s; verify without a backend {plain:.2f}s = {plain / certified:.2f}x")
+    print(f"    verify --backend oracle, default sample: {sampled:.2f}s = {sampled / certified:.2f}x "
+          f"(target <= 1.5x); {sample.line('oracle')}")
+    print(f"    verify --backend oracle --sample 1 (every call): {every:.2f}s = {every / certified:.2f}x")
+    print(f"    in process: the closed list ({digested} files lstat'ed and digested in blocks) {listed * 1e3:.1f} ms; "
+          f"every field of results.json derived again from {len(results['cells'])} cells {again * 1e3:.1f} ms; "
+          f"the default sample {max(sampled - plain, 0):.2f}s of the verify")
+
+
 def differential_figures(product: str) -> None:
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor, run_tasks
@@ -881,8 +934,8 @@ def main() -> None:
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
                                        "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
-                                       "coverage-fuzz", "crashes"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p) or (q)")
+                                       "coverage-fuzz", "crashes", "certificate"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q) or (r)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
@@ -890,7 +943,8 @@ def main() -> None:
          "differential": differential_figures, "per-core": per_core, "cores": core_figures,
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
          "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
-         "coverage-fuzz": guided_figures, "crashes": crash_figures}[args.only](args.product)
+         "coverage-fuzz": guided_figures, "crashes": crash_figures,
+         "certificate": lambda product: certificate_figures(product, args.profile)}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -908,6 +962,7 @@ def main() -> None:
     isolation_figures(args.product)
     out_of_reach_figures(args.product)
     evidence_figures(args.product)
+    certificate_figures(args.product, args.profile)
     differential_figures(args.product)
     fuzz_figures(args.product)
     cost_figures(args.product)

@@ -120,11 +120,13 @@ def test_the_bundle_writer_skips_a_lock_left_in_the_folder(tmp_path):
     from test_verdict_scope import doc
     results = doc([("data_move/ascend910b/legal/int8", {"counts": {"PASS": 25}})], seed=0, profile="quick")
     results["certify"] = {"frozen_hash": "f" * 16, "frozen_cases": 0}
-    (tmp_path / LEGACY_LOCK_NAME).write_text("{}")
-    (tmp_path / "results.json").write_text(json.dumps(results))
-    sums = write_bundle(tmp_path, results, waivers_file=None, argv=["certify"], rulebook=default_rulebook()).read_text()
+    bundle = tmp_path / "b"          # a folder of its own (the lock's directory is beside it)
+    bundle.mkdir()
+    (bundle / LEGACY_LOCK_NAME).write_text("{}")
+    (bundle / "results.json").write_text(json.dumps(results))
+    sums = write_bundle(bundle, results, waivers_file=None, argv=["certify"], rulebook=default_rulebook()).read_text()
     assert "README.md" in sums and LEGACY_LOCK_NAME not in sums
-    assert not (tmp_path / LEGACY_LOCK_NAME).exists()
+    assert not (bundle / LEGACY_LOCK_NAME).exists()
 
 
 def test_an_earlier_kits_lock_in_the_folder(tmp_path):

@@ -187,16 +187,16 @@ def test_missed_reject_names_the_rule(tmp_path):
     assert bad.get("type") == "MISSED_REJECT" and f"replay {tmp_path}/repro/" in bad.text
 
 
-def test_waived_failure_is_shown_and_does_not_fail_the_verdict(tmp_path):
+def test_a_waived_failure_is_shown_and_named_in_the_verdict_word(tmp_path):
     results = run_of("nburst")
     waiver = Waiver(1, None, "data_move.nburst.*", "ascend910b", "sim v1 clamps nburst", "SIM-7",
                     datetime.date(2027, 1, 31))
     apply_waivers(results, [waiver], datetime.date(2026, 11, 22))
     finish(results)
-    assert results["verdict"] == CONFORMANT
+    assert results["verdict"] == "CONFORMANT WITH 1 WAIVED FAILURE" and not results["conforms"]
     text = write_outputs(results, tmp_path, default_rulebook())["html"][0].read_text(encoding="utf-8")
     assert_valid_and_self_contained(text)
-    assert ">CONFORMANT<" in text[:text.index("<main>")] and "WAIVED" in text and "SIM-7" in text
+    assert ">CONFORMANT WITH 1 WAIVED FAILURE<" in text[:text.index("<main>")] and "SIM-7" in text
     (case,) = [c for c in ET.parse(tmp_path / "junit.xml").getroot().iter("testcase")
                if c.get("name") == "reject/data_move.nburst.range"]
     assert "WAIVED" in case.find("skipped").get("message") and case.find("failure") is None

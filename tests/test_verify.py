@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracle.spec import default_rulebook
+
 from conformance import OracleBackend
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,9 +27,14 @@ OTHER = "a7" * 32
 CERTIFY = ["certify", "--product", "ascend910b", "--api", "data_move", "--profile", "quick"]
 
 
-def cli(*args: str) -> subprocess.CompletedProcess:
+def cli(*args: str, challenge: str | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    """The kit's command line; `challenge` given as a receiver gives it, in the environment."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("ASCEND_CONFORMANCE_CHALLENGE", None)
+    if challenge is not None:
+        env["ASCEND_CONFORMANCE_CHALLENGE"] = challenge
     return subprocess.run([sys.executable, "-m", "conformance", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                          timeout=timeout, env=env)
 
 
 def certify(folder: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
@@ -77,8 +84,8 @@ def test_an_honest_bundle_verifies(bundles):
 
 
 def test_a_failing_bundle_verifies_as_not_conformant(bundles):
-    done = cli("verify", str(bundles["failing"]), "--challenge", CHALLENGE,
-               "--backend", "tests.cheating_backends:FrameWalker", "--sample", "1")
+    done = cli("verify", str(bundles["failing"]), "--backend", "tests.cheating_backends:FrameWalker", "--sample", "1",
+               challenge=CHALLENGE)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("VERIFIED: NOT CONFORMANT")
 
@@ -136,19 +143,19 @@ def test_a_forged_bundle_is_not_what_it_claims(copy, forgery, said):
         results["evidence"]["sha256"] = hashlib.sha256(raw).hexdigest()
         (folder / "results.json").write_text(json.dumps(results))
         resum(folder)
-    done = cli("verify", str(folder), "--challenge", CHALLENGE)
+    done = cli("verify", str(folder), challenge=CHALLENGE)
     assert done.returncode == 4, done.stdout + done.stderr
     assert done.stdout.startswith("NOT AS CLAIMED:") and said in done.stdout, done.stdout
     assert len(done.stdout.strip().splitlines()) == 1
 
 
 def test_a_bundle_from_another_challenge_or_none(bundles):
-    other = cli("verify", str(bundles["challenged"]), "--challenge", OTHER)
+    other = cli("verify", str(bundles["challenged"]), challenge=OTHER)
     assert other.returncode == 4 and "another challenge" in other.stdout
-    unchallenged = cli("verify", str(bundles["honest"]), "--challenge", CHALLENGE)
+    unchallenged = cli("verify", str(bundles["honest"]), challenge=CHALLENGE)
     assert unchallenged.returncode == 4 and "without a challenge" in unchallenged.stdout
     missing = cli("verify", str(bundles["challenged"]))
-    assert missing.returncode == 2 and "--challenge" in missing.stderr
+    assert missing.returncode == 2 and "--challenge-file" in missing.stderr
 
 
 class Reference(OracleBackend):
@@ -158,10 +165,11 @@ class Reference(OracleBackend):
 
 
 def test_the_artefact_answers_are_checked(bundles):
-    """The failing bundle checked against a backend of the same package (by digest the same artefact)
-    that answers otherwise: its answers on the sample are not the recorded ones."""
-    done = cli("verify", str(bundles["failing"]), "--challenge", CHALLENGE,
-               "--backend", "tests.test_verify:Reference", "--sample", "1")
+    """The failing bundle checked against a backend of the same module (by digest the same artefact: the
+    same package, the same imports) that answers otherwise: its answers on the sample are not the
+    recorded ones."""
+    done = cli("verify", str(bundles["failing"]), "--backend", "tests.cheating_backends:Reference", "--sample", "1",
+               challenge=CHALLENGE)
     assert done.returncode == 4 and "answers" in done.stdout and "recorded" in done.stdout, done.stdout
 
 
@@ -230,7 +238,7 @@ def test_the_artefact_is_named_by_digest(tmp_path, monkeypatch):
     script = tmp_path / "sim.sh"
     script.write_text("#!/bin/sh\necho\n")
     script.chmod(0o755)
-    named = artefact(f"exec:{script} --fast")
+    named = artefact(f"exec:{script} --fast", default_rulebook())
     assert named["sha256"] == hashlib.sha256(script.read_bytes()).hexdigest()
     assert named["interpreter"]["sha256"] == hashlib.sha256(Path(os.path.realpath("/bin/sh")).read_bytes()).hexdigest()
     package = tmp_path / "probe_sim"
@@ -238,10 +246,10 @@ def test_the_artefact_is_named_by_digest(tmp_path, monkeypatch):
     (package / "__init__.py").write_text("raise SystemExit('never imported')\n")
     (package / "core.py").write_text("class Sim: pass\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    named = artefact("probe_sim.core:Sim")
+    named = artefact("probe_sim.core:Sim", default_rulebook())
     assert named["kind"] == "python" and named["files"] == 2 and len(named["sha256"]) == 64
     (package / "core.py").write_text("class Sim: fast = True\n")
-    assert artefact("probe_sim.core:Sim")["sha256"] != named["sha256"]
+    assert artefact("probe_sim.core:Sim", default_rulebook())["sha256"] != named["sha256"]
 
 
 def test_verify_names_an_artefact_that_is_not_the_one_certified(bundles):

@@ -2,8 +2,11 @@
 program an `exec:` command resolves to (and a script's interpreter), so that a bundle says which artefact
 its verdict is about and a receiver can check that the one they hold is it.
 
-Nothing here imports or runs the backend: a package is found on the module path as `python -m` would
-find it (its top-level name only, which executes none of its code) and read as files.
+Nothing here imports or runs the backend in the kit's process: a package is found on the module path as
+`python -m` would find it (its top-level name only, which executes none of its code) and read as files;
+what the backend's process imports besides, and whether it runs the kit's reference, is asked of a process
+of its own (conformance/backends/imports.py). The digest of a Python backend covers both: its package's
+files and every module its process imported from outside the standard library and the kit.
 """
 from __future__ import annotations
 
@@ -17,16 +20,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from conformance.backends.imports import distribution_version as _version
+from conformance.backends.imports import file_digest
+
 SKIPPED = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"}
 MAX_FILES = 20_000              # a package larger than this is named by its first files, and says so
-
-
-def file_digest(path: Path | str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tree_digest(root: Path) -> tuple[str, int]:
@@ -43,16 +41,7 @@ def tree_digest(root: Path) -> tuple[str, int]:
     return hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest(), len(lines)
 
 
-def _version(top: str) -> str | None:
-    for dist in metadata.packages_distributions().get(top, []):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            continue
-    return None
-
-
-def _python_artefact(name: str, module: str) -> dict[str, Any]:
+def _python_artefact(name: str, module: str, rulebook: Any) -> dict[str, Any]:
     top = module.split(".")[0]
     if top in ("oracle", "conformance"):       # the kit's own reference: its two packages, as installed
         import oracle
@@ -60,7 +49,7 @@ def _python_artefact(name: str, module: str) -> dict[str, Any]:
         digest = hashlib.sha256("\n".join(tree_digest(p)[0] for p in packages).encode()).hexdigest()
         from conformance.backends.contract import kit_version
         return {"backend": name, "kind": "kit", "name": "ascend-conformance", "version": kit_version(),
-                "sha256": digest}
+                "sha256": digest, "reference_derived": True}
     spec = importlib.util.find_spec(top)
     if spec is None or spec.origin is None and not spec.submodule_search_locations:
         return {"backend": name, "kind": "python", "name": top, "error": f"module {top!r} not found on the path"}
@@ -71,8 +60,16 @@ def _python_artefact(name: str, module: str) -> dict[str, Any]:
     else:
         root = Path(spec.origin)
         digest, files = file_digest(root), 1
-    return {"backend": name, "kind": "python", "name": top, "path": str(root), "files": files,
-            "version": _version(top), "sha256": digest}
+    from conformance.backends.imports import digest_of, probe
+    made_of = probe(name, rulebook)
+    imports = made_of.get("imports") or []
+    out = {"backend": name, "kind": "python", "name": top, "path": str(root), "files": files,
+           "version": _version(top), "package_sha256": digest,
+           "reference_derived": made_of.get("reference_derived") is True, "imports": imports,
+           "sha256": hashlib.sha256(f"{digest}\n{digest_of(imports)}".encode()).hexdigest()}
+    if made_of.get("error"):
+        out["imports_error"] = str(made_of["error"])
+    return out
 
 
 def _interpreter(path: str) -> str | None:
@@ -109,17 +106,18 @@ def _exec_artefact(name: str, command: str) -> dict[str, Any]:
     return out
 
 
-def artefact(name: str) -> dict[str, Any]:
-    """What backend `name` (as --backend takes it) is, by digest."""
+def artefact(name: str, rulebook: Any) -> dict[str, Any]:
+    """What backend `name` (as --backend takes it) is, by digest (a Python backend loaded, in a process of
+    its own, with the specs of `rulebook`)."""
     if name.startswith("exec:"):
         return _exec_artefact(name, name[len("exec:"):].strip())
     if name == "oracle":
-        return _python_artefact(name, "oracle")
+        return _python_artefact(name, "oracle", rulebook)
     if ":" in name:
-        return _python_artefact(name, name.partition(":")[0])
+        return _python_artefact(name, name.partition(":")[0], rulebook)
     found = [ep for ep in metadata.entry_points(group="ascend_conformance.backends") if ep.name == name]
     if found:
-        return _python_artefact(name, found[0].value.partition(":")[0]) | {"entry_point": found[0].value}
+        return _python_artefact(name, found[0].value.partition(":")[0], rulebook) | {"entry_point": found[0].value}
     return {"backend": name, "kind": "unknown", "error": "not a module, an entry point or a program"}
 
 
@@ -135,6 +133,8 @@ def subjects(described: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-if __name__ == "__main__":          # pragma: no cover - a look at what a name resolves to
+if __name__ == "__main__":          # pragma: no cover - a look at what a name resolves to: NAME SPECS_FOLDER
     import json
-    print(json.dumps(artefact(sys.argv[1]), indent=2))
+
+    from oracle.spec import load_rulebook
+    print(json.dumps(artefact(sys.argv[1], load_rulebook(sys.argv[2])), indent=2))

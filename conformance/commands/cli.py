@@ -20,7 +20,8 @@ from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (Options, EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                                           maxfail_arg, reading_arg, seed_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
-from conformance.commands.running import cmd_certify, cmd_fuzz, cmd_promote, cmd_run
+from conformance.commands.certify import cmd_certify
+from conformance.commands.running import cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
@@ -46,7 +47,8 @@ def cmd_report(args: Options) -> int:
 
     from conformance.report.outputs import write_outputs
     from conformance.report.merging import merge
-    from conformance.report.results import CONFORMANT, ResultsError, load_results, overall
+    from conformance.report.results import ResultsError, load_results, overall
+    from conformance.report.scope import accepted
     from conformance.report.text import printable
 
     if len(args.files) > 1 and not args.out:
@@ -73,7 +75,7 @@ def cmd_report(args: Options) -> int:
                     f"{len(sources)} results file(s); report in {folder}"))
     for path in [written["results"], written["junit"], *written["html"]]:
         print("  " + printable(str(path)))
-    return EXIT_OK if results["verdict"] == CONFORMANT else EXIT_NONCONFORMING
+    return EXIT_OK if accepted(results["verdict"]) else EXIT_NONCONFORMING
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,6 +153,8 @@ def shared_parsers() -> tuple[argparse.ArgumentParser, ...]:
                             help="derive every seed and the memory images from this value (16-64 random bytes in "
                                  "hex, picked by whoever receives the results; or ASCEND_CONFORMANCE_CHALLENGE), "
                                  "so that no backend can recognise the test")
+    challenged.add_argument("--challenge-file", metavar="FILE",
+                            help="read the challenge from this file (it stays off every command line)")
     waiving = Parser(add_help=False)
     waiving.add_argument("--waivers", metavar="FILE", help="YAML file of known failures to accept (see README)")
     return target, narrowing, challenged, waiving

@@ -50,6 +50,11 @@ class Options:
     report: str = "reports"
     seed: int | None = None
     challenge: str | None = None
+    challenge_file: str | None = None
+    accept_waivers: str | None = None
+    allow_partial: bool = False
+    confidence: float | None = None
+    rate: float | None = None
     waivers: str | None = None
     profile: str = "ci"
     list: bool = False
@@ -64,7 +69,7 @@ class Options:
     file: str | None = None
     format: str = "text"
     editions: bool = False
-    sample: float = 0.05
+    sample: float | None = None
     coverage: bool = False
 
     @classmethod
@@ -305,17 +310,17 @@ def isolation_of(args: Options):
     return Isolation(True, user)
 
 
-def challenge_of(args: Options):
-    """The run's challenge (conformance/generate/challenge.py): --challenge HEX, else the environment's
-    ASCEND_CONFORMANCE_CHALLENGE, else None; one that is not hex of the right length is a usage error, as
-    is one beside --seed (the challenge gives the seed)."""
-    from conformance.generate.challenge import ENV, Challenge, ChallengeError
-    text = args.challenge or os.environ.get(ENV) or None
-    if text is None:
-        return None
-    if args.seed is not None:
-        raise UsageError("--seed and a challenge: the challenge gives the run's seed; give one or the other")
+def challenge_of(args: Options, warn: bool = False):
+    """The run's challenge (conformance/generate/challenge.py): --challenge-file, --challenge HEX, else the
+    environment's ASCEND_CONFORMANCE_CHALLENGE, else None, kept from every backend process
+    (conformance/commands/hidden.py); one that is not hex of the right length is a usage error, as is one
+    beside --seed (the challenge gives the seed)."""
+    from conformance.commands.hidden import take_challenge
+    from conformance.generate.challenge import ChallengeError
     try:
-        return Challenge.parse(text)
+        challenge = take_challenge(args.challenge, args.challenge_file, warn)
     except ChallengeError as exc:
-        raise UsageError(f"--challenge: {exc}") from None
+        raise UsageError(str(exc)) from None
+    if challenge is not None and args.seed is not None:
+        raise UsageError("--seed and a challenge: the challenge gives the run's seed; give one or the other")
+    return challenge

@@ -18,7 +18,7 @@ from conformance.generate.cells import ambiguity_ids as every_ambiguity
 from conformance.generate.cells import cells
 
 
-def open_session(args: Options, folder: Path, db_spec: str | None = None):
+def open_session(args: Options, folder: Path, db_spec: str | None = None, shown: Path | None = None):
     """The run's session (`with` it: its folder locked, its workers started; the backend loads in them,
     never here)."""
     from conformance.commands.session import Session
@@ -31,7 +31,7 @@ def open_session(args: Options, folder: Path, db_spec: str | None = None):
     return Session(folder, args.backend, worker_count(args.workers), args.timeout, db_spec,
                    against=args.against, oracle=not args.no_oracle, coverage=args.coverage,
                    cluster=args.cluster, readings=readings_of(args), isolation=isolation_of(args),
-                   edition=edition_of(args), verbosity=args.verbosity, specs=default_rulebook)
+                   edition=edition_of(args), verbosity=args.verbosity, specs=default_rulebook, shown=shown)
 
 
 def _coverage_ready(args: Options) -> None:
@@ -159,64 +159,6 @@ def _shard_settings(args: Options, session: Any, products: list[str],
     every = chosen_cells(args.with_(shard=None), products, apis,
                          entered_ambiguities(session, args, apis))
     return {"shard": f"{args.shard[0]}/{args.shard[1]}", "shard_cells": len(every)}
-
-
-def cmd_certify(args: Options) -> int:
-    from conformance.generate.challenge import redacted
-    from conformance.generate.frozen import FrozenDataError, frozen_hash, load_frozen
-    from conformance.generate.profiles import profile
-    from conformance.report.bundle import CERTIFY_SEED, write_bundle
-    from conformance.supervise.plan import plan
-
-    if args.in_process:
-        raise UsageError("certify runs the backend out of the judge's reach: --in-process is for debugging "
-                         "a backend with `run`")
-    products, apis = products_and_apis(args)
-    waivers = waivers_of(args)
-    try:
-        frozen = load_frozen()
-        digest = frozen_hash()
-    except FrozenDataError as exc:
-        raise UsageError(str(exc)) from None
-    bundle = Path(args.bundle)
-    prof = profile(args.profile)
-    challenge = challenge_of(args)
-    seed = challenge.seed if challenge is not None else CERTIFY_SEED
-    artefact = described_artefact(args.backend)
-    session = open_session(args, bundle)
-    with session:
-        # the frozen list holds the cases of every reading: the readings declared pick their cells from it
-        chosen = cells(products, apis, rulebook=session.rulebook,
-                       ambiguities=entered_ambiguities(session, args, apis))
-        cases = sum(frozen.count(c.id) for c in chosen)
-
-        def certified(results: dict[str, Any]) -> None:
-            results["certify"] = {"frozen_hash": digest, "frozen_cases": cases, "artefact": artefact,
-                                  "challenge": challenge.digest if challenge is not None else None,
-                                  "command": redacted(sys.argv), "folder": str(bundle)}
-            settle(results, waivers)
-
-        print(f"ascend-conformance {kit_version()} certify: backend {session.backend['name']!r} on "
-              f"{', '.join(products)}, {len(chosen)} cells: {cases} frozen cases (list {digest}), then profile "
-              f"{args.profile} " + (f"under a challenge (sha256 {challenge.digest[:16]}...)" if challenge else
-                                    f"with seed {CERTIFY_SEED}, without a challenge")
-              + readings_line(session), flush=True)
-        results = session.run(chosen, plan(chosen, prof, seed, session.rulebook, frozen=True,
-                                           pool=challenge.pool if challenge else 0),
-                              certified, profile=args.profile, seed=seed, workers=args.workers, select=[],
-                              timeout=args.timeout, shard=None)
-        write_bundle(bundle, results, waivers_file=args.waivers, argv=redacted(sys.argv), rulebook=session.rulebook)
-    return session.terminal.end(results, bundle, args.backend)
-
-
-def described_artefact(backend: str) -> dict[str, Any]:
-    """What is certified, by digest (conformance/backends/artefact.py); an artefact that cannot be read is
-    named with why, and the bundle says so."""
-    from conformance.backends.artefact import artefact
-    try:
-        return artefact(backend)
-    except (OSError, ValueError, ImportError) as exc:
-        return {"backend": backend, "kind": "unknown", "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _database(spec: str | None):

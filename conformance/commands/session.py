@@ -34,6 +34,7 @@ WRITE_EVERY = 30.0          # seconds between two writes of the report folder du
 
 class Session:
     """with Session(folder, backend_spec, workers, timeout, specs=...) as s: s.run(...) -> the final results.
+    `shown`: the folder the reports name (and the lock is held on) where `folder` is a private one.
     `specs` gives the run's rulebook (a module's function of no argument, oracle.spec.default_rulebook):
     called here once, and once in every worker (conformance/supervise/worker.py)."""
 
@@ -41,14 +42,15 @@ class Session:
                  db_spec: str | None = None, out: TextIO | None = None, against: str | None = None,
                  oracle: bool = True, cluster: str | None = None, readings: dict[str, str] | None = None,
                  isolation: Isolation = Isolation(), edition: str | None = None, verbosity: int = 0, *,
-                 specs: Callable[[], Rulebook], coverage: bool = False):
+                 specs: Callable[[], Rulebook], coverage: bool = False, shown: Path | None = None):
         from conformance.commands.terminal import Terminal
         self.folder, self.backend_spec, self.out = Path(folder), backend_spec, out or sys.stdout
         self.rulebook = specs()
         self.terminal = Terminal(verbosity, self.out)
         self.edition = edition
         self.stop = Stop()
-        self.lock = FolderLock(self.folder)
+        self.shown = shown      # the folder the reports name, where `folder` is a private one moved there
+        self.lock = FolderLock(shown or self.folder)
         self.isolation = isolation
         if cluster:
             from conformance.supervise.cluster import ClusterSupervisor
@@ -121,7 +123,7 @@ class Session:
             if self.coverage is not None:
                 from conformance.report.coverage_files import write_coverage
                 results["coverage"] = write_coverage(self.folder, self.coverage)
-        write_outputs(results, self.folder, self.rulebook)
+        write_outputs(results, self.folder, self.rulebook, self.shown)
 
     def keep_evidence(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result as it came from a worker, its evidence taken out and kept apart (it goes to its own

@@ -1,6 +1,6 @@
 """A challenge: a value the receiver of a certification picks, from which every seed of the run and the
-bytes of its memory images derive (`--challenge HEX`), so that no backend can recognise the test or
-replay answers it memorised.
+bytes of its memory images derive (`--challenge-file FILE`, `ASCEND_CONFORMANCE_CHALLENGE`), so that no
+backend can recognise the memory and the calls or replay answers it memorised.
 
 Without one, a certification's calls and memory are fixed (the frozen list, seed 0, the published random
 pool), which is what makes two certifications comparable and also what a backend could learn. Under a

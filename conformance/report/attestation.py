@@ -1,6 +1,7 @@
 """The bundle's in-toto Statement (https://in-toto.io/Statement/v1): its subjects are the certified
 artefact's digests (conformance/backends/artefact.py), its predicate the verdict, its scope, the kit, the
-spec hash, the frozen list, the challenge's digest and the digests of results.json and the evidence.
+spec hash, the frozen list, the challenge's digest, the digests of results.json and the evidence, and every
+waiver applied with the cells it covered.
 
 The kit holds no key: the Statement is what a signer signs with the tools that exist for it (the bundle's
 README shows `cosign attest-blob` and `cosign verify-blob-attestation`), and `verify` checks that the
@@ -16,6 +17,8 @@ from typing import Any
 NAME = "attestation.intoto.json"
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://ascend-conformance.dev/certification/v1"
+# what the predicate says of each waiver: what it matched on, why, where it is tracked, the cells it covered
+WAIVER_FIELDS = ("index", "test", "rule", "product", "reason", "tracker", "expires", "status", "cells")
 
 
 def statement(folder: Path, results: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +43,8 @@ def statement(folder: Path, results: dict[str, Any]) -> dict[str, Any]:
             "challenge_sha256": certified.get("challenge"),
             "results_sha256": results_digest,
             "evidence_sha256": (results.get("evidence") or {}).get("sha256"),
+            "waivers": [{k: w.get(k) for k in WAIVER_FIELDS} for w in results.get("waivers") or []],
+            "reference_derived": bool(artefact.get("reference_derived")),
         },
     }
 

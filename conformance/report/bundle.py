@@ -14,7 +14,6 @@ one an earlier kit left in the folder is removed before the checksums are made.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import platform
 import shutil
@@ -27,6 +26,7 @@ from oracle.spec import Rulebook
 
 from conformance.report.attestation import NAME as STATEMENT
 from conformance.report.attestation import PREDICATE_TYPE, statement_text
+from conformance.report.bundle_files import ForeignFile, closed_list, digest, scan
 from conformance.report.files import json_text, write_atomic
 from conformance.report.ambiguities import verdict_text
 from conformance.report.text import printable, replay_command
@@ -81,6 +81,10 @@ def readme_text(results: dict[str, Any], has_waivers: bool) -> str:
         "",
         *_scope_lines(results),
         *_challenge_lines(results),
+        "No black-box run can catch an artefact that detects the kit's process and behaves only under it, or a "
+        "certifier who swaps artefacts between runs. To rely on this bundle, run the artefact yourself, in your "
+        "own environment, under a fresh challenge of your own and with a full sample "
+        "(`verify --backend B --sample 1`).", "",
         *_artefact_lines(results),
         "| file | what it is |",
         "|---|---|",
@@ -99,7 +103,7 @@ def readme_text(results: dict[str, Any], has_waivers: bool) -> str:
     ]
     lines += [
         "Check this bundle with your own kit (docs/certification.md of the kit says what each check proves):", "",
-        "    ascend-conformance verify . [--challenge HEX] [--backend B]", "",
+        "    ASCEND_CONFORMANCE_CHALLENGE=HEX ascend-conformance verify . [--backend B]", "",
         "`--backend B` runs a random sample of the calls on the artefact you hold: its answers must be the",
         "recorded ones. Sign the Statement with existing tools, for example:", "",
         "    cosign attest-blob --predicate attestation.intoto.json --type " + PREDICATE_TYPE + " --key KEY ARTEFACT",
@@ -128,20 +132,27 @@ def _challenge_lines(results: dict[str, Any]) -> list[str]:
     digest = (results.get("certify") or {}).get("challenge")
     if digest:
         return [f"Made under a challenge (its SHA-256: `{printable(digest, 80)}`): every seed and the memory "
-                "images derive from it; `verify --challenge HEX` checks it is yours.", ""]
+                "images derive from it; `verify` with it in ASCEND_CONFORMANCE_CHALLENGE checks it is yours.", ""]
     return ["**Made without a challenge**: the calls and memory are the published ones (frozen list, seed 0, the "
             "published memory pool), which a backend could recognise. Ask for a certification under a challenge "
-            "you pick (`certify --challenge HEX`).", ""]
+            "you pick (`certify --challenge-file FILE`).", ""]
 
 
 def _artefact_lines(results: dict[str, Any]) -> list[str]:
     artefact = (results.get("certify") or {}).get("artefact") or {}
+    lines = []
+    if artefact.get("reference_derived"):
+        lines = ["**Derived from the kit's reference**: the backend's `run` is the kit's own `OracleBackend.run` (not "
+                 "overridden, or called by an override that only adds to it): this verdict is the reference's.", ""]
     if artefact.get("sha256"):
         where = printable(artefact.get("path") or artefact.get("name") or "", 500)
         version = f", version {printable(artefact['version'], 100)}" if artefact.get("version") else ""
-        return [f"Certified artefact: `{where}`{version}, SHA-256 `{artefact['sha256']}` (see "
-                "attestation.intoto.json for every digest).", ""]
-    return [f"Certified artefact: not named by digest ({printable(artefact.get('error') or 'unknown', 500)}).", ""]
+        imports = f" and the {len(artefact['imports'])} modules its process imported" if artefact.get("imports") \
+            else ""
+        return lines + [f"Certified artefact: `{where}`{version}{imports}, SHA-256 `{artefact['sha256']}` (see "
+                        "attestation.intoto.json for every digest).", ""]
+    return lines + [f"Certified artefact: not named by digest ({printable(artefact.get('error') or 'unknown', 500)}).",
+                    ""]
 
 
 def _scope_lines(results: dict[str, Any]) -> list[str]:
@@ -159,10 +170,16 @@ def _scope_lines(results: dict[str, Any]) -> list[str]:
     return lines + [printable(f"- {api} on {', '.join(prods)}", 1000) for api, prods in unsupported.items()] + [""]
 
 
+def bundle_files(results: dict[str, Any], rulebook: Rulebook) -> list[str]:
+    """The closed list of the files a bundle of `results` holds (results.json records it)."""
+    return closed_list(results, rulebook.files)
+
+
 def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | None, argv: Sequence[str],
                  rulebook: Rulebook) -> Path:
     """Add the bundle's own files to a report folder already written by `write_outputs` (the specs: the
-    files of `rulebook`, which judged the run); returns the checksum file."""
+    files of `rulebook`, which judged the run); returns the checksum file. A file in the folder that is
+    not on the bundle's closed list is a ValueError naming it: nothing but the kit writes there."""
     specs = folder / "specs"
     environment_text = json_text(environment(results, argv))
     readme = readme_text(results, bool(waivers_file))
@@ -180,7 +197,13 @@ def write_bundle(folder: Path, results: dict[str, Any], *, waivers_file: str | N
     legacy = folder / LEGACY_LOCK_NAME
     if legacy.is_symlink() or legacy.is_file():
         legacy.unlink()
-    sums = folder / "SHA256SUMS"
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p != sums and p.name != LEGACY_LOCK_NAME)
-    return write_atomic(sums, "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(folder).as_posix()}\n"
-                                      for p in files))
+    due = [name for name in bundle_files(results, rulebook) if name != "SHA256SUMS"]
+    try:
+        present = scan(folder)
+    except ForeignFile as exc:
+        raise ValueError(f"{printable(str(folder))}: {exc}") from None
+    foreign = sorted(set(present) - set(due) - {"SHA256SUMS"})
+    if foreign:
+        raise ValueError(f"{printable(str(folder))}: {printable(foreign[0])}: not a file the kit writes in a bundle")
+    listed = [name for name in due if name in present]
+    return write_atomic(folder / "SHA256SUMS", "".join(f"{digest(folder, name)}  {name}\n" for name in listed))

@@ -60,15 +60,18 @@ def render_outputs(results: dict[str, Any], folder: Path, rulebook: Rulebook) ->
     return files
 
 
-def write_outputs(results: dict[str, Any], folder: Path | str, rulebook: Rulebook) -> dict[str, Any]:
+def write_outputs(results: dict[str, Any], folder: Path | str, rulebook: Rulebook,
+                  shown: Path | None = None) -> dict[str, Any]:
     """Write the whole report folder for `results` (a finished results document, judged by the specs of
     `rulebook`) and return the paths written: {"results": ..., "junit": ..., "html": [...], "repro": [...]}.
+    `shown`: the folder the reports name in their replay commands, where the files are written elsewhere
+    first (a bundle's private folder).
 
     Nothing is touched until every file is made; then the new reproducers go in, those of an earlier
     run that this one does not have go (each file under repro/ is one of this report), and the other
     files replace theirs, results.json last."""
     folder = Path(folder)
-    files = render_outputs(results, folder, rulebook)
+    files = render_outputs(results, shown or folder, rulebook)
     paths = {name: inside(folder, name) for name in files}
     folder.mkdir(parents=True, exist_ok=True)
     repro = [name for name in files if name.startswith("repro/")]

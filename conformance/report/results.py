@@ -228,11 +228,15 @@ def load_results(path: str | Path, rulebook: Rulebook) -> dict[str, Any]:
     with the products and apis of `rulebook`) and for what a schema cannot say; ResultsError is one line
     naming the file and the field. The size is checked before the file is read; fields an older kit did
     not write are filled in."""
-    name = printable(str(path))
     try:
         text = read_text(path, MAX_RESULTS_BYTES, "results.json")
     except FileFormatError as exc:
         raise ResultsError(str(exc)) from None
+    return parse_results(text, printable(str(path)), rulebook)
+
+
+def parse_results(text: str, name: str, rulebook: Rulebook) -> dict[str, Any]:
+    """The text of a results.json (`name`: the file, as messages name it), checked as load_results does."""
     try:
         data = json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:           # JSONDecodeError, NaN, an integer of 5000 digits

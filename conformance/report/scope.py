@@ -19,6 +19,7 @@ from conformance.judge.verdicts import NONCONFORMING
 
 CONFORMANT, NOT_CONFORMANT, INCOMPLETE = "CONFORMANT", "NOT CONFORMANT", "INCOMPLETE"
 NOTHING_TESTED = "NOTHING TESTED"
+WAIVED_PREFIX = "CONFORMANT WITH "     # 'CONFORMANT WITH 2 WAIVED FAILURES': never a plain CONFORMANT
 MERGE_SHARDS = "merge every shard with `ascend-conformance report` for the product's verdict"
 _NONCONFORMING = {v.value for v in NONCONFORMING}
 SHOWN_INCOMPLETE = 3                # incomplete cells named in a verdict's reasons (the report lists all)
@@ -206,13 +207,27 @@ def verdict_reasons(results: dict[str, Any], product: str | None = None, whole: 
     return why
 
 
+def waived_verdict(waived: int) -> str:
+    """The verdict of a run whose only failures are waived: the count is part of the word."""
+    return f"{WAIVED_PREFIX}{waived} WAIVED FAILURE{'S' if waived != 1 else ''}"
+
+
+def accepted(verdict: str) -> bool:
+    """CONFORMANT, or CONFORMANT with waived failures: what `run` and `certify` exit 0 on."""
+    return verdict == CONFORMANT or verdict.startswith(WAIVED_PREFIX)
+
+
 def overall(results: dict[str, Any], product: str | None = None) -> str:
     """The verdict of a results.json (of one product, or all): NOT CONFORMANT when some cell failed
     and no waiver covers it; INCOMPLETE when nothing failed but something in verdict_reasons holds;
-    CONFORMANT otherwise."""
-    if any(failed(c) and not c.get("waived") for c in cells_of(results, product)):
+    CONFORMANT WITH N WAIVED FAILURES where waivers cover failures; CONFORMANT otherwise."""
+    cells = cells_of(results, product)
+    if any(failed(c) and not c.get("waived") for c in cells):
         return NOT_CONFORMANT
-    return INCOMPLETE if verdict_reasons(results, product) else CONFORMANT
+    if verdict_reasons(results, product):
+        return INCOMPLETE
+    waived = sum(1 for c in cells if failed(c) and c.get("waived"))
+    return waived_verdict(waived) if waived else CONFORMANT
 
 
 def verdict_of(results: dict[str, Any], product: str | None = None) -> tuple[str, list[str], dict[str, Any]]:
@@ -222,7 +237,10 @@ def verdict_of(results: dict[str, Any], product: str | None = None) -> tuple[str
     if any(failed(c) and not c.get("waived") for c in cells_of(results, product)):
         return NOT_CONFORMANT, [shard_note(scope["shard"])] if scope["shard"] else [], scope
     reasons = verdict_reasons(results, product)
-    return INCOMPLETE if reasons else CONFORMANT, reasons, scope
+    if reasons:
+        return INCOMPLETE, reasons, scope
+    waived = sum(1 for c in cells_of(results, product) if failed(c) and c.get("waived"))
+    return waived_verdict(waived) if waived else CONFORMANT, reasons, scope
 
 
 def verdict_line(verdict: str, scope: dict[str, Any], reasons: Sequence[str], readings: str = "",

@@ -73,6 +73,32 @@ class Waiver:
         return self.rule is None or any(fnmatch.fnmatchcase(r, self.rule) for r in _rules(cell, failure))
 
 
+    def names(self, cell: Any) -> bool:
+        """Whether this waiver could cover a failure of `cell` (a planned cell: api, product, rule, id),
+        whatever failed there: a cell without a rule of its own is covered by a `rule` glob that matches
+        any rule id of its api (`data_move.*`, `*`)."""
+        if not fnmatch.fnmatchcase(cell.product, self.product):
+            return False
+        if self.test is not None and not fnmatch.fnmatchcase(cell.id, self.test):
+            return False
+        return self.rule is None or fnmatch.fnmatchcase(cell.rule or f"{cell.api}.\0", self.rule)
+
+
+def too_broad(waivers: list[Waiver], cells: list[Any]) -> str | None:
+    """Why a waiver file cannot be used for a certification: a waiver that covers every cell of an api or
+    of a product waives it whole instead of naming what it waives (None when none does)."""
+    groups: dict[str, list[Any]] = {}
+    for cell in cells:
+        groups.setdefault(f"api {cell.api}", []).append(cell)
+        groups.setdefault(f"product {cell.product}", []).append(cell)
+    for waiver in waivers:
+        for group, members in groups.items():
+            if all(waiver.names(c) for c in members):
+                return (f"waiver {waiver.index} covers every cell of {group} ({len(members)} cells): a waiver "
+                        "names the failures it waives (test: a cell glob, rule: a rule id)")
+    return None
+
+
 def _rules(cell: dict[str, Any], failure: dict[str, Any]) -> list[str]:
     """The rule ids a failing cell can be waived by: its target rule, the failure's, its violations'."""
     rules = [cell["cell"].get("rule"), failure.get("rule")]
