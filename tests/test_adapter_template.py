@@ -34,6 +34,13 @@ def test_calls_become_kernel_source():
     nz = Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "float32", 1024),
                                                 "src": Tensor("UB", 0, "float32", 1024), "intriParams": params})
     assert "Nz2NdParamsFull{1, 32, 32, 1, 32, 32, 1}" in adapter.KERNELS["data_copy_nz2nd"](0, nz)
+    nd = Call("data_copy_nd2nz", "ascend910b", {"dst": Tensor("UB", 0, "float16", 1024),
+                                                 "src": Tensor("GM", 0, "float16", 1024),
+                                                 "intriParams": dict(ndNum=1, nValue=32, dValue=32, srcNdMatrixStride=0,
+                                                                     srcDValue=32, dstNzC0Stride=32, dstNzNStride=1,
+                                                                     dstNzMatrixStride=0)})
+    assert adapter.KERNELS["data_copy_nd2nz"](0, nd).endswith(
+        "DataCopy(dst0, src0, Nd2NzParams{1, 32, 32, 0, 32, 32, 1, 0});")
 
 
 def test_the_datacopy_family_becomes_kernel_source():

@@ -16,7 +16,7 @@ from oracle.spec import default_rulebook
 from readings import DEFAULT_MATH
 
 BOOK = default_rulebook()
-UB = {"ascend910b": 196608, "ascend910": 262144, "ascend310b": 253952}
+UB = {"ascend910b": 196608, "ascend910": 262144, "ascend310b": 253952, "ascend310p-aicore": 262144}
 GM = 1 << 18
 RNG = np.random.default_rng(18)
 
@@ -73,6 +73,13 @@ def nz(src_n_stride: int, **fields: int) -> Call:
                                                   "src": Tensor("UB", 0, "float16", 1024), "intriParams": ip})
 
 
+def nd(product: str = "ascend910b", dst_addr: int = 0, **fields: int) -> Call:
+    ip = {**dict(ndNum=1, nValue=4, dValue=24, srcNdMatrixStride=0, srcDValue=24, dstNzC0Stride=4, dstNzNStride=1,
+                 dstNzMatrixStride=128), **fields}
+    return Call("data_copy_nd2nz", product, {"dst": Tensor("UB", dst_addr, "float16", 256),
+                                             "src": Tensor("GM", 0, "float16", 512), "intriParams": ip})
+
+
 def dc(product: str = "ascend910", **fields: int) -> Call:
     p = {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **fields}
     return Call("data_copy", product, {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
@@ -123,6 +130,8 @@ REGION = {
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
     "data_copy.blockCount.zero_elsewhere": (dc(blockCount=0), None),
+    "data_copy_nd2nz.dstNzMatrixStride.zero": (nd(dstNzMatrixStride=0), None),
+    "data_copy_nd2nz.reserved_ub": (nd("ascend310p-aicore", (256 << 10) - 4096), None),   # dst in the top 8 KB
     "data_copy.blockLen.zero_elsewhere": (dc(blockLen=0), None),
     "data_copy_pad.blockCount.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
         "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),

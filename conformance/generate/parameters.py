@@ -62,7 +62,23 @@ def starting_point(pick: Picks, env: Env, draft: CallDraft, target: Rule | None)
             if not moves_nothing(env, draft, {**params, n: 1}):
                 params[n] = 1
                 empties.add(n)
+    if not empties and moves_nothing(env, draft, params):
+        empties = _joint_empties(env, draft, params, names, domains)
     return StartingPoint(names, domains, ends, aligns, params, empties)
+
+
+def _joint_empties(env: Env, draft: CallDraft, params: dict[str, Any], names: list[str],
+                   domains: Mapping[str, Any]) -> set[str]:
+    """Counts that empty the footprints only together (ndNum, nValue and dValue, each from 0): all set to 1
+    where that moves bytes, then each that does not empty them by itself put back to 0."""
+    zeros = [n for n in names if params[n] == 0 and any(a <= 1 <= b for a, b in domains[n])]
+    ones = {**params, **dict.fromkeys(zeros, 1)}
+    if not zeros or moves_nothing(env, draft, ones):
+        return set()
+    params.update(ones)
+    empties = {n for n in zeros if moves_nothing(env, draft, {**params, n: 0})}
+    params.update((n, 0) for n in zeros if n not in empties)
+    return empties
 
 
 def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Picks

@@ -1,9 +1,10 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates four data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
- * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c), Ascend C
- * DataCopy GM <-> UB / UB -> UB (data_copy.c) and Ascend C DataCopyPad (data_copy_pad.c).
+ * It simulates five data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c) and ND -> NZ
+ * (data_copy_nd2nz.c), Ascend C DataCopy GM <-> UB / UB -> UB (data_copy.c) and Ascend C DataCopyPad
+ * (data_copy_pad.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -168,7 +169,7 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
             return;
         }
     } else if (form != NULL && form->type != J_NULL) {
-        /* data_move and data_copy_nz2nd have a single form: form must be null */
+        /* data_move, data_copy_nz2nd and data_copy_nd2nz have a single form: form must be null */
         set_error(o, "call.form: %s has a single form; form must be null", api->str);
         return;
     }
@@ -176,6 +177,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_move(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_nz2nd"))
         api_data_copy_nz2nd(o, p, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "data_copy_nd2nz"))
+        api_data_copy_nd2nz(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy"))
         api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_pad"))
@@ -278,7 +281,8 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true");
+                            "\"data_copy_nd2nz\":[\"*\"],\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},"
+                            "\"batch\":true");
                 coverage_hello(&out);
                 jb_raw(&out, "}");
             }

@@ -13,7 +13,7 @@ small kernel with three phases:
   1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
      (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
   2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
-     DataCopy(dst, src, Nz2NdParamsFull{...}), Scatter(...), asc_gather(...), vec_trans_scatter(...));
+     DataCopy(dst, src, Nz2NdParamsFull{...}), DataCopy(dst, src, Nd2NzParams{...}), Scatter(...), asc_gather(...), vec_trans_scatter(...));
   3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
 
 A toolchain that refuses the call (a compile-time check, an assert in the kernel) is a refusal: raise
@@ -120,14 +120,25 @@ def data_move_source(index: int, call: Call) -> str:
                       f"{a['src_stride']}, {a['dst_stride']});"])
 
 
+def _converting_copy(index: int, call: Call, label: str, struct: str, fields: tuple[str, ...]) -> str:
+    """An Ascend C DataCopy converting layouts: its intriParams mapping as the struct, fields in its order."""
+    p = call.args["intriParams"]
+    return "\n".join([f"// call {index}: DataCopy {label}", _tensor(call.args["dst"], f"dst{index}"),
+                      _tensor(call.args["src"], f"src{index}"),
+                      f"DataCopy(dst{index}, src{index}, {struct}{{{', '.join(str(p[f]) for f in fields)}}});"])
+
+
 def data_copy_nz2nd_source(index: int, call: Call) -> str:
     """Ascend C DataCopy with Nz2NdParamsFull: the mapping's seven fields, in the struct's order."""
-    p = call.args["intriParams"]
-    fields = ", ".join(str(p[f]) for f in ("ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride",
-                                           "dstDStride", "dstNdMatrixStride"))
-    return "\n".join([f"// call {index}: DataCopy NZ->ND", _tensor(call.args["dst"], f"dst{index}"),
-                      _tensor(call.args["src"], f"src{index}"),
-                      f"DataCopy(dst{index}, src{index}, Nz2NdParamsFull{{{fields}}});"])
+    return _converting_copy(index, call, "NZ->ND", "Nz2NdParamsFull", (
+        "ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride", "dstDStride", "dstNdMatrixStride"))
+
+
+def data_copy_nd2nz_source(index: int, call: Call) -> str:
+    """Ascend C DataCopy with Nd2NzParams (GM to UB): the mapping's eight fields, in the struct's order."""
+    return _converting_copy(index, call, "ND->NZ", "Nd2NzParams", (
+        "ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcDValue", "dstNzC0Stride", "dstNzNStride",
+        "dstNzMatrixStride"))
 
 
 def data_copy_source(index: int, call: Call) -> str:
@@ -158,5 +169,5 @@ def data_copy_pad_source(index: int, call: Call) -> str:
 
 
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
-KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source, "data_copy": data_copy_source,
-           "data_copy_pad": data_copy_pad_source}
+KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source,
+           "data_copy_nd2nz": data_copy_nd2nz_source, "data_copy": data_copy_source, "data_copy_pad": data_copy_pad_source}

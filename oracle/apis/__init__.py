@@ -33,12 +33,15 @@ import re
 from types import ModuleType
 
 
+HELPERS = frozenset({"offsets", "fractal"})     # modules of this package that serve several APIs
+
+
 class _Modules(dict):
     """api -> its index-math module, `oracle/apis/<api>.py`, imported on first use: adding an API is a spec
     and a module of its name, registered nowhere else."""
 
     def __missing__(self, api: str) -> ModuleType:
-        if not isinstance(api, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", api) or api == "offsets":
+        if not isinstance(api, str) or not re.fullmatch(r"[a-z][a-z0-9_]*", api) or api in HELPERS:
             raise KeyError(api)
         try:
             module = importlib.import_module(f"{__name__}.{api}")

@@ -17,6 +17,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..call import Call
 from ..footprint import Grid
+from .fractal import nd_rows
 
 
 def _fields(call: Call) -> dict[str, int]:
@@ -43,10 +44,9 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     if s.empty or d.empty:
         return                                                     # ndNum = 0: an empty move
     buffer = image[src.scope]
-    # (matrix, column block, row, fractal row bytes) -> (matrix, row, column block, ...) -> ND rows
     blocks = as_strided(buffer[src.addr:], shape=(s.outer, s.inner, p["nValue"], fractal),
                         strides=(s.outer_step, s.inner_step, fractal, 1))
-    rows = np.ascontiguousarray(blocks.transpose(0, 2, 1, 3)).reshape(s.outer, p["nValue"], -1)
+    rows = nd_rows(blocks)
     d.view(image[dst.scope], dst.addr)[...] = rows[:, :, :d.length]
 
 

@@ -72,6 +72,17 @@ class Capacity(RuleKind):
     def breakable_in(self, rule, scopes):
         return scopes[rule["operand"]] != "GM"
 
+    def reachable(self, rule, env):
+        """Not on a product where an ambiguity reserves the top of the operand's scope for every legal
+        form and dtype (the ND2NZ page's 8 KB on the 310P AI Core): a tensor past the top reaches into the
+        reserve too, so no call breaks the rule alone. None (the layouts decide) otherwise."""
+        if rule.get("reserve"):
+            return None
+        legal = [(f, d) for f in env.spec.forms_or_default() for d in env.legal_dtypes(f)]
+        if legal and all(self.reserves_top(rule, env, f, d) for f, d in legal):
+            return False
+        return None
+
     def reserved(self, rule):
         return rule.get("reserve", 0)
 

@@ -1,0 +1,47 @@
+"""Ascend C DataCopy(LocalTensor dst, GlobalTensor src, Nd2NzParams) (asc-devkit@0da921b9:docs/zh/api/SIMD-API/
+基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/GMToUB随路转换ND2NZ搬运(DataCopy).md): GM -> UB, converting ND to
+NZ, the inverse layout of data_copy_nz2nd (the fractal transpose is fractal.py's, shared with it).
+
+Matrix i < ndNum, row r < nValue, column c < dValue: source element i * srcNdMatrixStride + r * srcDValue + c
+lands on destination byte i * dstNzMatrixStride * sizeof(T) + (c div C0) * dstNzC0Stride * 32
++ r * dstNzNStride * 32 + (c mod C0) * sizeof(T), C0 = 32 / sizeof(T) elements (the spec's `c0` unit);
+the last column block of a row is filled with zeros to its 32 bytes ("不足的部分会被补齐为0").
+Units come from the spec, in bytes.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..call import Call
+from ..footprint import Grid
+from ..lattice import Lattice
+from .fractal import nz_blocks
+
+
+def accesses(call: Call, units: Mapping[str, int],
+             memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Grid | Lattice]:
+    """src: per matrix, nValue ND rows of dValue elements; dst: per matrix, per column block, per row, one
+    C0 block (padding included)."""
+    p, width, c0 = call.args["intriParams"], units["element"], units["c0"]
+    blocks = -(-p["dValue"] * width // c0)
+    return {"src": Grid(0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"], p["ndNum"],
+                        p["srcDValue"] * units["intriParams.srcDValue"], p["nValue"], p["dValue"] * width),
+            "dst": Lattice(0, (p["dstNzMatrixStride"] * units["intriParams.dstNzMatrixStride"],
+                               p["dstNzC0Stride"] * units["intriParams.dstNzC0Stride"],
+                               p["dstNzNStride"] * units["intriParams.dstNzNStride"]),
+                           (p["ndNum"], blocks, p["nValue"]), c0)}
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
+          runs: Mapping[str, Grid | Lattice] | None = None) -> None:
+    acc = runs or accesses(call, units)
+    s, d = acc["src"], acc["dst"]
+    if s.empty or d.empty:
+        return                                                     # no matrix, row or column: an empty move
+    src, dst = call.tensor("src"), call.tensor("dst")
+    d.view(image[dst.scope], dst.addr)[...] = nz_blocks(s.view(image[src.scope], src.addr), units["c0"])
+
+
+VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise
