@@ -16,7 +16,7 @@ import pytest
 
 from oracle import load_rulebook
 
-APIS = ("data_copy", "data_copy_pad")
+APIS = ("data_copy", "data_copy_pad", "gather")
 COMMIT = "asc-devkit@0da921b9:"
 # asc-devkit path -> the file the vendor-pages folder keeps it in (its README's table)
 BASE = "docs/zh/api/SIMD-API/基础API/"
@@ -30,6 +30,8 @@ FILES = {
     MOVES + "GM与UB数据搬运/UBToGM非对齐数据搬运(DataCopyPad).md": "datacopypad-ub-to-gm.md",
     BASE + "数据搬运导览/概览/总体约束说明.md": "general-constraints-ascendc.md",
     BASE + "数据搬运导览/概览/数据通路.md": "data-paths.md",
+    BASE + "Memory矢量计算/离散与聚合/Gather.md": "gather.md",
+    BASE + "SIMD计算说明/掩码/通用说明.md": "mask-general.md",
 }
 PAGES = Path(os.environ.get("ASCEND_VENDOR_PAGES", "/work/shared/vendor-pages"))
 
@@ -45,6 +47,7 @@ def rendered(path: str) -> str:
     text = re.sub(r"<!--.*?-->", " ", text)
     text = re.sub(r"<a name=[^>]*></a>", "", text)
     text = text.replace("<br>", " ").replace("&bull;", "").replace("**", "").replace("\\", "")
+    text = text.replace("<sup>", "^").replace("</sup>", "")                        # 2<sup>64</sup> reads 2^64
     text = re.sub(r"!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)", r"\1", text)   # links: their text
     text = re.sub(r"^\s*[-|>]\s*", " ", text, flags=re.M)
     return " ".join(text.replace("|", " ").split())

@@ -1,9 +1,10 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates four data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * It simulates five data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
  * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c), Ascend C
- * DataCopy GM <-> UB / UB -> UB (data_copy.c) and Ascend C DataCopyPad (data_copy_pad.c).
+ * DataCopy GM <-> UB / UB -> UB (data_copy.c), Ascend C DataCopyPad (data_copy_pad.c) and Ascend C Gather
+ * (gather.c, its mask read by mask.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -157,7 +158,7 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         set_error(o, "call.product: unknown product '%s'", product->str);
         return;
     }
-    int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad");
+    int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad") || json_is_str(api, "gather");
     if (has_forms) {
         /* DataCopy and DataCopyPad have several forms: form names the overload */
         if (form == NULL || form->type != J_STRING || strlen(form->str) != form->len) {
@@ -177,6 +178,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_pad"))
         api_data_copy_pad(o, p, form->str, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "gather"))
+        api_gather(o, p, form->str, args, resolve_memory, (void *)memory);
     else
         set_error(o, "call.api: c-sim does not implement '%s'", api->str);
 }
@@ -275,7 +278,7 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true}");
+                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],\"gather\":[\"*\"]},\"batch\":true}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);

@@ -157,6 +157,26 @@ def data_copy_pad_source(index: int, call: Call) -> str:
                               f"bit_cast<{ctype}>({pad['paddingValue']})}});"])
 
 
+def _mask(index: int, call: Call) -> tuple[list[str], str]:
+    """A mask argument: bit mode as a uint64_t[2] declared before the call, count mode as a uint64_t literal."""
+    mask = call.args["mask"]
+    if isinstance(mask, int):
+        return [], f"(uint64_t){mask}ULL"
+    return [f"uint64_t mask{index}[2] = {{{', '.join(f'{int(w)}ULL' for w in mask)}}};"], f"mask{index}"
+
+
+def gather_source(index: int, call: Call) -> str:
+    """Ascend C Gather: srcOffset and srcBaseAddr, then count, or the mask, repeatTime and dstRepStride."""
+    a = call.args
+    head = [f"// call {index}: Gather ({call.form})", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}"),
+            _tensor(a["srcOffset"], f"offset{index}")]
+    operands = f"dst{index}, src{index}, offset{index}, (uint32_t){a['srcBaseAddr']}"
+    if call.form == "count":
+        return "\n".join([*head, f"Gather({operands}, (uint32_t){a['count']});"])
+    declared, mask = _mask(index, call)
+    return "\n".join([*head, *declared, f"Gather({operands}, {mask}, {a['repeatTime']}, {a['dstRepStride']});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
 KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source, "data_copy": data_copy_source,
-           "data_copy_pad": data_copy_pad_source}
+           "data_copy_pad": data_copy_pad_source, "gather": gather_source}
