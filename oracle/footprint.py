@@ -148,6 +148,12 @@ class Spots:
         """(count, length) absolute byte addresses."""
         return base + self.at[:, None] + np.arange(self.length, dtype=np.int64)
 
+    def self_overlaps(self) -> bool:
+        """Do two pieces share a byte (several elements sent to one place)?"""
+        if self.count < 2 or self.length <= 0:
+            return False
+        return bool((np.diff(np.sort(self.at)) < self.length).any())
+
 
 class Grid(NamedTuple):
     """`outer` groups of `inner` runs of `length` bytes: run (o, k) starts at

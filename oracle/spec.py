@@ -143,7 +143,8 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
     return ApiSpec(data["api"], data["title"], data["page"], data["signature"], tuple(data.get("forms", ())),
                    data["dtype_of"], data["operands"], data["params"], data.get("paths", {}), tuple(rules),
                    tuple(ambiguities), path.name, data.get("units", {}), data.get("editions", {}), effects,
-                   data.get("cost", 1.0), {n: dict(m["forms"]) for n, m in data.get("masks", {}).items()})
+                   data.get("cost", 1.0), {n: dict(m["forms"]) for n, m in data.get("masks", {}).items()},
+                   dict(map(tuple, masks["modes"]["count"].get("covers", []))) if data.get("masks") else {})
 
 
 # the fields of a rule that say what it is; every other field is the rule's own (Rule.fields)

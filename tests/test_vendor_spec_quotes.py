@@ -115,3 +115,17 @@ def test_products_outside_the_kit_are_left_out(book) -> None:
         text = (book.directory / f"{api}.yaml").read_text(encoding="utf-8")
         body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
         assert "950" not in body and "Kirin" not in body, api
+
+
+def test_the_mask_modes_quote_the_mask_page(book) -> None:
+    """specs/masks.yaml's modes (and the count mode's per-width figures) quote the mask page."""
+    if not PAGES.is_dir():
+        pytest.skip(f"no vendor pages at {PAGES}")
+    import yaml
+    masks = yaml.safe_load((book.directory / "masks.yaml").read_text(encoding="utf-8"))
+    path = cited(book.api("gather"), masks["source"])
+    text = rendered(path)
+    quotes = [m["quote"] for m in masks["modes"].values()] + [masks["modes"]["count"]["covers_quote"]]
+    for quote in quotes + [r["quote"] for r in masks["rules"]] + [e["quote"] for e in masks["effects"]]:
+        for piece in fragments(quote):
+            assert piece in text, f"{piece!r} is not on {FILES[path]}"
