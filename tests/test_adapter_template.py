@@ -69,3 +69,12 @@ def test_gather_becomes_kernel_source():
     assert "uint64_t mask4[2] = {8ULL, 2ULL};" in text and "Gather(dst4, src4, offset4, (uint32_t)0, mask4, 1, 8);" in text
     counted = Call("gather", "ascend910b", {**ops, "mask": 128, "repeatTime": 4, "dstRepStride": 8}, form="mask_continuous")
     assert "Gather(dst5, src5, offset5, (uint32_t)0, (uint64_t)128ULL, 4, 8);" in adapter.KERNELS["gather"](5, counted)
+
+
+def test_copy_becomes_kernel_source():
+    ops = {"dst": Tensor("UB", 0, "int32", 144), "src": Tensor("UB", 1024, "int32", 1152), "repeatTime": 18,
+           "repeatParams": {"dstStride": 1, "srcStride": 1, "dstRepeatSize": 1, "srcRepeatSize": 8}}
+    text = adapter.KERNELS["copy"](1, Call("copy", "ascend910b", {**ops, "mask": 8}, form="mask_continuous"))
+    assert "Copy(dst1, src1, (uint64_t)8ULL, 18, CopyRepeatParams{1, 1, 1, 8});" in text
+    text = adapter.KERNELS["copy"](2, Call("copy", "ascend910b", {**ops, "mask": [255, 0]}, form="mask_bits"))
+    assert "uint64_t mask2[2] = {255ULL, 0ULL};" in text and "Copy(dst2, src2, mask2, 18, CopyRepeatParams{1, 1, 1, 8});" in text

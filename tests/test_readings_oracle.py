@@ -134,6 +134,10 @@ REGION = {
     "gather.offset.repeat_advance": (ga(repeat=2, stride=16), in_order(2)),
     "gather.dst.repeat_overlap": (ga(repeat=2, stride=4), in_order(2)),
     "gather.dstRepStride.max": (ga(repeat=1, stride=4096), in_order(2)),
+    "copy.repeatTime.zero": (Call("copy", "ascend310b", {
+        "dst": Tensor("UB", S_DST, "float16", 128), "src": Tensor("UB", S_SRC, "float16", 128), "mask": 128,
+        "repeatTime": 0, "repeatParams": {"dstStride": 1, "srcStride": 1, "dstRepeatSize": 8, "srcRepeatSize": 8}},
+        "mask_continuous"), None),
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
     "data_copy.blockCount.zero_elsewhere": (dc(blockCount=0), None),

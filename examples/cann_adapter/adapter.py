@@ -13,7 +13,8 @@ small kernel with three phases:
   1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
      (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
   2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
-     DataCopy(dst, src, Nz2NdParamsFull{...}), Scatter(...), asc_gather(...), vec_trans_scatter(...));
+     DataCopy(dst, src, Nz2NdParamsFull{...}), Gather(...), Copy(...), Scatter(...), asc_gather(...),
+     vec_trans_scatter(...));
   3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
 
 A toolchain that refuses the call (a compile-time check, an assert in the kernel) is a refusal: raise
@@ -177,6 +178,16 @@ def gather_source(index: int, call: Call) -> str:
     return "\n".join([*head, *declared, f"Gather({operands}, {mask}, {a['repeatTime']}, {a['dstRepStride']});"])
 
 
+def copy_source(index: int, call: Call) -> str:
+    """Ascend C Copy UB -> UB: the mask, repeatTime and CopyRepeatParams in the struct's order."""
+    a, p = call.args, call.args["repeatParams"]
+    fields = ", ".join(str(p[f]) for f in ("dstStride", "srcStride", "dstRepeatSize", "srcRepeatSize"))
+    declared, mask = _mask(index, call)
+    return "\n".join([f"// call {index}: Copy ({call.form})", _tensor(a["dst"], f"dst{index}"),
+                      _tensor(a["src"], f"src{index}"), *declared,
+                      f"Copy(dst{index}, src{index}, {mask}, {a['repeatTime']}, CopyRepeatParams{{{fields}}});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
 KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source, "data_copy": data_copy_source,
-           "data_copy_pad": data_copy_pad_source, "gather": gather_source}
+           "data_copy_pad": data_copy_pad_source, "gather": gather_source, "copy": copy_source}
