@@ -265,9 +265,9 @@ def _solid(runs: Runs | Spots) -> bool:
 
 
 def _meets_span(runs: Runs | Spots, base: int, lo: int, hi: int) -> bool:
-    """Does some run (at `base`) share a byte with [lo, hi)? Runs by arithmetic, Spots by array."""
-    if isinstance(runs, Spots) or runs.step == 0:
-        starts = base + runs.starts()[:1] if not isinstance(runs, Spots) else base + runs.at
+    """Does some run (at `base`) share a byte with [lo, hi)? Runs by arithmetic, Spots and Grid by array."""
+    if not isinstance(runs, Runs) or runs.step == 0:
+        starts = base + (runs.starts()[:1] if isinstance(runs, Runs) else runs.starts())
         return bool(np.any((starts < hi) & (starts + runs.length > lo)))
     first, step = base + runs.first, runs.step
     if step < 0:                        # the same runs, listed from the other end

@@ -36,6 +36,13 @@ def draw_values(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rul
     return tuple(writes)
 
 
+def offset_grid(spec: Any, operand: str, element: int) -> int:
+    """The bytes the offsets of `operand` step by: its element's width, or the widest grid its offset_align
+    rules ask for (whole DataBlocks)."""
+    return max([r["bytes"] for r in spec.rules_of("offset_align") if r["operand"] == operand and "bytes" in r.fields]
+               + [element])
+
+
 class Offsets:
     """The offsets of one offset tensor being drawn: the entries the call reads (`index`), the grid they
     land on from the addressed operand's base (`base`, `shift`, `width`), the slots inside the scope and
@@ -61,7 +68,7 @@ class Offsets:
         # the entries one reading reads, by position (an entry two elements read places both in one place:
         # no offset can keep those apart, and the call is then the duplicate region's under that reading)
         self.together = [np.unique(np.searchsorted(self.index, r)) for r in read]
-        self.width = width = ctx.units["element"]
+        self.width = width = offset_grid(spec, self.x_name, ctx.units["element"])
         self.base = base = self.x_tensor.addr + math_.nominal(call, ctx.units)[self.x_name].first   # offset 0
         self.shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
         self.cap = env.capacity(self.x_tensor.scope)
