@@ -78,3 +78,11 @@ def test_copy_becomes_kernel_source():
     assert "Copy(dst1, src1, (uint64_t)8ULL, 18, CopyRepeatParams{1, 1, 1, 8});" in text
     text = adapter.KERNELS["copy"](2, Call("copy", "ascend910b", {**ops, "mask": [255, 0]}, form="mask_bits"))
     assert "uint64_t mask2[2] = {255ULL, 0ULL};" in text and "Copy(dst2, src2, mask2, 18, CopyRepeatParams{1, 1, 1, 8});" in text
+
+
+def test_gatherb_becomes_kernel_source():
+    call = Call("gatherb", "ascend910b", {"dst": Tensor("UB", 0, "uint16", 128), "src": Tensor("UB", 256, "uint16", 128),
+                                          "offset": Tensor("UB", 512, "uint32", 8), "repeatTime": 1,
+                                          "repeatParams": {"dstBlkStride": 1, "dstRepStride": 8}})
+    text = adapter.KERNELS["gatherb"](0, call)
+    assert "Gatherb(dst0, src0, offset0, 1, GatherRepeatParams{1, 8});" in text

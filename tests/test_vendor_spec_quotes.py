@@ -16,7 +16,7 @@ import pytest
 
 from oracle import load_rulebook
 
-APIS = ("data_copy", "data_copy_pad", "gather", "copy")
+APIS = ("data_copy", "data_copy_pad", "gather", "copy", "gatherb")
 COMMIT = "asc-devkit@0da921b9:"
 # asc-devkit path -> the file the vendor-pages folder keeps it in (its README's table)
 BASE = "docs/zh/api/SIMD-API/基础API/"
@@ -31,6 +31,7 @@ FILES = {
     BASE + "数据搬运导览/概览/总体约束说明.md": "general-constraints-ascendc.md",
     BASE + "数据搬运导览/概览/数据通路.md": "data-paths.md",
     BASE + "Memory矢量计算/离散与聚合/Gather.md": "gather.md",
+    BASE + "Memory矢量计算/离散与聚合/Gatherb(ISASI).md": "gatherb.md",
     MOVES + "UB与UB数据搬运/UBToUB掩码式高维数据搬运(Copy).md": "copy-ub-ub-masked.md",
     BASE + "SIMD计算说明/掩码/通用说明.md": "mask-general.md",
 }

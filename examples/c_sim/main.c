@@ -1,10 +1,11 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates six data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * It simulates seven data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
  * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c), Ascend C
  * DataCopy GM <-> UB / UB -> UB (data_copy.c), Ascend C DataCopyPad (data_copy_pad.c), Ascend C Gather
- * (gather.c) and Ascend C Copy UB -> UB with a mask (copy.c), their masks read by mask.c.
+ * (gather.c), Ascend C Copy UB -> UB with a mask (copy.c), their masks read by mask.c, and Ascend C Gatherb
+ * (gatherb.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -161,13 +162,13 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
     int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad") || json_is_str(api, "gather") ||
                     json_is_str(api, "copy");
     if (has_forms) {
-        /* DataCopy and DataCopyPad have several forms: form names the overload */
+        /* DataCopy, DataCopyPad, Gather and Copy have several forms: form names the overload */
         if (form == NULL || form->type != J_STRING || strlen(form->str) != form->len) {
             set_error(o, "call.form: %s has several forms; form must name one", api->str);
             return;
         }
     } else if (form != NULL && form->type != J_NULL) {
-        /* data_move and data_copy_nz2nd have a single form: form must be null */
+        /* data_move, data_copy_nz2nd and gatherb have a single form: form must be null */
         set_error(o, "call.form: %s has a single form; form must be null", api->str);
         return;
     }
@@ -179,6 +180,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_pad"))
         api_data_copy_pad(o, p, form->str, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "gatherb"))
+        api_gatherb(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "copy"))
         api_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "gather"))
@@ -281,7 +284,7 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],\"gather\":[\"*\"],\"copy\":[\"*\"]},\"batch\":true}");
+                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"]},\"batch\":true}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);

@@ -131,6 +131,8 @@ void api_data_copy_pad(outcome *o, const product_info *p, const char *form, cons
 /* Copy (UB -> UB, masked): `mask_bits` | `mask_continuous`; Gather: `count` | `mask_bits` | `mask_continuous`. */
 void api_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
               void *ctx);
+/* Gatherb: a single form. */
+void api_gatherb(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_gather(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
                 void *ctx);
 

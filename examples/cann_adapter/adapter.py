@@ -13,7 +13,7 @@ small kernel with three phases:
   1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
      (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
   2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
-     DataCopy(dst, src, Nz2NdParamsFull{...}), Gather(...), Copy(...), Scatter(...), asc_gather(...),
+     DataCopy(dst, src, Nz2NdParamsFull{...}), Gather(...), Copy(...), Gatherb(...), Scatter(...), asc_gather(...),
      vec_trans_scatter(...));
   3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
 
@@ -188,6 +188,16 @@ def copy_source(index: int, call: Call) -> str:
                       f"Copy(dst{index}, src{index}, {mask}, {a['repeatTime']}, CopyRepeatParams{{{fields}}});"])
 
 
+def gatherb_source(index: int, call: Call) -> str:
+    """Ascend C Gatherb: the offsets tensor, repeatTime and GatherRepeatParams{dstBlkStride, dstRepStride}."""
+    a, p = call.args, call.args["repeatParams"]
+    return "\n".join([f"// call {index}: Gatherb", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}"),
+                      _tensor(a["offset"], f"offset{index}"),
+                      f"Gatherb(dst{index}, src{index}, offset{index}, {a['repeatTime']}, "
+                      f"GatherRepeatParams{{{p['dstBlkStride']}, {p['dstRepStride']}}});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
 KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source, "data_copy": data_copy_source,
-           "data_copy_pad": data_copy_pad_source, "gather": gather_source, "copy": copy_source}
+           "data_copy_pad": data_copy_pad_source, "gather": gather_source, "copy": copy_source,
+           "gatherb": gatherb_source}
