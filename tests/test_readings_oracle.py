@@ -139,6 +139,7 @@ REGION = {
     "asc_gather.dst_repeat_stride.max": (gather(repeat=1, stride=4096), in_order(2)),
     "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
     "gather.zero.unstated": (ga("count", product="ascend310b", count=0), in_order(2)),
+    "gather.offset.unaligned": (ga("count", count=16), lambda i: 2 * i + (i == 5)),
     "gather.offset.repeat_advance": (ga(repeat=2, stride=16), in_order(2)),
     "gather.dst.repeat_overlap": (ga(repeat=2, stride=4), in_order(2)),
     "gather.dstRepStride.max": (ga(repeat=1, stride=4096), in_order(2)),

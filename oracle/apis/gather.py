@@ -30,8 +30,10 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form == "count", repeats)
     offsets = offset_entries(call, memory, "srcOffset", index)
-    src = None if offsets is None else Spots.offsets(offsets, call.args["srcBaseAddr"], width)
-    return {"dst": dst, "src": src, "srcOffset": offs}
+    if offsets is None:
+        return {"dst": dst, "src": None, "srcOffset": offs}
+    offsets, base = _placed(offsets, call.args["srcBaseAddr"], width, units)
+    return {"dst": dst, "src": Spots.offsets(offsets, base, width), "srcOffset": offs}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
@@ -41,8 +43,28 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     offsets = offset_entries(call, image, "srcOffset", index)
     if offsets is None or not offsets.size:
         return []
-    gather_into(image, src, dst, offsets, src.addr + call.args["srcBaseAddr"], at, width)
+    offsets, base = _placed(offsets, call.args["srcBaseAddr"], width, units)
+    gather_into(image, src, dst, offsets, src.addr + base, at, width)
     return []
+
+
+FLOORED = "variant.floored"      # a units flag: the reading gather.offset.unaligned=floored
+
+
+def _placed(offsets: np.ndarray, base: int, width: int, units: Mapping[str, int]) -> tuple[np.ndarray, int]:
+    """The offsets and srcBaseAddr as the call reads elements by them: as given (bytes), or under the reading
+    floored their sum rounded down to a whole element (「src[(srcBaseAddr + srcOffset[i]) // inputType.itemsize]」),
+    as uint32 (a sum past 2^32 - 1, past every UB, is held there)."""
+    if not units.get(FLOORED):
+        return offsets, base
+    sums = offsets.astype(np.int64) + base
+    sums -= sums % width
+    return np.minimum(sums, 2**32 - 1).astype(offsets.dtype), 0
+
+
+def _floored(units: Mapping[str, int]) -> dict:
+    """floored: element i reads the src element (srcBaseAddr + srcOffset[i]) // width."""
+    return {**units, FLOORED: 1}
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict:
@@ -58,4 +80,4 @@ def extents(call: Call, units: Mapping[str, int]) -> dict:
     return {"dst": dst, "src": Runs(call.args["srcBaseAddr"], width, n, width), "srcOffset": offs}
 
 
-VARIANTS = {"default": dict, "offsets_follow_stride": follow_stride}
+VARIANTS = {"default": dict, "offsets_follow_stride": follow_stride, "floored": _floored}
