@@ -351,23 +351,28 @@ def _salt(cell: Cell, choices: tuple[tuple[str, Any], ...], attempt: int) -> int
 
 @functools.lru_cache(maxsize=256)
 def _sweep(cell: Cell, env: Env) -> tuple[Case, ...]:
+    """Each plan's call; a cell none of whose plans gave one (its calls rare among loose ones: a write
+    twice that every parameter must make) tries them again with four times the salts."""
     out: list[Case] = []
     seen: set[tuple[str, str] | None] = set()
-    for plan in _plans(cell, env):
-        case = _realise(cell, env, plan)
-        key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
-        if case is not None and key not in seen:
-            seen.add(key)
-            out.append(case)
+    for attempts in (ATTEMPTS, 4 * ATTEMPTS):
+        for plan in _plans(cell, env):
+            case = _realise(cell, env, plan, attempts)
+            key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
+            if case is not None and key not in seen:
+                seen.add(key)
+                out.append(case)
+        if out:
+            break
     return tuple(out)
 
 
-def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
+def _realise(cell: Cell, env: Env, plan: Plan, attempts: int = ATTEMPTS) -> Case | None:
     """The first call an alternative of the plan gives that carries the plan's tags (small calls
     first, then loose ones)."""
     for loose in (False, True):
         for choices in plan.alternatives:
-            for attempt in range(ATTEMPTS // 2):
+            for attempt in range(attempts // 2):
                 pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
                 if cell.kind == "ambiguity":
                     case = planned_ambiguity(pick, _region(cell, env))
