@@ -152,6 +152,9 @@ class Spots:
         """Do two pieces share a byte (several elements sent to one place)?"""
         if self.count < 2 or self.length <= 0:
             return False
+        gaps = np.diff(self.at)
+        if int(gaps.min()) >= self.length:          # in order, none on the next: the usual case, no sort
+            return False
         return bool((np.diff(np.sort(self.at)) < self.length).any())
 
 

@@ -16,8 +16,7 @@ from ..footprint import Spots
 from ..mask import hashable, positions
 from .offsets import Extent, put, take
 
-_FIELDS = {"dst": ("repeatParams.dstRepeatSize", "repeatParams.dstStride"),
-           "src": ("repeatParams.srcRepeatSize", "repeatParams.srcStride")}
+_FIELDS = {"dst": ("dstRepeatSize", "dstStride"), "src": ("srcRepeatSize", "srcStride")}   # of repeatParams
 
 
 @functools.lru_cache(maxsize=1024)
@@ -37,7 +36,8 @@ def _steps(call: Call, units: Mapping[str, int], operand: str) -> tuple[int, int
     buffer (a call its range rule refuses) is held at _FAR, which leaves the buffers as surely."""
     repeat, stride = _FIELDS[operand]
     p = call.args["repeatParams"]
-    return (min(p[repeat.split(".")[1]] * units[repeat], _FAR), min(p[stride.split(".")[1]] * units[stride], _FAR))
+    return (min(p[repeat] * units["repeatParams." + repeat], _FAR),
+            min(p[stride] * units["repeatParams." + stride], _FAR))
 
 
 def _layout(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -46,11 +46,20 @@ def _layout(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarra
 
 
 def places(call: Call, units: Mapping[str, int], operand: str) -> np.ndarray:
-    """Byte of each element the call moves in `operand`, relative to its addr, iteration by iteration."""
-    blocks, inside = _layout(call, units)
-    between, within = _steps(call, units, operand)
-    r = np.arange(max(call.args["repeatTime"], 0), dtype=np.int64)[:, None]
-    return (r * between + blocks * within + inside).reshape(-1)
+    """Byte of each element the call moves in `operand`, relative to its addr, iteration by iteration
+    (read-only: kept, a generator asks for the same few calls' many times)."""
+    width = units["element"]
+    return _places(hashable(call.args["mask"]), units["repeat"] // width, width, units["block"],
+                   max(call.args["repeatTime"], 0), *_steps(call, units, operand))
+
+
+@functools.lru_cache(maxsize=256)
+def _places(mask: int | tuple, per: int, width: int, block: int, repeat: int, between: int, within: int) -> np.ndarray:
+    blocks, inside = _picked(mask, per, width, block)
+    r = np.arange(repeat, dtype=np.int64)[:, None]
+    at = (r * between + blocks * within + inside).reshape(-1)
+    at.flags.writeable = False
+    return at
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
