@@ -148,6 +148,15 @@ class Spots:
         """(count, length) absolute byte addresses."""
         return base + self.at[:, None] + np.arange(self.length, dtype=np.int64)
 
+    def self_overlaps(self) -> bool:
+        """Do two pieces share a byte (several elements sent to one place)?"""
+        if self.count < 2 or self.length <= 0:
+            return False
+        gaps = np.diff(self.at)
+        if int(gaps.min()) >= self.length:          # in order, none on the next: the usual case, no sort
+            return False
+        return bool((np.diff(np.sort(self.at)) < self.length).any())
+
 
 class Grid(NamedTuple):
     """`outer` groups of `inner` runs of `length` bytes: run (o, k) starts at
@@ -259,9 +268,9 @@ def _solid(runs: Runs | Spots) -> bool:
 
 
 def _meets_span(runs: Runs | Spots, base: int, lo: int, hi: int) -> bool:
-    """Does some run (at `base`) share a byte with [lo, hi)? Runs by arithmetic, Spots by array."""
-    if isinstance(runs, Spots) or runs.step == 0:
-        starts = base + runs.starts()[:1] if not isinstance(runs, Spots) else base + runs.at
+    """Does some run (at `base`) share a byte with [lo, hi)? Runs by arithmetic, Spots and Grid by array."""
+    if not isinstance(runs, Runs) or runs.step == 0:
+        starts = base + (runs.starts()[:1] if isinstance(runs, Runs) else runs.starts())
         return bool(np.any((starts < hi) & (starts + runs.length > lo)))
     first, step = base + runs.first, runs.step
     if step < 0:                        # the same runs, listed from the other end

@@ -159,6 +159,9 @@ class ApiSpec:
     # math carries these out (a rounding, a NOP, padding); they refuse nothing
     effects: tuple[Mapping[str, Any], ...] = ()
     cost: float = 1.0           # seconds per verified call relative to data_move (the planner's estimate)
+    masks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # mask param -> form -> bits | count
+    # element bytes -> the most elements a count-mode mask selects (masks.yaml); empty without a mask
+    mask_covers: Mapping[int, int] = field(default_factory=dict)
 
     def form_params(self, form: str | None) -> tuple[list[tuple[str, str]], dict[str, set[str]]]:
         """(name, type) of the parameters a call of this form has, and the fields of each mapping

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .mask import with_masks
 from .rulebook import (INFERRED_ASPECTS, LEGALITIES, SEED, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
                        Rulebook, Source, SpecError)
 
@@ -121,12 +122,16 @@ def _products(data: Any, path: Path, schema: Mapping[str, Any] | None) -> dict[s
     return out
 
 
-def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mapping[str, int]) -> ApiSpec:
-    """One API's spec file, validated against `schema`, then checked for what the schema cannot say."""
+def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mapping[str, int],
+         masks: Mapping[str, Any]) -> ApiSpec:
+    """One API's spec file, validated against `schema`, then checked for what the schema cannot say; the
+    mask pages' rules (masks.yaml) added where it declares a mask parameter `general`."""
     _validate(data, schema, path)
 
     def fail(where: str, problem: str) -> None:
         raise SpecError(f"{path.name}: {where}: {problem}")
+
+    data = with_masks(data, masks, fail)
 
     if data["dtype_of"] not in data["operands"]:
         fail("dtype_of", f"{data['dtype_of']!r} is not an operand")
@@ -138,7 +143,8 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
     return ApiSpec(data["api"], data["title"], data["page"], data["signature"], tuple(data.get("forms", ())),
                    data["dtype_of"], data["operands"], data["params"], data.get("paths", {}), tuple(rules),
                    tuple(ambiguities), path.name, data.get("units", {}), data.get("editions", {}), effects,
-                   data.get("cost", 1.0))
+                   data.get("cost", 1.0), {n: dict(m["forms"]) for n, m in data.get("masks", {}).items()},
+                   dict(map(tuple, masks["modes"]["count"].get("covers", []))) if data.get("masks") else {})
 
 
 # the fields of a rule that say what it is; every other field is the rule's own (Rule.fields)
@@ -291,7 +297,7 @@ def load_rulebook(directory: str | Path | None = None, validate: bool | None = N
     directory = Path(directory) if directory is not None else DEFAULT_SPEC_DIR
     if not (directory / "schema.yaml").is_file():
         raise SpecError(f"{directory}: no schema.yaml here; not a spec folder")
-    fixed = ("schema.yaml", "dtypes.yaml", "products.yaml")
+    fixed = ("schema.yaml", "dtypes.yaml", "products.yaml", "masks.yaml")
     names = [*fixed, *(p.name for p in sorted(directory.glob("*.yaml")) if p.name not in fixed)]
     files = {name: _read_text(directory / name) for name in names}
     if validate is None:
@@ -307,9 +313,11 @@ def load_rulebook(directory: str | Path | None = None, validate: bool | None = N
     dtypes = {name: d["bytes"] for name, d in dtype_data["dtypes"].items()}
     aliases = {alias: name for name, d in dtype_data["dtypes"].items() for alias in d.get("aliases", [])}
     products = _products(read("products.yaml"), directory / "products.yaml", checked)
+    masks = read("masks.yaml")
+    _validate(masks, _sub_schema(checked, "masks_file"), directory / "masks.yaml")
     apis = {}
     for name in names[len(fixed):]:
-        spec = _api(read(name), directory / name, checked, dtypes)
+        spec = _api(read(name), directory / name, checked, dtypes, masks)
         if spec.api in apis:
             raise SpecError(f"{name}: api {spec.api!r} is already defined in {apis[spec.api].file}")
         apis[spec.api] = spec

@@ -14,6 +14,8 @@ DEFAULT_MATH = {
     "asc_gather.repeat.layout": "datablocks",
     "asc_gather.repeat.zero": "nop",
     "asc_gather.dst.repeat_overlap": "last_wins",
+    "gather.offset.repeat_advance": "whole_repeat",
+    "gather.dst.repeat_overlap": "last_wins",
     "vec_trans_scatter.overlap.half_block": "blocks",
     "vec_trans_scatter.b32.older_products": "supported",
     "vec_trans_scatter.dst.repeat_overlap": "last_wins",

@@ -62,3 +62,34 @@ def test_the_datacopy_family_becomes_kernel_source():
                                                "dataCopyParams": {"blockCount": 1, "blockLen": 20, "srcStride": 0,
                                                                   "dstStride": 0}}, form="ub_to_gm")
     assert adapter.KERNELS["data_copy_pad"](3, out).endswith("DataCopyPad(dst3, src3, DataCopyExtParams{1, 20, 0, 0, 0});")
+
+
+def test_gather_becomes_kernel_source():
+    ops = {"dst": Tensor("UB", 0, "float16", 128), "src": Tensor("UB", 256, "float16", 128),
+           "srcOffset": Tensor("UB", 512, "uint32", 128), "srcBaseAddr": 0}
+    count = Call("gather", "ascend910b", {**ops, "count": 128}, form="count")
+    text = adapter.KERNELS["gather"](2, count)
+    assert "LocalTensor<uint32_t> offset2 = images.ub<uint32_t>(512, 128);" in text
+    assert "Gather(dst2, src2, offset2, (uint32_t)0, (uint32_t)128);" in text
+    bits = Call("gather", "ascend910b", {**ops, "mask": [8, 2], "repeatTime": 1, "dstRepStride": 8}, form="mask_bits")
+    text = adapter.KERNELS["gather"](4, bits)
+    assert "uint64_t mask4[2] = {8ULL, 2ULL};" in text and "Gather(dst4, src4, offset4, (uint32_t)0, mask4, 1, 8);" in text
+    counted = Call("gather", "ascend910b", {**ops, "mask": 128, "repeatTime": 4, "dstRepStride": 8}, form="mask_continuous")
+    assert "Gather(dst5, src5, offset5, (uint32_t)0, (uint64_t)128ULL, 4, 8);" in adapter.KERNELS["gather"](5, counted)
+
+
+def test_copy_becomes_kernel_source():
+    ops = {"dst": Tensor("UB", 0, "int32", 144), "src": Tensor("UB", 1024, "int32", 1152), "repeatTime": 18,
+           "repeatParams": {"dstStride": 1, "srcStride": 1, "dstRepeatSize": 1, "srcRepeatSize": 8}}
+    text = adapter.KERNELS["copy"](1, Call("copy", "ascend910b", {**ops, "mask": 8}, form="mask_continuous"))
+    assert "Copy(dst1, src1, (uint64_t)8ULL, 18, CopyRepeatParams{1, 1, 1, 8});" in text
+    text = adapter.KERNELS["copy"](2, Call("copy", "ascend910b", {**ops, "mask": [255, 0]}, form="mask_bits"))
+    assert "uint64_t mask2[2] = {255ULL, 0ULL};" in text and "Copy(dst2, src2, mask2, 18, CopyRepeatParams{1, 1, 1, 8});" in text
+
+
+def test_gatherb_becomes_kernel_source():
+    call = Call("gatherb", "ascend910b", {"dst": Tensor("UB", 0, "uint16", 128), "src": Tensor("UB", 256, "uint16", 128),
+                                          "offset": Tensor("UB", 512, "uint32", 8), "repeatTime": 1,
+                                          "repeatParams": {"dstBlkStride": 1, "dstRepStride": 8}})
+    text = adapter.KERNELS["gatherb"](0, call)
+    assert "Gatherb(dst0, src0, offset0, 1, GatherRepeatParams{1, 8});" in text

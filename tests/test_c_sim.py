@@ -113,3 +113,20 @@ def test_planted_bug_is_caught(built, tmp_path):
     assert replay.returncode == 1 and "STILL FAILING" in replay.stdout
     fixed = cli("replay", f"r/{failures[0]['reproducer']}", "--backend", f"exec:{built / 'c_sim'}", cwd=tmp_path)
     assert fixed.returncode == 0 and "FIXED" in fixed.stdout
+
+
+def test_gather_copy_gatherb_certified(built, tmp_path):
+    """Gather (its three forms), Copy (its two), their masks read by mask.c, and Gatherb, on the products of
+    their pages and one with none of them."""
+    done = cli("certify", "--backend", f"exec:{built / 'c_sim'}", "--api", "gather", "--api", "copy", "--api", "gatherb",
+               "--product", "ascend910b",
+               "--product", "ascend310b", "--product", "ascend310p-aicore", "--product", "ascend910",
+               "--profile", "quick", "--bundle", "b", "-n", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    results = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert results["verdict"] == "CONFORMANT" and not results["failures"]
+    forms = {(c["cell"]["api"], c["cell"]["form"]) for c in results["cells"] if c["cell"]["kind"] == "legal"}
+    assert forms == {("gather", "count"), ("gather", "mask_bits"), ("gather", "mask_continuous"),
+                     ("copy", "mask_bits"), ("copy", "mask_continuous"), ("gatherb", None)}
+    assert {c["cell"]["rule"] for c in results["cells"] if c["cell"]["product"] == "ascend910"} == {
+        "gather.product.supported", "copy.product.supported", "gatherb.product.supported"}

@@ -204,6 +204,8 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
             spec = rulebook.api(cell.api)
             if cell.kind == "reject" and spec.rule(cell.rule).kind == "range":
                 rule = spec.rule(cell.rule)
+                if _on_a_grid(spec, rule["param"]):     # drawn on its multiples: one past the range is off them
+                    continue
                 for tag in targets(cell, default_rulebook()):
                     value = rule["min"] - 1 if tag.endswith("=below-min") else rule["max"] + 1
                     out.append((cell.id, rule["param"], value, False, tag))
@@ -220,6 +222,13 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
                     out.append((cell.id, rule["param"], int(_value(case.call, rule["param"])), True,
                                 f"{rule['param']}={end}"))
     return sorted(set(out))
+
+
+def _on_a_grid(spec: Any, param: str) -> bool:
+    """Is `param` drawn on the multiples of the element width (a `multiple` rule of `of: element`)? Its
+    reject cell's dtype is drawn per call, so one past its range is no single value; its legal ends are
+    checked below."""
+    return any(r["param"] == param and r["of"] == "element" for r in spec.rules_of("multiple"))
 
 
 def _applies(rule: Any, cell: Cell) -> bool:

@@ -61,6 +61,23 @@ def gather(form="repeat", dtype="float16", *, repeat=2, stride=8, count=128) -> 
     return Call("asc_gather", "ascend910b", args, form)
 
 
+def ga(form="mask_continuous", *, product="ascend910b", repeat=2, stride=8, count=128) -> Call:
+    args = {"dst": Tensor("UB", S_DST, "float16", (32 << 10) // 2), "src": Tensor("UB", S_SRC, "float16", (32 << 10) // 2),
+            "srcOffset": Tensor("UB", S_OFFS, "uint32", 1024), "srcBaseAddr": 0}
+    if form == "count":
+        args["count"] = count
+    else:
+        args.update(mask=128, repeatTime=repeat, dstRepStride=stride)
+    return Call("gather", product, args, form)
+
+
+def gb(*, repeat=1, rep=8) -> Call:
+    return Call("gatherb", "ascend310b", {"dst": Tensor("UB", S_DST, "uint16", 16 << 10),
+                                          "src": Tensor("UB", S_SRC, "uint16", 16 << 10),
+                                          "offset": Tensor("UB", S_OFFS, "uint32", 1024), "repeatTime": repeat,
+                                          "repeatParams": {"dstBlkStride": 1, "dstRepStride": rep}})
+
+
 def dm(sid: int) -> Call:
     return Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
                                             "sid": sid, "nburst": 1, "burst": 1, "src_stride": 0, "dst_stride": 0})
@@ -94,7 +111,8 @@ def offsets_image(call: Call, entry) -> dict[str, np.ndarray]:
     """Random UB and GM, the offsets tensor holding entry(i) (bytes) at entry i."""
     memory = {"UB": RNG.integers(0, 256, UB[call.product], dtype=np.uint8),
               "GM": RNG.integers(0, 256, GM, dtype=np.uint8)}
-    name = {"scatter": "dstOffsetLocal", "asc_gather": "src_offset"}.get(call.api)
+    name = {"scatter": "dstOffsetLocal", "asc_gather": "src_offset", "gather": "srcOffset",
+            "gatherb": "offset"}.get(call.api)
     if name:
         t = call.tensor(name)
         memory["UB"][t.addr:t.addr + t.numel * 4] = np.array([entry(i) for i in range(t.numel)], "<u4").view(np.uint8)
@@ -127,6 +145,17 @@ REGION = {
     "data_copy_nz2nd.srcNdMatrixStride.divisible": (nz(16, ndNum=2, nValue=3), None),   # 256 x 2 bytes: not of 6
     "asc_gather.dst_repeat_stride.max": (gather(repeat=1, stride=4096), in_order(2)),
     "scatter.repeatTimes.zero": (scatter(repeat=0), in_order(2)),
+    "gather.zero.unstated": (ga("count", product="ascend310b", count=0), in_order(2)),
+    "gather.offset.unaligned": (ga("count", count=16), lambda i: 2 * i + (i == 5)),
+    "gather.offset.repeat_advance": (ga(repeat=2, stride=16), in_order(2)),
+    "gather.dst.repeat_overlap": (ga(repeat=2, stride=4), in_order(2)),
+    "gather.dstRepStride.max": (ga(repeat=1, stride=4096), in_order(2)),
+    "gatherb.repeatTime.zero": (gb(repeat=0), lambda i: 32 * i),
+    "gatherb.dstRepStride.max": (gb(repeat=1, rep=4096), lambda i: 32 * i),
+    "copy.repeatTime.zero": (Call("copy", "ascend310b", {
+        "dst": Tensor("UB", S_DST, "float16", 128), "src": Tensor("UB", S_SRC, "float16", 128), "mask": 128,
+        "repeatTime": 0, "repeatParams": {"dstStride": 1, "srcStride": 1, "dstRepeatSize": 8, "srcRepeatSize": 8}},
+        "mask_continuous"), None),
     "scatter.offset.duplicate": (scatter("count", count=16), lambda i: 2 * i - 2 * (i == 5)),
     "data_move.sid.reserved": (dm(3), None),
     "data_copy.blockCount.zero_elsewhere": (dc(blockCount=0), None),

@@ -16,7 +16,7 @@ import pytest
 
 from oracle import load_rulebook
 
-APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz")
+APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb")
 COMMIT = "asc-devkit@0da921b9:"
 # asc-devkit path -> the file the vendor-pages folder keeps it in (its README's table)
 BASE = "docs/zh/api/SIMD-API/基础API/"
@@ -31,6 +31,10 @@ FILES = {
     MOVES + "GM与UB数据搬运/GMToUB随路转换ND2NZ搬运(DataCopy).md": "datacopy-nd2nz.md",
     BASE + "数据搬运导览/概览/总体约束说明.md": "general-constraints-ascendc.md",
     BASE + "数据搬运导览/概览/数据通路.md": "data-paths.md",
+    BASE + "Memory矢量计算/离散与聚合/Gather.md": "gather.md",
+    BASE + "Memory矢量计算/离散与聚合/Gatherb(ISASI).md": "gatherb.md",
+    MOVES + "UB与UB数据搬运/UBToUB掩码式高维数据搬运(Copy).md": "copy-ub-ub-masked.md",
+    BASE + "SIMD计算说明/掩码/通用说明.md": "mask-general.md",
 }
 PAGES = Path(os.environ.get("ASCEND_VENDOR_PAGES", "/work/shared/vendor-pages"))
 
@@ -46,6 +50,7 @@ def rendered(path: str) -> str:
     text = re.sub(r"<!--.*?-->", " ", text)
     text = re.sub(r"<a name=[^>]*></a>", "", text)
     text = text.replace("<br>", " ").replace("&bull;", "").replace("**", "").replace("\\", "")
+    text = text.replace("<sup>", "^").replace("</sup>", "")                        # 2<sup>64</sup> reads 2^64
     text = re.sub(r"!?\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)", r"\1", text)   # links: their text
     text = re.sub(r"^\s*[-|>]\s*", " ", text, flags=re.M)
     return " ".join(text.replace("|", " ").split())
@@ -113,3 +118,17 @@ def test_products_outside_the_kit_are_left_out(book) -> None:
         text = (book.directory / f"{api}.yaml").read_text(encoding="utf-8")
         body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
         assert "950" not in body and "Kirin" not in body, api
+
+
+def test_the_mask_modes_quote_the_mask_page(book) -> None:
+    """specs/masks.yaml's modes (and the count mode's per-width figures) quote the mask page."""
+    if not PAGES.is_dir():
+        pytest.skip(f"no vendor pages at {PAGES}")
+    import yaml
+    masks = yaml.safe_load((book.directory / "masks.yaml").read_text(encoding="utf-8"))
+    path = cited(book.api("gather"), masks["source"])
+    text = rendered(path)
+    quotes = [m["quote"] for m in masks["modes"].values()] + [masks["modes"]["count"]["covers_quote"]]
+    for quote in quotes + [r["quote"] for r in masks["rules"]] + [e["quote"] for e in masks["effects"]]:
+        for piece in fragments(quote):
+            assert piece in text, f"{piece!r} is not on {FILES[path]}"

@@ -129,8 +129,8 @@ def shared_parsers() -> tuple[argparse.ArgumentParser, ...]:
                         help="worker processes: a number, or auto (one per core); default 1")
     target.add_argument("--timeout", type=seconds_arg, metavar="SECONDS",
                         help="a call taking longer is a CRASH (default 10)")
-    target.add_argument("--against", metavar="B", help="also run every call on backend B, on a copy of the same "
-                        "memory: each call AGREEs or DIVERGEs (any byte, a refusal, a crash)")
+    target.add_argument("--against", metavar="B", help="also run every call on backend B, on an identical "
+                        "image of the memory: each call AGREEs or DIVERGEs (any byte, a refusal, a crash)")
     target.add_argument("--cluster", metavar="ADDRESS", help="send the cells to a Dask scheduler "
                         "(tcp://host:8786; the 'dask' extra) instead of local workers")
     target.add_argument("--no-oracle", action="store_true", help="with --against: judge agreement alone, "

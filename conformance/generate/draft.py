@@ -95,7 +95,9 @@ def _widest_reading(footprints: Any, frame: Frame) -> dict[str, Any]:
 
 
 def _end(runs: Any) -> int:
-    return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else runs.end
+    """One past the furthest byte from the address; 0 for bytes that all lie below it (a negative step,
+    which its range rule refuses)."""
+    return max((r.end for r in set(runs)), default=0) if isinstance(runs, list) else max(runs.end, 0)
 
 
 def operand_ends(acc: Mapping[str, Any]) -> dict[str, int]:

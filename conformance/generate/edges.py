@@ -136,9 +136,23 @@ def _values(env: Env) -> list[str]:
     return [op for op, d in env.spec.operands.items() if d.get("values") == "offsets"]
 
 
+def _wide_count_masks(env: Env, form: str | None) -> list[str]:
+    """Count-mode masks of this form whose range runs past an iteration (their values split there)."""
+    covers = max(env.spec.mask_covers.values(), default=None)
+    return [n for n, modes in env.spec.masks.items() if modes.get(form) == "count" and covers is not None
+            and any(r["param"] == n and r["max"] > covers for r in env.spec.rules_of("range"))]
+
+
 def _shape_plan(env: Env, form: str | None) -> dict[str, Any]:
-    """Mask words set to one element (the smallest footprint): the start every parameter is sized from."""
-    return {f"{n}.shape": "first" for n in _words(env, form)}
+    """Mask words set to one element (the smallest footprint), and a count-mode mask whose range runs past an
+    iteration within one (its first interval, from 0): the start every parameter is sized from."""
+    return {**{f"{n}.shape": "first" for n in _words(env, form)},
+            **{f"{n}.interval": "first" for n in _wide_count_masks(env, form)}}
+
+
+def _one_element(env: Env, form: str | None) -> dict[str, Any]:
+    """Those count-mode masks set to one element, as the shape plan sets mask words: a call that moves something."""
+    return {n: 1 for n in _wide_count_masks(env, form)}
 
 
 def _top_plan(env: Env, path: str | None) -> dict[str, Any]:
@@ -302,7 +316,7 @@ def _legal_plans(cell: Cell, env: Env) -> list[Plan]:
     for name in _words(env, cell.form):
         plans += [Plan.of({f"{name}.shape": s}, f"{name}={s}") for s in ("all", "first", "last")]
     plans += [Plan.of({**base, f"{op}.in-place": True}, f"{op}=in-place") for op in _in_place(env, cell.form)]
-    plans += [Plan.of({**base, v: "top"}, f"{v}=top") for v in _values(env)]
+    plans += [Plan.of({**base, **_one_element(env, cell.form), v: "top"}, f"{v}=top") for v in _values(env)]
     return plans
 
 
@@ -337,23 +351,28 @@ def _salt(cell: Cell, choices: tuple[tuple[str, Any], ...], attempt: int) -> int
 
 @functools.lru_cache(maxsize=256)
 def _sweep(cell: Cell, env: Env) -> tuple[Case, ...]:
+    """Each plan's call; a cell none of whose plans gave one (its calls rare among loose ones: a write
+    twice that every parameter must make) tries them again with four times the salts."""
     out: list[Case] = []
     seen: set[tuple[str, str] | None] = set()
-    for plan in _plans(cell, env):
-        case = _realise(cell, env, plan)
-        key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
-        if case is not None and key not in seen:
-            seen.add(key)
-            out.append(case)
+    for attempts in (ATTEMPTS, 4 * ATTEMPTS):
+        for plan in _plans(cell, env):
+            case = _realise(cell, env, plan, attempts)
+            key = None if case is None else (case.call.to_json(), repr(case.memory.to_dict()))
+            if case is not None and key not in seen:
+                seen.add(key)
+                out.append(case)
+        if out:
+            break
     return tuple(out)
 
 
-def _realise(cell: Cell, env: Env, plan: Plan) -> Case | None:
+def _realise(cell: Cell, env: Env, plan: Plan, attempts: int = ATTEMPTS) -> Case | None:
     """The first call an alternative of the plan gives that carries the plan's tags (small calls
     first, then loose ones)."""
     for loose in (False, True):
         for choices in plan.alternatives:
-            for attempt in range(ATTEMPTS // 2):
+            for attempt in range(attempts // 2):
                 pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
                 if cell.kind == "ambiguity":
                     case = planned_ambiguity(pick, _region(cell, env))

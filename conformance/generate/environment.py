@@ -293,6 +293,13 @@ class Env:
             scope_aligns[scope] = math.lcm(scope_aligns.get(scope, 1), op_aligns[op])
         return domains, op_aligns, scope_aligns
 
+    def mask_covers(self, name: str, probe: Call) -> int | None:
+        """The most elements a count-mode mask `name` selects in the probe's form and dtype (None: it is no
+        such mask): its values split there, so that half the draws select part of an iteration."""
+        if self.spec.masks.get(name, {}).get(probe.form) != "count":
+            return None
+        return self.spec.mask_covers.get(self.rulebook.itemsize(self.spec.dtype_of_call(probe)))
+
     def domain(self, name: str, probe: Call) -> list[tuple[int, int]]:
         """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
         lo, hi = None, None
@@ -307,6 +314,9 @@ class Env:
         if lo is None:
             raise ValueError(f"{self.spec.file}: parameter {name!r} has no range rule; the generators need one")
         intervals = [(lo, hi)] if lo <= hi else []
+        covers = self.mask_covers(name, probe)
+        if covers is not None and lo <= covers < hi:   # a count-mode mask: within an iteration, and past it
+            intervals = [(lo, covers), (covers + 1, hi)]
         for amb in self.spec.ambiguities:
             for region in amb.regions:
                 region = dict(region)

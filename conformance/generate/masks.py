@@ -13,7 +13,8 @@ from conformance.generate.picks import Picks, pick_between
 def draw_words(pick: Picks, word_rules: Mapping[str, list[Rule]], tags: list[str], target: Rule | None
                ) -> dict[str, list[int]]:
     """Bitwise masks (lists of words) from their mask_words rules: a single bit, every bit, the first or
-    the last element only, or any; for a target rule, every word 0 or one word past its range."""
+    the last element only, or any; for a target rule, every word 0 or one word past its range, or, where
+    neither can be, one word too few."""
     out = {}
     for name, rules in word_rules.items():
         require(rules)
@@ -21,9 +22,14 @@ def draw_words(pick: Picks, word_rules: Mapping[str, list[Rule]], tags: list[str
         bounds = [tuple(w) for w in rule["words"]]
         if target is not None and target.id == rule.id:
             past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
-            how = pick.choice(["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past),
-                              f"{name}.shape")
+            ways = ["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past)
+            how = pick.choice(ways, f"{name}.shape") if ways else "short"
             words = [0] * len(bounds)
+            if how == "short":                  # every word's range is the whole word: only the count breaks it
+                require(len(bounds) > 1)
+                out[name] = [1 << pick.integer(0, 63, f"{name}.bit")] * (len(bounds) - 1)
+                tags.append(f"{name}=short")
+                continue
             if how == "past":
                 k = pick.choice(past, f"{name}.word")
                 words[k] = pick_between(pick, bounds[k][1] + 1, 2**64 - 1, f"{name}.past")[0]

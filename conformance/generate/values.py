@@ -36,6 +36,23 @@ def draw_values(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rul
     return tuple(writes)
 
 
+def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The entries any reading reads, sorted and distinct, and each reading's positions among them: with no
+    sort where every reading reads the same increasing entries (the usual case)."""
+    first = read[0]
+    if all(np.array_equal(r, first) for r in read[1:]) and (first.size < 2 or bool((first[1:] > first[:-1]).all())):
+        return first, [np.arange(first.size)] * len(read)
+    index = np.unique(np.concatenate(read))
+    return index, [np.unique(np.searchsorted(index, r)) for r in read]
+
+
+def offset_grid(spec: Any, operand: str, element: int) -> int:
+    """The bytes the offsets of `operand` step by: its element's width, or the widest grid its offset_align
+    rules ask for (whole DataBlocks)."""
+    return max([r["bytes"] for r in spec.rules_of("offset_align") if r["operand"] == operand and "bytes" in r.fields]
+               + [element])
+
+
 class Offsets:
     """The offsets of one offset tensor being drawn: the entries the call reads (`index`), the grid they
     land on from the addressed operand's base (`base`, `shift`, `width`), the slots inside the scope and
@@ -57,11 +74,10 @@ class Offsets:
         for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
             more = math_.accesses(call, units)[v_name]
             read.append((np.asarray(more.starts()) // v_width).astype(np.int64))
-        self.index = np.unique(np.concatenate(read))
         # the entries one reading reads, by position (an entry two elements read places both in one place:
         # no offset can keep those apart, and the call is then the duplicate region's under that reading)
-        self.together = [np.unique(np.searchsorted(self.index, r)) for r in read]
-        self.width = width = ctx.units["element"]
+        self.index, self.together = _entries(read)
+        self.width = width = offset_grid(spec, self.x_name, ctx.units["element"])
         self.base = base = self.x_tensor.addr + math_.nominal(call, ctx.units)[self.x_name].first   # offset 0
         self.shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
         self.cap = env.capacity(self.x_tensor.scope)

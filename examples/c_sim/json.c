@@ -266,6 +266,15 @@ static jvalue *parse_number(parser *ps)
         v->real = strtod(tmp, NULL);
         return v;
     }
+    /* As a uint64_t, where the literal is one (a mask word may use all 64 bits). */
+    v->word_ok = !negative;
+    for (const char *d = start; d < int_end && v->word_ok; d++) {
+        uint64_t digit = (uint64_t)(*d - '0');
+        if (v->word > (UINT64_MAX - digit) / 10)
+            v->word_ok = 0;
+        else
+            v->word = v->word * 10 + digit;
+    }
     /* Accumulate as a negative number so that INT64_MIN fits; saturate on overflow. */
     int64_t acc = 0;
     for (const char *d = start + negative; d < int_end; d++) {

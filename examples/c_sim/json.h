@@ -3,7 +3,8 @@
  * Reader: a recursive-descent parser of one JSON text into a tree allocated from an arena (freed all at
  * once after each request). It knows objects, arrays, strings (with every escape, \uXXXX surrogate pairs
  * included, decoded to UTF-8), numbers, true, false and null. An integer literal is kept as an int64_t;
- * one too large for it is saturated and flagged `big` (every range check then refuses it).
+ * one too large for it is saturated and flagged `big` (every range check then refuses it). A literal in
+ * [0, 2^64 - 1] is also kept as a uint64_t (`word`: a 64-bit mask word).
  *
  * Writer: a growable byte buffer with helpers that escape strings properly.
  */
@@ -21,6 +22,8 @@ struct jvalue {
     int boolean;            /* J_BOOL */
     int64_t integer;        /* J_INT */
     int big;                /* J_INT: the literal did not fit in int64_t (integer is saturated) */
+    uint64_t word;          /* J_INT: the literal as a uint64_t (a 64-bit mask word), when word_ok */
+    int word_ok;            /* J_INT: the literal is in [0, 2^64 - 1] */
     double real;            /* J_REAL: a number with a fraction or an exponent */
     const char *str;        /* J_STRING: decoded bytes, NUL-terminated (may hold NULs: see len) */
     size_t len;

@@ -1,10 +1,11 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates five data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * It simulates eight data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
  * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c) and ND -> NZ
- * (data_copy_nd2nz.c), Ascend C DataCopy GM <-> UB / UB -> UB (data_copy.c) and Ascend C DataCopyPad
- * (data_copy_pad.c).
+ * (data_copy_nd2nz.c), Ascend C DataCopy GM <-> UB / UB -> UB (data_copy.c), Ascend C DataCopyPad
+ * (data_copy_pad.c), Ascend C Gather (gather.c), Ascend C Copy UB -> UB with a mask (copy.c), their masks
+ * read by mask.c, and Ascend C Gatherb (gatherb.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -161,15 +162,16 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         set_error(o, "call.product: unknown product '%s'", product->str);
         return;
     }
-    int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad");
+    int has_forms = json_is_str(api, "data_copy") || json_is_str(api, "data_copy_pad") || json_is_str(api, "gather") ||
+                    json_is_str(api, "copy");
     if (has_forms) {
-        /* DataCopy and DataCopyPad have several forms: form names the overload */
+        /* DataCopy, DataCopyPad, Gather and Copy have several forms: form names the overload */
         if (form == NULL || form->type != J_STRING || strlen(form->str) != form->len) {
             set_error(o, "call.form: %s has several forms; form must name one", api->str);
             return;
         }
     } else if (form != NULL && form->type != J_NULL) {
-        /* data_move, data_copy_nz2nd and data_copy_nd2nz have a single form: form must be null */
+        /* data_move, data_copy_nz2nd, data_copy_nd2nz and gatherb have a single form: form must be null */
         set_error(o, "call.form: %s has a single form; form must be null", api->str);
         return;
     }
@@ -183,6 +185,12 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_pad"))
         api_data_copy_pad(o, p, form->str, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "gatherb"))
+        api_gatherb(o, p, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "copy"))
+        api_copy(o, p, form->str, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "gather"))
+        api_gather(o, p, form->str, args, resolve_memory, (void *)memory);
     else
         set_error(o, "call.api: c-sim does not implement '%s'", api->str);
 }
@@ -281,8 +289,8 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy_nd2nz\":[\"*\"],\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},"
-                            "\"batch\":true");
+                            "\"data_copy_nd2nz\":[\"*\"],\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],"
+                            "\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"]},\"batch\":true");
                 coverage_hello(&out);
                 jb_raw(&out, "}");
             }

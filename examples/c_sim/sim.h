@@ -96,6 +96,21 @@ int64_t round_up(int64_t value, int64_t unit);   /* value >= 0 rounded up to a m
  * (memmove: a run that overlaps its own source is still copied whole). Shared by every API. */
 void copy_runs(uint8_t *dst, int64_t dst_step, const uint8_t *src, int64_t src_step, int64_t count, int64_t length);
 
+/* ---- the iteration mask (mask.c; specs/masks.yaml) ----------------------------------------------- */
+typedef struct {
+    int bits;                /* 1: bit mode (a list of words); 0: count mode (one integer) */
+    uint64_t words[2];       /* bit mode: the first two words; count mode: words[0] is the count */
+    int nwords;              /* words given */
+    int fits;                /* every word given is in [0, 2^64 - 1] */
+} mask_value;
+
+/* call.args.mask in the mode the form reads it: 0 and an error outcome when it is malformed. */
+int mask_read(outcome *o, const jvalue *args, int bits, mask_value *m);
+/* Does the mask select element e (0-based) of an iteration? */
+int mask_selects(const mask_value *m, int64_t e);
+/* The last element of an iteration of `per` the mask selects; -1 when none. */
+int64_t mask_last(const mask_value *m, int64_t per);
+
 /* ---- the APIs ------------------------------------------------------------------------------------- */
 /* Check the call against every `reject` rule of the spec, then (legal or undefined) run it on the
  * images. `mem` is resolved only once the checks pass: a refused call never touches memory. */
@@ -114,5 +129,12 @@ void api_data_copy(outcome *o, const product_info *p, const char *form, const jv
                    void *ctx);
 void api_data_copy_pad(outcome *o, const product_info *p, const char *form, const jvalue *args,
                        resolve_images resolve, void *ctx);
+/* Copy (UB -> UB, masked): `mask_bits` | `mask_continuous`; Gather: `count` | `mask_bits` | `mask_continuous`. */
+void api_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
+              void *ctx);
+/* Gatherb: a single form. */
+void api_gatherb(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+void api_gather(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
+                void *ctx);
 
 #endif

@@ -13,7 +13,8 @@ small kernel with three phases:
   1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
      (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
   2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
-     DataCopy(dst, src, Nz2NdParamsFull{...}), DataCopy(dst, src, Nd2NzParams{...}), Scatter(...), asc_gather(...), vec_trans_scatter(...));
+     DataCopy(dst, src, Nz2NdParamsFull{...}), DataCopy(dst, src, Nd2NzParams{...}), Gather(...), Copy(...),
+     Gatherb(...), Scatter(...), asc_gather(...), vec_trans_scatter(...));
   3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
 
 A toolchain that refuses the call (a compile-time check, an assert in the kernel) is a refusal: raise
@@ -168,6 +169,47 @@ def data_copy_pad_source(index: int, call: Call) -> str:
                               f"bit_cast<{ctype}>({pad['paddingValue']})}});"])
 
 
+def _mask(index: int, call: Call) -> tuple[list[str], str]:
+    """A mask argument: bit mode as a uint64_t[2] declared before the call, count mode as a uint64_t literal."""
+    mask = call.args["mask"]
+    if isinstance(mask, int):
+        return [], f"(uint64_t){mask}ULL"
+    return [f"uint64_t mask{index}[2] = {{{', '.join(f'{int(w)}ULL' for w in mask)}}};"], f"mask{index}"
+
+
+def gather_source(index: int, call: Call) -> str:
+    """Ascend C Gather: srcOffset and srcBaseAddr, then count, or the mask, repeatTime and dstRepStride."""
+    a = call.args
+    head = [f"// call {index}: Gather ({call.form})", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}"),
+            _tensor(a["srcOffset"], f"offset{index}")]
+    operands = f"dst{index}, src{index}, offset{index}, (uint32_t){a['srcBaseAddr']}"
+    if call.form == "count":
+        return "\n".join([*head, f"Gather({operands}, (uint32_t){a['count']});"])
+    declared, mask = _mask(index, call)
+    return "\n".join([*head, *declared, f"Gather({operands}, {mask}, {a['repeatTime']}, {a['dstRepStride']});"])
+
+
+def copy_source(index: int, call: Call) -> str:
+    """Ascend C Copy UB -> UB: the mask, repeatTime and CopyRepeatParams in the struct's order."""
+    a, p = call.args, call.args["repeatParams"]
+    fields = ", ".join(str(p[f]) for f in ("dstStride", "srcStride", "dstRepeatSize", "srcRepeatSize"))
+    declared, mask = _mask(index, call)
+    return "\n".join([f"// call {index}: Copy ({call.form})", _tensor(a["dst"], f"dst{index}"),
+                      _tensor(a["src"], f"src{index}"), *declared,
+                      f"Copy(dst{index}, src{index}, {mask}, {a['repeatTime']}, CopyRepeatParams{{{fields}}});"])
+
+
+def gatherb_source(index: int, call: Call) -> str:
+    """Ascend C Gatherb: the offsets tensor, repeatTime and GatherRepeatParams{dstBlkStride, dstRepStride}."""
+    a, p = call.args, call.args["repeatParams"]
+    return "\n".join([f"// call {index}: Gatherb", _tensor(a["dst"], f"dst{index}"), _tensor(a["src"], f"src{index}"),
+                      _tensor(a["offset"], f"offset{index}"),
+                      f"Gatherb(dst{index}, src{index}, offset{index}, {a['repeatTime']}, "
+                      f"GatherRepeatParams{{{p['dstBlkStride']}, {p['dstRepStride']}}});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
 KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source,
-           "data_copy_nd2nz": data_copy_nd2nz_source, "data_copy": data_copy_source, "data_copy_pad": data_copy_pad_source}
+           "data_copy_nd2nz": data_copy_nd2nz_source, "data_copy": data_copy_source,
+           "data_copy_pad": data_copy_pad_source, "gather": gather_source, "copy": copy_source,
+           "gatherb": gatherb_source}

@@ -10,8 +10,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, shifted,
-                      slots_of, take, take_slots, write_plain)
+from .offsets import advance, follow_stride, gather_into, moved, offset_entries, plain_extents, plain_side
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple:
@@ -37,19 +36,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     offsets = offset_entries(call, image, "src_offset", index)
     if offsets is None or not offsets.size:
         return []
-    source = image[src.scope]
-    slots = slots_of(offsets, src.addr, width, source.shape[0])
-    if slots is not None:                                          # the usual case: one typed gather
-        values = take_slots(source, slots, width)                  # a fresh array: every read before any write
-    else:
-        starts = shifted(offsets, src.addr)
-        keep = inside(starts, width, source.shape[0])              # the rest is undefined territory
-        if keep is None:
-            values = take(source, starts, width)
-        else:
-            values = np.zeros((starts.size, width), dtype=np.uint8)
-            values[keep] = take(source, starts[keep], width)
-    write_plain(image[dst.scope], dst.addr, at, values, width)
+    gather_into(image, src, dst, offsets, src.addr, at, width)
     return []
 
 

@@ -4,37 +4,30 @@ Both pages address one operand element by element through a tensor of byte offse
 forms move elements 0..count-1. The repeat forms move, in repeat r, the elements of 8 data blocks
 ("每次迭代完成8个datablock的数据收集": 256 bytes, `units["repeat"]`); element e of repeat r reads offset
 r * (256 / width) + e whatever the stride (inferred: the pages do not say how offsets are indexed across
-repeats), and only the strided operand moves by r * stride bytes. A mask picks the elements of a repeat:
-bit e % 64 of word e // 64 (mask_bits), or the first `mask` elements (mask_continuous).
+repeats), and only the strided operand moves by r * stride bytes. A mask picks the elements of a repeat
+(oracle/mask.py: bit mode or count mode).
 """
 from __future__ import annotations
 
 import functools
-from typing import Mapping, NamedTuple, Sequence
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
+from ..mask import positions
 
 OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
 
 
-def picked(mask: int | Sequence[int], per: int) -> np.ndarray:
-    """Which of the `per` elements of a repeat a mask selects (an int: the first `mask` ones)."""
-    if isinstance(mask, int):
-        return np.arange(per) < mask
-    words = np.array([int(w) for w in mask], dtype="<u8")        # 64-bit words (the param type says so)
-    bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)   # bit k of word j: j * 64 + k
-    return np.concatenate([bits[:per], np.zeros(max(per - bits.size, 0), dtype=bool)])
-
-
 def repeated(repeat: int, per: int, stride: int, width: int,
-             mask: np.ndarray | None = None, advance: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(offset index, byte position in the strided operand) of each element of `repeat` repeats; the
-    offsets advance by `advance` entries a repeat (None: one whole repeat, `per`)."""
+             chosen: np.ndarray | None = None, advance: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(offset index, byte position in the strided operand) of each element of `repeat` repeats, `chosen`
+    the positions a repeat moves (None: all `per`); the offsets advance by `advance` entries a repeat (None:
+    one whole repeat, `per`)."""
     r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-    e = (np.arange(per, dtype=np.int64) if mask is None else np.flatnonzero(mask).astype(np.int64))[None, :]
+    e = (np.arange(per, dtype=np.int64) if chosen is None else chosen)[None, :]
     index, at = r * (per if advance is None else advance) + e, r * stride + e * width
     return index.reshape(-1), at.reshape(-1)
 
@@ -56,8 +49,8 @@ def advance(units: Mapping[str, int], stride: int) -> int | None:
 
 def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple | None,
                     advance: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """`repeated` of a repeat form given by value (a mask: None for every element, else as `picked` reads it)."""
-    return repeated(repeat, per, stride, width, None if mask is None else picked(mask, per), advance)
+    """`repeated` of a repeat form given by value (a mask: None for every element, else as oracle/mask.py reads it)."""
+    return repeated(repeat, per, stride, width, None if mask is None else positions(mask, per), advance)
 
 
 class _Kept:
@@ -121,7 +114,7 @@ class Extent(NamedTuple):
 @functools.lru_cache(maxsize=4096)
 def _chosen(mask: int | tuple | None, per: int) -> tuple[int, int]:
     """(elements a repeat moves, the position of the last one) under `mask` (as repeat_elements reads it)."""
-    e = np.arange(per) if mask is None else np.flatnonzero(picked(mask, per))
+    e = np.arange(per) if mask is None else positions(mask, per)
     return int(e.size), int(e[-1]) if e.size else -1
 
 
@@ -335,3 +328,23 @@ def write_plain(image: np.ndarray, base: int, at: np.ndarray | None, values: np.
             return
         at = np.arange(n, dtype=np.int64) * width
     put(image, base + at, values, width)
+
+
+def gather_into(image: Mapping[str, np.ndarray], src, dst, offsets: np.ndarray, shift: int, at: np.ndarray | None,
+                width: int) -> None:
+    """The gathers' move: element k of dst (at `at`, or side by side) is the src element starting `shift` +
+    offsets[k] bytes into src's scope; one read before any write. An element outside the scope (undefined
+    territory) reads as zeros."""
+    source = image[src.scope]
+    slots = slots_of(offsets, shift, width, source.shape[0])
+    if slots is not None:                                          # the usual case: one typed gather
+        values = take_slots(source, slots, width)                  # a fresh array: every read before any write
+    else:
+        starts = shifted(offsets, shift)
+        keep = inside(starts, width, source.shape[0])
+        if keep is None:
+            values = take(source, starts, width)
+        else:
+            values = np.zeros((starts.size, width), dtype=np.uint8)
+            values[keep] = take(source, starts[keep], width)
+    write_plain(image[dst.scope], dst.addr, at, values, width)

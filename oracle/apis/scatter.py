@@ -13,6 +13,7 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
+from ..mask import hashable
 from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, put,
                       put_distinct, read_plain, shifted, slots_of, stable_order)
 
@@ -22,8 +23,7 @@ def repeats(call: Call, units: Mapping[str, int]) -> tuple:
     srcRepStride blocks a repeat, the mask picks the elements of each."""
     args, width = call.args, units["element"]
     per, stride, mask = units["repeat"] // width, args["srcRepStride"] * units["srcRepStride"], args["mask"]
-    return (args["repeatTimes"], per, stride, width, mask if isinstance(mask, int) else tuple(mask),
-            advance(units, stride))
+    return args["repeatTimes"], per, stride, width, hashable(mask), advance(units, stride)
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:

@@ -20,7 +20,7 @@ class MaskWords(RuleKind):
         return None
 
     def edges(self, rule, sweep):
-        """A mask of zeros, and one past each word's range."""
+        """A mask of zeros, one past each word's range, or (where neither breaks it) one word too few."""
         env, out = sweep.env, {}
         name, bounds = rule["param"], rule["words"]
         for form in sweep.forms(rule):
@@ -33,4 +33,6 @@ class MaskWords(RuleKind):
                     out.setdefault(f"{name}[{k}]=above-max", []).extend(
                         {"form": form, "dtype": d, f"{name}.shape": "past", f"{name}.word": k,
                          f"{name}.past": "min"} for d in dtypes)
+            if not rule.get("nonzero") and not bounds[0][0] and all(hi == 2**64 - 1 for _, hi in bounds):
+                out.setdefault(f"{name}=short", []).extend({"form": form, "dtype": d} for d in dtypes)
         return out

@@ -1,4 +1,5 @@
-"""offset_align: every element an offset-addressed operand touches starts at a multiple of its width."""
+"""offset_align: every piece an offset-addressed operand touches starts at a multiple of its element's width,
+or of the rule's `bytes` (Gatherb's whole DataBlocks: 32)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +13,7 @@ class OffsetAlign(RuleKind):
     needs_wide_elements = True
 
     def check(self, rule, ctx):
-        width = ctx.units.get("element", 1)
+        width = rule.fields.get("bytes") or ctx.units.get("element", 1)
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty:
                 continue
@@ -26,7 +27,7 @@ class OffsetAlign(RuleKind):
         return None
 
     def break_offset(self, rule, values):
-        """An offset a few bytes off the element grid."""
+        """An offset a few bytes off the grid (the element's, or the rule's `bytes`: the drawing's grid)."""
         v = values
         if rule["operand"] != v.x_name:
             return None

@@ -1,0 +1,59 @@
+"""Ascend C Gatherb (asc-devkit@0da921b9:docs/zh/api/SIMD-API/基础API/Memory矢量计算/离散与聚合/Gatherb(ISASI).md):
+DataBlock j of iteration i (8 an iteration) is the 32 bytes offset[i * 8 + j] bytes from src, written
+i * dstRepStride + j * dstBlkStride DataBlocks from dst, a dstBlkStride of 0 read as 1 (「当dstBlkStride值为0时，
+默认按照1来处理」). Every block is read before any is written.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..call import Call
+from ..footprint import Grid, Runs, Spots
+from .offsets import OFFSET, element_bytes, offset_entries
+
+_BLK, _REP = "repeatParams.dstBlkStride", "repeatParams.dstRepStride"
+
+
+def _dst(call: Call, units: Mapping[str, int]) -> Grid:
+    p, block = call.args["repeatParams"], units["block"]
+    return Grid(0, p["dstRepStride"] * units[_REP], call.args["repeatTime"],
+                max(p["dstBlkStride"], 1) * units[_BLK], units["repeat"], block)
+
+
+def _blocks(call: Call, units: Mapping[str, int]) -> int:
+    return max(call.args["repeatTime"], 0) * units["repeat"]
+
+
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+    """src's blocks are known only from the offsets in memory (None without memory)."""
+    n = _blocks(call, units)
+    offsets = offset_entries(call, memory, "offset", n)
+    return {"dst": _dst(call, units), "src": None if offsets is None else Spots.offsets(offsets, 0, units["block"]),
+            "offset": Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)}
+
+
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+    block, n = units["block"], _blocks(call, units)
+    src, dst = call.tensor("src"), call.tensor("dst")
+    offsets = offset_entries(call, image, "offset", n)
+    if offsets is None or not offsets.size:
+        return []
+    source = image[src.scope]
+    starts = offsets.astype(np.int64) + src.addr
+    inside = (starts + block <= source.shape[0])
+    values = np.zeros((n, block), dtype=np.uint8)                 # past UB: undefined territory, read as zeros
+    values[inside] = source[element_bytes(starts[inside], block)]
+    at = dst.addr + _dst(call, units).starts()
+    image[dst.scope][element_bytes(at, block).reshape(-1)] = values.reshape(-1)
+    return []
+
+
+def nominal(call: Call, units: Mapping[str, int]) -> dict:
+    """src's footprint if the offsets were 0, 32, 64, ...: what a generator sizes it by."""
+    block = units["block"]
+    return {"src": Runs(0, block, _blocks(call, units), block)}
+
+
+VARIANTS = {"default": dict}
