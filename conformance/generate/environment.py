@@ -267,13 +267,22 @@ class Env:
         return scopes
 
     def multiple_of(self, name: str, probe: Call) -> int:
-        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1, for calls
-        like `probe`."""
+        """What every legal value of a parameter is a multiple of (its `multiple` rules, and the `multiple`
+        checks of the ambiguities whose region is the probe's whole cell: the calls off them are the
+        region's), or 1, for calls like `probe`."""
+        rules = [r for r in self.spec.rules_of("multiple") if self.rulebook.matches(r.when, probe, self.spec)]
+        rules += [c for amb in self.spec.ambiguities for c in amb.checks if c.kind == "multiple"
+                  and all("params" not in r and self.rulebook.matches(r, probe, self.spec) for r in amb.regions)]
         step = 1
-        for rule in self.spec.rules_of("multiple"):
-            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
-                of = rule["of"]
-                step = math.lcm(step, self.rulebook.itemsize(self.spec.dtype_of_call(probe)) if of == "element" else of)
+        for rule in rules:
+            if rule["param"] == name:
+                width = self.rulebook.itemsize(self.spec.dtype_of_call(probe))
+                of = width if rule["of"] == "element" else rule["of"]
+                if rule.get("bytes"):
+                    unit = self.spec.params[name].get("unit", 1)
+                    unit = unit["elements"] * width if isinstance(unit, Mapping) else unit
+                    of //= math.gcd(of, unit)
+                step = math.lcm(step, of)
         return step
 
     def param_names(self, form: str | None) -> list[str]:
