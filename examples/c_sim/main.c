@@ -275,7 +275,12 @@ int main(void)
                 jb_raw(&out, ",\"version\":");
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
-                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true}");
+                            "\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"]},\"batch\":true,"
+                            /* the readings data_copy.c and data_copy_pad.c carry out where the pages
+                             * read two ways: the kit enters those regions and judges them by these */
+                            "\"readings\":{\"data_copy.count.unaligned\":\"round_down\","
+                            "\"data_copy_pad.dummy.no_padding\":\"block_first\","
+                            "\"data_copy_pad.dummy.without_isPad\":\"block_first\"}}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);
