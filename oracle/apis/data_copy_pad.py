@@ -48,7 +48,8 @@ def accesses(call: Call, units: Mapping[str, int],
 # Index-math variants (the readings of the dummy ambiguities that move bytes otherwise), by name: each marks
 # the call's units with what the dummy of a block without padding holds. Unmarked: each block's first
 # element, sizeof(T) bytes (the default math).
-DUMMY = "variant.dummy"                 # 1: the first element of the transfer; 2: paddingValue
+DUMMY = "variant.dummy"                 # what the dummy repeats: one of the two below
+TRANSFER_FIRST, PADDING_VALUE = 1, 2    # the first element of the whole transfer; paddingValue
 DUMMY_WORD = "variant.dummy_word"       # set: the element the dummy repeats is at most 4 bytes
 
 
@@ -64,11 +65,11 @@ def _dummy_values(units: Mapping[str, int], data: np.ndarray, pad: Mapping, widt
     """(blocks, size) bytes of the dummy of blocks without padding, as the variant in `units` reads
     "dummy会默认填充待搬运数据块的第一个元素值"."""
     how = units.get(DUMMY, 0)
-    if how == 2:
+    if how == PADDING_VALUE:
         value = np.array([pad["paddingValue"]], dtype=f"<u{width}").view(np.uint8)
         return np.broadcast_to(np.tile(value, size // width), (data.shape[0], size))
     element = min(width, 4) if units.get(DUMMY_WORD) else width
-    first = data[:1, :element] if how == 1 else data[:, :element]
+    first = data[:1, :element] if how == TRANSFER_FIRST else data[:, :element]
     return np.broadcast_to(np.tile(first, (1, size // element)), (data.shape[0], size))
 
 
@@ -102,5 +103,5 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     return None
 
 
-VARIANTS = {"default": dict, "transfer_first": _dummy(1), "padding_value": _dummy(2),
-            "block_first_32bit": _word, "transfer_first_32bit": lambda units: _word(_dummy(1)(units))}
+VARIANTS = {"default": dict, "transfer_first": _dummy(TRANSFER_FIRST), "padding_value": _dummy(PADDING_VALUE),
+            "block_first_32bit": _word, "transfer_first_32bit": lambda units: _word(_dummy(TRANSFER_FIRST)(units))}
