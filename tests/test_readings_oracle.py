@@ -142,6 +142,8 @@ REGION = {
         "dataCopyParams": {"blockCount": 2, "blockLen": 0, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
     "data_copy_pad.dummy.no_padding": (pad_g2u("int8", 20), None),
     "data_copy_pad.dummy.without_isPad": (pad_g2u("int8", 20, is_pad=False), None),
+    "data_copy_pad.dummy.no_padding_b64": (pad_g2u("int64", 8), None),
+    "data_copy_pad.dummy.without_isPad_b64": (pad_g2u("int64", 8, is_pad=False), None),
     "data_copy.count.unaligned": (Call("data_copy", "ascend910b", {
         "dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512), "count": 20}, "count"), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
@@ -333,19 +335,23 @@ DUMMY_READINGS = {"block_first": (8, EACH, False), "block_first_32bit": (4, EACH
                   "padding_value": (None, None, True)}
 
 
-@pytest.mark.parametrize("amb", ["data_copy_pad.dummy.no_padding", "data_copy_pad.dummy.without_isPad"])
+DUMMY_CASES = [(amb, dtype, value) for suffix, dtype, value in (("", "int16", 0x1234), ("_b64", "int64", 0))
+               for amb in (f"data_copy_pad.dummy.no_padding{suffix}", f"data_copy_pad.dummy.without_isPad{suffix}")]
+
+
+@pytest.mark.parametrize("amb, dtype, value", DUMMY_CASES)
 @pytest.mark.parametrize("reading", sorted(DUMMY_READINGS))
-@pytest.mark.parametrize("dtype, value", [("int64", 0), ("int16", 0x1234)])
-def test_dummy_readings(amb, reading, dtype, value):
+def test_dummy_readings(amb, dtype, value, reading):
     """Two blocks of 8 bytes (int64: one element; int16: four), no padding: each UB block is the 8 bytes
     and a 24-byte dummy. block_first: block k's first element three times (int64) or twelve (int16);
-    block_first_32bit: for int64 block k's first 4 bytes six times, for int16 as block_first;
-    transfer_first(_32bit): the same from block 0 in both blocks; padding_value: paddingValue's bytes
-    (int64: 0, the only value b64 allows). isPad false has no padding_value reading."""
-    if reading not in {r.id for r in BOOK.ambiguity(amb).readings}:
-        assert amb.endswith("without_isPad") and reading == "padding_value"
+    block_first_32bit (64-bit types only): block k's first 4 bytes six times; transfer_first(_32bit): the
+    same from block 0 in both blocks; padding_value (isPad true only): paddingValue's bytes (int64: 0,
+    the only value b64 allows)."""
+    ids = {r.id for r in BOOK.ambiguity(amb).readings}
+    if reading not in ids:
+        assert (reading == "padding_value" and "without_isPad" in amb) or (reading.endswith("_32bit") and dtype != "int64")
         return
-    call = pad_g2u(dtype, 8, is_pad=amb.endswith("no_padding"), value=value)
+    call = pad_g2u(dtype, 8, is_pad="without_isPad" not in amb, value=value)
     memory = offsets_image(call, None)
     width = np.dtype(_np(dtype)).itemsize
     element, first_of, is_value = DUMMY_READINGS[reading]
@@ -360,7 +366,7 @@ def test_dummy_readings_differ_on_the_call():
     """The int64 call tells every legal reading of the no-padding dummy from every other."""
     call = pad_g2u("int64", 8)
     memory = offsets_image(call, None)
-    images = {r: expected(call, memory, readings={"data_copy_pad.dummy.no_padding": r}).memory["UB"][:64].tobytes()
+    images = {r: expected(call, memory, readings={"data_copy_pad.dummy.no_padding_b64": r}).memory["UB"][:64].tobytes()
               for r in DUMMY_READINGS}
     assert len(set(images.values())) == len(DUMMY_READINGS)
 

@@ -280,7 +280,9 @@ int main(void)
                              * read two ways: the kit enters those regions and judges them by these */
                             "\"readings\":{\"data_copy.count.unaligned\":\"round_down\","
                             "\"data_copy_pad.dummy.no_padding\":\"block_first\","
-                            "\"data_copy_pad.dummy.without_isPad\":\"block_first\"}}");
+                            "\"data_copy_pad.dummy.without_isPad\":\"block_first\","
+                            "\"data_copy_pad.dummy.no_padding_b64\":\"block_first\","
+                            "\"data_copy_pad.dummy.without_isPad_b64\":\"block_first\"}}");
             }
         } else if (json_is_str(op, "bye")) {
             arena_free(&a);
