@@ -152,6 +152,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, _sizes(memory))
+        _reach_scope_end(ctx, violations, written)
         for scope, mask in written.items():
             defined[scope] = ~mask
     else:
@@ -165,6 +166,18 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             defined[scope][(starts[:, None] + np.arange(values.shape[1])).reshape(-1)] = False
     choices = [c for c in choices if c[2] is not None]
     return Expected(image, defined, violations, [] if violations else choices, written)
+
+
+def _reach_scope_end(ctx: Context, violations: Sequence[Violation], written: Mapping[str, np.ndarray]) -> None:
+    """An undefined rule with `opens` (a call breaking it may write past its footprint: DataCopy NZ->ND
+    rows a wrapped stride sends far off) marks every byte of the operand's scope from its address on as
+    written, where the `opens` `when` holds."""
+    for v in violations:
+        rule = next((r for r in ctx.spec.rules if r.id == v.rule), None)
+        opens = rule.get("opens") if rule is not None else None
+        if opens and ctx.rulebook.matches(opens.get("when"), ctx.call, ctx.spec):
+            tensor = ctx.call.tensor(opens["operand"])
+            written[tensor.scope][tensor.addr:] = True
 
 
 def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: bool) -> set[str]:

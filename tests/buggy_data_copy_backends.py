@@ -4,7 +4,8 @@
 DataCopyParams)` between GM and UB and inside UB (specs/data_copy.yaml), written from the vendor pages
 without the oracle: its own product, path, dtype and UB tables, its own checks, and a block-by-block move.
 
-    count form:   count * sizeof(T) bytes, rounded down to 32 ("若未对齐，搬运量会向下取整到32字节对齐");
+    count form:   count * sizeof(T) bytes, rounded down to 32 ("若未对齐，搬运量会向下取整到32字节对齐": the
+                  reading round_down of data_copy.count.unaligned);
     params form:  blockCount blocks of blockLen DataBlocks (32 B); block k of an operand starts
                   k * (blockLen + gap) DataBlocks after its address ("前一个数据块结束地址与后一个数据块起始地址
                   的差值"); a blockCount or blockLen of 0 moves nothing (NOP on A2 / A3).
@@ -137,8 +138,9 @@ class GapHeadToHead(DataCopySim):
 
 
 class CountNotRounded(DataCopySim):
-    """count * sizeof(T) moved exactly, not rounded down to 32 bytes: the rounding.
-    Expected: FAIL in legal count cells."""
+    """count * sizeof(T) moved exactly, not rounded down to 32 bytes: the rounding. An unaligned count is the
+    ambiguity data_copy.count.unaligned, which the default run leaves out. Expected: FAIL in its ambiguity
+    cell under the reading round_down."""
 
     name = "data-copy-bug-count-not-rounded"
     bug = "rounding"
@@ -148,7 +150,8 @@ class CountNotRounded(DataCopySim):
 
 
 class CountRoundedUp(DataCopySim):
-    """count * sizeof(T) rounded up to 32 bytes. Expected: FAIL or FALSE_REJECT in legal count cells."""
+    """count * sizeof(T) rounded up to 32 bytes. Expected: FAIL or FALSE_REJECT in the ambiguity cell of
+    data_copy.count.unaligned under the reading round_down."""
 
     name = "data-copy-bug-count-rounded-up"
     bug = "rounding direction"

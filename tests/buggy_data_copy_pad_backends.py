@@ -5,8 +5,9 @@ DataCopyPadExtParams) and UB -> GM (specs/data_copy_pad.yaml), written from the 
 
     GM -> UB: block k of blockLen bytes read at k * (blockLen + srcStride) in GM; in UB leftPadding
     elements, the data, rightPadding elements and dummy bytes to a 32-byte end (P bytes), block k at
-    k * (P + dstStride * 32); padding and dummy are paddingValue (isPad), the block's first element when
-    there is no padding, anything (here: the bytes left as they were) without isPad. UB -> GM: block k read at
+    k * (P + dstStride * 32); padding and dummy are paddingValue (isPad), anything (here: the bytes left as
+    they were) without isPad; with no padding the dummy is the block's first element, with or without isPad
+    (the reading block_first of data_copy_pad.dummy.no_padding and .without_isPad). UB -> GM: block k read at
     k * (ceil32(blockLen) + srcStride * 32) in UB, written at k * (blockLen + dstStride) in GM.
     A blockCount or blockLen of 0 writes nothing.
 
@@ -56,10 +57,10 @@ class DataCopyPadSim:
     def fill(self, block: np.ndarray, data: np.ndarray, left: int, right: int, pad: dict, width: int) -> None:
         block[left:left + data.size] = data
         tail = block[left + data.size:]
-        if not pad["isPad"]:            # random (or SetPadValue's): any bytes do; these are left as they were
-            pass
-        elif left == 0 and right == 0:
+        if left == 0 and right == 0:    # the dummy alone: block_first
             tail[:] = np.tile(data[:width], tail.size // width)
+        elif not pad["isPad"]:          # random (or SetPadValue's): any bytes do; these are left as they were
+            pass
         else:
             value = np.array([pad["paddingValue"]], dtype=f"<u{width}").view(np.uint8)
             block[:left] = np.tile(value, left // width)
@@ -160,8 +161,10 @@ class UbStrideFromBlockLen(DataCopyPadSim):
 
 
 class DummyZeros(DataCopyPadSim):
-    """The dummy of a block without padding zero-filled instead of repeating its first element.
-    Expected: FAIL in legal gm_to_ub cells."""
+    """The dummy of a block without padding zero-filled instead of repeating its first element. The region is
+    the ambiguity data_copy_pad.dummy.no_padding, which the default run leaves out. Expected: FAIL in its
+    ambiguity cell under the reading block_first (zeros are none of the legal readings but padding_value
+    with a paddingValue of 0)."""
 
     name = "data-copy-pad-bug-dummy-zeros"
     bug = "dummy"

@@ -36,6 +36,9 @@ class Expect:
     must: dict[str, set[str]]                        # cell glob -> verdicts allowed; every such cell must fail
     may: dict[str, set[str]] = field(default_factory=dict)   # may fail, with one of these verdicts
     shrunk: Callable[[dict[str, Any], Call], None] | None = None   # checks on the reproducer of each failure
+    # the readings the run declares (ambiguity id -> reading id): a bug inside an ambiguity's region is
+    # looked for in its ambiguity cell (`api/product/ambiguity/<id>` in `run`), judged by the reading
+    readings: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -50,23 +53,27 @@ def match(cell_id: str, globs: dict[str, set[str]]) -> set[str] | None:
 
 
 def select_cells(patterns: list[str]) -> list[Cell]:
-    """The cells of the APIs and products the globs name (`api/product/...`) that they match."""
+    """The cells of the APIs and products the globs name (`api/product/...`) that they match; a glob
+    `api/product/ambiguity/<id>` names the cell of that ambiguity."""
     products = sorted({p.split("/")[1] for p in patterns})
     apis = sorted({p.split("/")[0] for p in patterns})
-    return select(cells(products, apis, rulebook=default_rulebook()), patterns)
+    named = sorted({p.split("/")[3] for p in patterns if p.count("/") == 3 and p.split("/")[2] == "ambiguity"})
+    return select(cells(products, apis, rulebook=default_rulebook(), ambiguities=named), patterns)
 
 
-def run(backend: Any, patterns: list[str], seed: int, prof: Profile = CI) -> list[CellResult]:
+def run(backend: Any, patterns: list[str], seed: int, prof: Profile = CI,
+        readings: dict[str, str] | None = None) -> list[CellResult]:
     chosen = select_cells(patterns)
     assert chosen, f"no cell matches {patterns}"
-    return run_cells(chosen, backend, prof, seed, default_rulebook())
+    return run_cells(chosen, backend, prof, seed, default_rulebook(), readings=readings)
 
 
 def replay(failure: dict[str, Any], backend: Any) -> str:
-    """The verdict `backend` gets on a recorded failure, from its plain-data form alone."""
+    """The verdict `backend` gets on a recorded failure, from its plain-data form alone (under the
+    readings it was judged by)."""
     call = Call.from_dict(failure["call"])
     recipe = MemoryRecipe.from_dict(failure["memory"])
-    return judge(call, recipe, backend, default_rulebook()).verdict.value
+    return judge(call, recipe, backend, default_rulebook().with_readings(failure.get("readings") or {})).verdict.value
 
 
 def assert_caught(expect: Expect, seed: int, correct: Callable[[], Any] | None = None, min_cells: int = 1,
@@ -75,7 +82,7 @@ def assert_caught(expect: Expect, seed: int, correct: Callable[[], Any] | None =
     verdict, and each failure a replayable reproducer the reference (and `correct`, a correct simulator)
     passes; a missed rejection is refused by `correct` for the very rule the suite named."""
     backend = expect.backend()
-    results = run(backend, expect.run, seed)
+    results = run(backend, expect.run, seed, readings=expect.readings)
     ran = {r.id for r in results}
     assert len(ran) == len(results) >= min_cells
     for glob in expect.must:
@@ -129,8 +136,9 @@ class CheckedSim:
     legal call, their images differ) raises, which the runner reports as a CRASH. So one run of the cells
     shows both that the simulator conforms and that the reference does on the same calls."""
 
-    def __init__(self, sim: Any, name: str, same_rule: bool = False):
-        self.sim, self.ref, self.name, self.same_rule = sim, OracleBackend(), name, same_rule
+    def __init__(self, sim: Any, name: str, same_rule: bool = False, readings: dict[str, str] | None = None):
+        self.sim, self.ref, self.name, self.same_rule = sim, OracleBackend(readings=readings), name, same_rule
+        self.readings = dict(readings or {})          # what the reference and the judging follow
         self.calls = {"refused": 0, "ran": 0, "moved": 0}
 
     def supports(self, api: str, product: str) -> bool:
@@ -138,7 +146,7 @@ class CheckedSim:
         return self.sim.supports(api, product)
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        klass = verdict_class(check(call, memory))          # on the images as they come (offsets are data)
+        klass = verdict_class(check(call, memory, readings=self.readings))   # on the images as they come
         theirs = {scope: image.copy() for scope, image in memory.items()}
         try:
             self.ref.run(call, theirs)

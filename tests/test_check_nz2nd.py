@@ -474,6 +474,25 @@ def test_overlap_is_undefined_not_refused():
     assert np.array_equal(out.memory["GM"][2 * n:], gm[2 * n:])
 
 
+@pytest.mark.parametrize("stride", [15, 8, 1])
+def test_a_row_gap_under_16_leaves_every_byte_from_dst_open(stride):
+    """dstDStride under 16 with several rows: the vendor's implementation moves a row's gap as
+    (dstDStride - 16) elements and wraps the negative value, so rows land far past dst. Every byte of GM
+    from dst on is open (the rule's `opens`), not only the rows the page's layout places; the bytes before
+    dst stay defined and unchanged."""
+    at = 96
+    ip = {**FIGURE, "dstDStride": stride}
+    call = nz(dst=Tensor("GM", at, "float16", dst_extent(ip)), dstDStride=stride)
+    gm = np.random.default_rng(7).integers(0, 256, 8192, dtype=np.uint8)
+    ub = np.random.default_rng(8).integers(0, 256, UB_BYTES["ascend910b"], dtype=np.uint8)
+    out = expected(call, {"UB": ub, "GM": gm})
+    assert [(v.rule, v.severity) for v in out.violations] == OVERLAP
+    assert not out.defined["GM"][at:].any() and out.written["GM"][at:].all()
+    assert out.defined["GM"][:at].all() and np.array_equal(out.memory["GM"][:at], gm[:at])
+    wide = expected(nz(dstDStride=16), {"UB": ub, "GM": gm})        # 16: rows overlap, the gap is 0
+    assert wide.defined["GM"][2 * dst_extent({**FIGURE, "dstDStride": 16}):].all()
+
+
 # ---------------------------------------------------------------------------------------------
 # malformed calls and reproducers
 

@@ -109,14 +109,26 @@ def test_figure_2_two_blocks_with_gaps(path: str) -> None:
 @pytest.mark.parametrize("dtype, count, moved", [("float16", 100, 96), ("float16", 15, 0), ("int8", 33, 32),
                                                   ("float32", 24, 24), ("float64", 5, 4)])
 def test_count_rounds_down_to_32_bytes(dtype: str, count: int, moved: int) -> None:
-    """'若未对齐，则搬运量会向下取整到32字节对齐': 100 halves (200 B) move 192 B (96 halves); 15 halves move none."""
+    """'若未对齐，则搬运量会向下取整到32字节对齐', the reading round_down of data_copy.count.unaligned: 100 halves
+    (200 B) move 192 B (96 halves); 15 halves move none. Undeclared, an unaligned count is open; under the
+    reading reject (the vendor's debug build) it is refused; an aligned one (24 floats) is legal alike."""
+    amb = "data_copy.count.unaligned"
     width = np.dtype(dtype).itemsize
     memory = images(8)
     src, dst = Tensor("GM", 256, dtype, count), Tensor("UB", 1024, dtype, count)
-    out = legal(count_call(A2, dst, src, count), memory)
+    call = count_call(A2, dst, src, count)
+    out = expected(call, memory, readings={amb: "round_down"})
+    assert out.violations == [] and all(out.fully_defined(s) for s in memory)
     want = memory["UB"].copy()
     want[1024:1024 + moved * width] = memory["GM"][256:256 + moved * width]
-    assert np.array_equal(out["UB"], want)
+    assert np.array_equal(out.memory["UB"], want)
+    if moved == count:
+        assert np.array_equal(legal(call, memory)["UB"], want)
+        assert check(call, readings={amb: "reject"}) == []
+        return
+    assert [(v.rule, v.severity) for v in check(call)] == [(amb, "undefined")]
+    with pytest.raises(IllegalCall, match=amb):
+        expected(call, memory, readings={amb: "reject"})
 
 
 @pytest.mark.parametrize("field", ["blockCount", "blockLen"])

@@ -57,16 +57,28 @@ def test_example_1_aligned_blocks() -> None:
     assert np.array_equal(out.memory["UB"], want) and out.fully_defined("UB")
 
 
-def test_example_2_dummy_repeats_the_first_element() -> None:
-    """示例2: blockLen 47, no padding: 17 dummy bytes to 32-byte alignment, "dummy会默认填充待搬运数据块的第一个元素值"
-    (with isPad true: nothing set outside the call); block k lands at k * (64 + 32)."""
+def run_reading(call: Call, memory, amb: str, reading: str):
+    assert [(v.rule, v.severity) for v in check(call, memory)] == [(amb, "undefined")]
+    out = expected(call, memory, readings={amb: reading})
+    assert out.violations == [] and out.choices == []
+    return out
+
+
+@pytest.mark.parametrize("reading", ["block_first", "transfer_first", "padding_value"])
+def test_example_2_dummy(reading: str) -> None:
+    """示例2: blockLen 47, no padding: 17 dummy bytes to 32-byte alignment, "dummy会默认填充待搬运数据块的第一个元素值";
+    block k lands at k * (64 + 32). What the dummy holds is the ambiguity data_copy_pad.dummy.no_padding:
+    block k's first byte (block_first, the page's example as drawn), block 0's first byte in both blocks
+    (transfer_first), or paddingValue (padding_value); undeclared, the call is open."""
     memory = images(2)
-    out = run(gm_to_ub("int8", 2, 47, 1, 1), memory)
+    call = gm_to_ub("int8", 2, 47, 1, 1, value=0x5A)
+    out = run_reading(call, memory, "data_copy_pad.dummy.no_padding", reading)
     want = memory["UB"].copy()
     for k in range(2):
         block = memory["GM"][k * 48:k * 48 + 47]
         want[k * 96:k * 96 + 47] = block
-        want[k * 96 + 47:k * 96 + 64] = block[0]
+        want[k * 96 + 47:k * 96 + 64] = {"block_first": block[0], "transfer_first": memory["GM"][0],
+                                          "padding_value": 0x5A}[reading]
     assert np.array_equal(out.memory["UB"], want) and out.fully_defined("UB")
 
 
@@ -82,7 +94,7 @@ def test_padding_value_and_dummy_with_is_pad() -> None:
     assert np.array_equal(out.memory["UB"][64:], memory["UB"][64:]) and out.fully_defined("UB")
 
 
-@pytest.mark.parametrize("left, right", [(0, 0), (2, 3), (0, 6)])
+@pytest.mark.parametrize("left, right", [(2, 3), (0, 6)])
 def test_without_is_pad_the_padding_is_open(left: int, right: int) -> None:
     """'若isPad为false，左右两侧填充的数据值会默认为随机值' and the dummy 'isPad为false，... dummy值均为随机值' (or a SetPadValue
     the call does not carry): those bytes are undefined; the data bytes and everything else are defined."""
@@ -95,6 +107,22 @@ def test_without_is_pad_the_padding_is_open(left: int, right: int) -> None:
         assert not defined[base:base + 2 * left].any() and not defined[base + 2 * left + 40:base + 64].any()
         assert np.array_equal(out.memory["UB"][base + 2 * left:base + 2 * left + 40], memory["GM"][k * 40:k * 40 + 40])
     assert defined[128:].all()
+
+
+def test_without_is_pad_and_padding_the_dummy_is_a_reading() -> None:
+    """isPad false, no padding, blockLen 40: the no-padding sentence names no isPad condition. Undeclared,
+    the call is open (data_copy_pad.dummy.without_isPad); under block_first each block's 24-byte dummy
+    repeats its first half-word; under undefined the call stays open."""
+    memory = images(4)
+    call = gm_to_ub("float16", 2, 40, 0, 0, is_pad=False)
+    amb = "data_copy_pad.dummy.without_isPad"
+    out = run_reading(call, memory, amb, "block_first")
+    for k in range(2):
+        got = out.memory["UB"][k * 64:k * 64 + 64].view(np.uint16)
+        block = memory["GM"][k * 40:k * 40 + 40].view(np.uint16)
+        assert np.array_equal(got[:20], block) and (got[20:] == block[0]).all()
+    assert out.fully_defined("UB")
+    assert [(v.rule, v.severity) for v in check(call, memory, readings={amb: "undefined"})] == [(amb, "undefined")]
 
 
 def test_scenario_2_float_rows_padded_to_64() -> None:
@@ -143,6 +171,6 @@ def test_nop_and_refusals() -> None:
     assert rules(gm_to_ub("float16", 1, 32, 0, 0, left=17)) == ["data_copy_pad.leftPadding.b16"]
     assert rules(gm_to_ub("float16", 1, 32, 0, 0, right=16)) == []
     assert rules(gm_to_ub("int64", 1, 32, 0, 0, value=1)) == ["data_copy_pad.paddingValue.b64"]
-    assert rules(gm_to_ub("float32", 1, 30, 0, 0)) == ["data_copy_pad.blockLen.multiple"]
+    assert rules(gm_to_ub("float32", 1, 30, 0, 0, right=1)) == ["data_copy_pad.blockLen.multiple"]
     assert rules(gm_to_ub("float64", 1, 32, 0, 0, product="ascend310b")) == ["data_copy_pad.dtype.supported_310b"]
     assert "data_copy_pad.product.supported" in rules(gm_to_ub("int8", 1, 32, 0, 0, product="ascend910"))

@@ -103,8 +103,18 @@ def dc(product: str = "ascend910", **fields: int) -> Call:
                                        "repeatParams": p}, "params")
 
 
+def pad_g2u(dtype: str, block_len: int, *, is_pad: bool = True, count: int = 2, value: int = 0) -> Call:
+    """DataCopyPad GM -> UB of `count` blocks of `block_len` bytes, no padding, on ascend910b."""
+    return Call("data_copy_pad", "ascend910b", {
+        "dst": Tensor("UB", 0, dtype, 4096 // np.dtype(_np(dtype)).itemsize),
+        "src": Tensor("GM", 0, dtype, 4096 // np.dtype(_np(dtype)).itemsize),
+        "dataCopyParams": {"blockCount": count, "blockLen": block_len, "srcStride": 0, "dstStride": 0},
+        "padParams": {"isPad": is_pad, "leftPadding": 0, "rightPadding": 0, "paddingValue": value}}, "gm_to_ub")
+
+
 def _np(dtype: str) -> str:
-    return {"float16": "<f2", "uint8": "u1", "int8": "i1", "int32": "<i4", "int16": "<i2", "uint32": "<u4"}[dtype]
+    return {"float16": "<f2", "uint8": "u1", "int8": "i1", "int32": "<i4", "int16": "<i2", "uint32": "<u4",
+            "int64": "<i8"}[dtype]
 
 
 def offsets_image(call: Call, entry) -> dict[str, np.ndarray]:
@@ -168,6 +178,12 @@ REGION = {
     "data_copy_pad.blockLen.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
         "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
         "dataCopyParams": {"blockCount": 2, "blockLen": 0, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
+    "data_copy_pad.dummy.no_padding": (pad_g2u("int8", 20), None),
+    "data_copy_pad.dummy.without_isPad": (pad_g2u("int8", 20, is_pad=False), None),
+    "data_copy_pad.dummy.no_padding_b64": (pad_g2u("int64", 8), None),
+    "data_copy_pad.dummy.without_isPad_b64": (pad_g2u("int64", 8, is_pad=False), None),
+    "data_copy.count.unaligned": (Call("data_copy", "ascend910b", {
+        "dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512), "count": 20}, "count"), None),
     "scatter.count.zero": (scatter("count", count=0), in_order(2)),
     "scatter.repeat.8bit": (scatter(dtype="uint8", repeat=1), in_order(1)),
     "scatter.offset.unaligned": (scatter("count", count=16), lambda i: 2 * i + (i == 5)),
@@ -334,6 +350,78 @@ def test_sid_same_data_moves_as_sid_0():
     want = memory["UB"].copy()
     want[:32] = memory["GM"][:32]
     assert np.array_equal(out.memory["UB"], want)
+
+
+def pad_by_hand(call: Call, memory, element: int, first_of, value: bytes | None = None) -> np.ndarray:
+    """DataCopyPad GM -> UB without padding, worked block by block: block k's blockLen bytes from GM at
+    k * blockLen, in UB at k * 32; its dummy up to 32 bytes holds `value` repeated, or the first `element`
+    bytes of block first_of(k)."""
+    n, count = call.args["dataCopyParams"]["blockLen"], call.args["dataCopyParams"]["blockCount"]
+    gm, want = memory["GM"], memory["UB"].copy()
+    for k in range(count):
+        want[k * 32:k * 32 + n] = gm[k * n:(k + 1) * n]
+        fill = value if value is not None else bytes(gm[first_of(k) * n:first_of(k) * n + element])
+        for at in range(k * 32 + n, (k + 1) * 32, len(fill)):
+            want[at:at + len(fill)] = np.frombuffer(fill, np.uint8)
+    return want
+
+
+EACH, FIRST = (lambda k: k), (lambda k: 0)
+# reading -> (the element the dummy repeats for a 64-bit T, whose block's first element, paddingValue?)
+DUMMY_READINGS = {"block_first": (8, EACH, False), "block_first_32bit": (4, EACH, False),
+                  "transfer_first": (8, FIRST, False), "transfer_first_32bit": (4, FIRST, False),
+                  "padding_value": (None, None, True)}
+
+
+DUMMY_CASES = [(amb, dtype, value) for suffix, dtype, value in (("", "int16", 0x1234), ("_b64", "int64", 0))
+               for amb in (f"data_copy_pad.dummy.no_padding{suffix}", f"data_copy_pad.dummy.without_isPad{suffix}")]
+
+
+@pytest.mark.parametrize("amb, dtype, value", DUMMY_CASES)
+@pytest.mark.parametrize("reading", sorted(DUMMY_READINGS))
+def test_dummy_readings(amb, dtype, value, reading):
+    """Two blocks of 8 bytes (int64: one element; int16: four), no padding: each UB block is the 8 bytes
+    and a 24-byte dummy. block_first: block k's first element three times (int64) or twelve (int16);
+    block_first_32bit (64-bit types only): block k's first 4 bytes six times; transfer_first(_32bit): the
+    same from block 0 in both blocks; padding_value (isPad true only): paddingValue's bytes (int64: 0,
+    the only value b64 allows)."""
+    ids = {r.id for r in BOOK.ambiguity(amb).readings}
+    if reading not in ids:
+        assert (reading == "padding_value" and "without_isPad" in amb) or (reading.endswith("_32bit") and dtype != "int64")
+        return
+    call = pad_g2u(dtype, 8, is_pad="without_isPad" not in amb, value=value)
+    memory = offsets_image(call, None)
+    width = np.dtype(_np(dtype)).itemsize
+    element, first_of, is_value = DUMMY_READINGS[reading]
+    fill = np.array([value], f"<u{width}").tobytes() if is_value else None
+    want = pad_by_hand(call, memory, min(element or width, width), first_of, fill)
+    assert check(call, memory, readings={amb: reading}) == []
+    out = expected(call, memory, readings={amb: reading})
+    assert np.array_equal(out.memory["UB"], want) and out.fully_defined("UB")
+
+
+def test_dummy_readings_differ_on_the_call():
+    """The int64 call tells every legal reading of the no-padding dummy from every other."""
+    call = pad_g2u("int64", 8)
+    memory = offsets_image(call, None)
+    images = {r: expected(call, memory, readings={"data_copy_pad.dummy.no_padding_b64": r}).memory["UB"][:64].tobytes()
+              for r in DUMMY_READINGS}
+    assert len(set(images.values())) == len(DUMMY_READINGS)
+
+
+def test_unaligned_count_readings():
+    """DataCopy(count = 20) of float16, 40 bytes: round_down moves the first 32 and leaves bytes 32..39 of
+    dst as they were; reject refuses the call."""
+    call, _ = REGION["data_copy.count.unaligned"]
+    memory = offsets_image(call, None)
+    out = expected(call, memory, readings={"data_copy.count.unaligned": "round_down"})
+    want = memory["UB"].copy()
+    want[:32] = memory["GM"][:32]
+    assert np.array_equal(out.memory["UB"], want)
+    with pytest.raises(IllegalCall, match="data_copy.count.unaligned"):
+        expected(call, memory, readings={"data_copy.count.unaligned": "reject"})
+    aligned = Call("data_copy", "ascend910b", {**call.args, "count": 32}, "count")
+    assert check(aligned) == []                 # 64 bytes: outside the region, whatever is declared
 
 
 # -- the argument and the reference backend --------------------------------------------------------

@@ -134,6 +134,28 @@ def test_other_material_is_named():
     assert "TransDataTo5HD" in said["vec_trans_scatter.b32.older_products"]
 
 
+# The 2026 Scatter page's sentence on the Ascend 950 ("该接口通过VF调用Reg矢量计算API实现兼容，当参数count或repeatTime取值为0
+#时，不保证该接口被视为NOP"): a product the kit leaves out, contrasted with the others; it says nothing of them.
+NOT_OF_THE_KIT = "不保证该接口被视为NOP"
+
+
+@pytest.mark.parametrize("amb_id", ["scatter.count.zero", "scatter.repeatTimes.zero", "asc_gather.count.zero",
+                                    "asc_gather.repeat.zero"])
+def test_the_nop_readings_stand_on_the_kits_products(amb_id):
+    """The zero-count readings cite the pages of the kit's products only: no source of any of their
+    readings is the 950 sentence, nor any text naming a product outside the seven."""
+    for r in BOOK.ambiguity(amb_id).readings:
+        for source in r.sources:
+            text = " ".join(t for t in (source.quote, source.says, source.material) if t)
+            assert NOT_OF_THE_KIT not in text and "950" not in text and "Kirin" not in text, (amb_id, r.id)
+    assert {r.id for r in BOOK.ambiguity(amb_id).readings} >= {"nop", "reject"}
+
+
+def test_no_reading_anywhere_cites_the_950_nop_sentence():
+    assert not [(a.id, r.id) for a in AMBIGUITIES for r in a.readings for s in r.sources
+                if NOT_OF_THE_KIT in " ".join(t for t in (s.quote, s.says, s.material) if t)]
+
+
 # -- what is inferred ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rule_id, aspects", [

@@ -101,6 +101,9 @@ class Frame:
     word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
     capacities: dict[str, int] = field(default_factory=dict)
     starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
+    # what a value drawn outside a range keeps to: the `multiple` rules alone (an ambiguity's multiple is
+    # no rule: the value one past a range end is the range rule's edge whatever it says)
+    rule_steps: dict[str, int] = field(default_factory=dict)
 
 
 class Env:
@@ -194,7 +197,8 @@ class Env:
                              if r["param"] == name and self.rulebook.matches(r.when, template, self.spec)]
                       for name in self.param_names(form) if self.spec.param_type(name, form) == "words"}
         return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in self.variants], names,
-                     {n: self.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules)
+                     {n: self.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules,
+                     rule_steps={n: self.multiple_of(n, template, regions=False) for n in names})
 
     def dtype_ok(self, call: Call) -> bool:
         """Does the call pass every dtype rule that applies to it?"""
@@ -266,14 +270,24 @@ class Env:
             scopes[src], scopes[dst] = path.split("->")
         return scopes
 
-    def multiple_of(self, name: str, probe: Call) -> int:
-        """What every legal value of a parameter is a multiple of (its `multiple` rules), or 1, for calls
-        like `probe`."""
+    def multiple_of(self, name: str, probe: Call, regions: bool = True) -> int:
+        """What every legal value of a parameter is a multiple of (its `multiple` rules and, with `regions`,
+        the `multiple` checks on it of the ambiguities whose region holds the probe's cell but for a range
+        of that parameter: the calls off them are the region's), or 1, for calls like `probe`."""
+        rules = [r for r in self.spec.rules_of("multiple") if self.rulebook.matches(r.when, probe, self.spec)]
+        rules += [c for amb in self.spec.ambiguities if regions for c in amb.checks if c.kind == "multiple"
+                  and all(set(r.get("params", {})) <= {name} and self.rulebook.matches(
+                      {k: v for k, v in r.items() if k != "params"}, probe, self.spec) for r in amb.regions)]
         step = 1
-        for rule in self.spec.rules_of("multiple"):
-            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
-                of = rule["of"]
-                step = math.lcm(step, self.rulebook.itemsize(self.spec.dtype_of_call(probe)) if of == "element" else of)
+        for rule in rules:
+            if rule["param"] == name:
+                width = self.rulebook.itemsize(self.spec.dtype_of_call(probe))
+                of = width if rule["of"] == "element" else rule["of"]
+                if rule.get("bytes"):
+                    unit = self.spec.params[name].get("unit", 1)
+                    unit = unit["elements"] * width if isinstance(unit, Mapping) else unit
+                    of //= math.gcd(of, unit)
+                step = math.lcm(step, of)
         return step
 
     def param_names(self, form: str | None) -> list[str]:

@@ -138,7 +138,7 @@ class ParameterDraw:
     def draw(self) -> None:
         params, forced, draft = self.params, self.forced, self.draft
         if forced is not None:
-            params[forced], tag = self.kind.outside(self.target, self.pick, draft.frame.steps.get(forced, 1),
+            params[forced], tag = self.kind.outside(self.target, self.pick, draft.frame.rule_steps.get(forced, 1),
                                                     lambda v: self.fits({**params, forced: v}))
             draft.tags.append(tag)
         pushed_down = False

@@ -383,7 +383,7 @@ class CellRun:
 
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int,
-              rulebook: Rulebook) -> list[CellResult]:
-    """In this process, one after the other, judged by `rulebook` (the kit's own tests; the CLI runs cells
-    in supervised workers: conformance/supervise/pool.py)."""
-    return [run_cell(cell, backend, profile, run_seed, rulebook=rulebook) for cell in cells]
+              rulebook: Rulebook, readings: Mapping[str, str] | None = None) -> list[CellResult]:
+    """In this process, one after the other, judged by `rulebook` under the declared `readings` (the kit's
+    own tests; the CLI runs cells in supervised workers: conformance/supervise/pool.py)."""
+    return [run_cell(cell, backend, profile, run_seed, rulebook=rulebook, readings=readings) for cell in cells]

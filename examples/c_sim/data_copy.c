@@ -8,6 +8,8 @@
  *
  * count: "count * sizeof(T)需要32字节对齐，若未对齐，搬运量会向下取整到32字节对齐": one run of
  * count * sizeof(T) bytes rounded down to a multiple of 32, from src to dst (fewer than 32 bytes: none).
+ * An unaligned count is the ambiguity data_copy.count.unaligned; this simulator follows its reading
+ * round_down and says so in its hello (main.c).
  *
  * params: blockCount blocks of blockLen DataBlocks (32 B); srcGap / dstGap are "前一个数据块结束地址与后一个
  * 数据块起始地址的差值" in DataBlocks on every path, so block k lies k * (blockLen + gap) * 32 bytes after the
@@ -134,7 +136,7 @@ void api_data_copy(outcome *o, const product_info *p, const char *form, const jv
      * every product inside int64_t. */
     int64_t runs, length, src_step, dst_step;
     if (by_count) {
-        /* data_copy.count.round_down: count * sizeof(T) rounded down to 32 bytes. */
+        /* data_copy.count.unaligned, reading round_down: count * sizeof(T) rounded down to 32 bytes. */
         length = count * dst.dtype->bytes / DATA_BLOCK * DATA_BLOCK;
         runs = 1;
         src_step = dst_step = length;

@@ -213,9 +213,9 @@ void api_data_copy_pad(outcome *o, const product_info *p, const char *form, cons
         int64_t tail_bytes = dst_length - left - blockLen;
         if (no_padding) {
             /* data_copy_pad.gm_to_ub.dummy: "若leftPadding、rightPadding都为0：dummy会默认填充待搬运数据块
-             * 的第一个元素值": the block's first element, read from GM. With isPad false the kit leaves these
-             * bytes open (a SetPadValue the call does not carry); this simulator has no SetPadValue and
-             * writes the page's default. */
+             * 的第一个元素值": the block's first element, read from GM, with or without isPad (the reading
+             * block_first of data_copy_pad.dummy.no_padding, .without_isPad and their _b64 twins, declared in
+             * main.c: the element is sizeof(T), 8 bytes for 64-bit types). */
             fill_elements(tail, tail_bytes, s + k * src_step, width);
         } else if (isPad) {
             /* data_copy_pad.gm_to_ub.padding_aligned / .dummy: padding and dummy hold paddingValue. */

@@ -290,7 +290,14 @@ int main(void)
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
                             "\"data_copy_nd2nz\":[\"*\"],\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],"
-                            "\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"]},\"batch\":true");
+                            "\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"]},\"batch\":true,"
+                            /* the readings data_copy.c and data_copy_pad.c carry out where the pages
+                             * read two ways: the kit enters those regions and judges them by these */
+                            "\"readings\":{\"data_copy.count.unaligned\":\"round_down\","
+                            "\"data_copy_pad.dummy.no_padding\":\"block_first\","
+                            "\"data_copy_pad.dummy.without_isPad\":\"block_first\","
+                            "\"data_copy_pad.dummy.no_padding_b64\":\"block_first\","
+                            "\"data_copy_pad.dummy.without_isPad_b64\":\"block_first\"}");
                 coverage_hello(&out);
                 jb_raw(&out, "}");
             }

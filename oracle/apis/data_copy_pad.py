@@ -3,9 +3,10 @@
 GM -> UB (form gm_to_ub): block k of blockLen bytes is read k x (blockLen + srcStride) bytes after src; in UB
 it becomes leftPadding elements, the blockLen bytes, rightPadding elements and dummy bytes up to the next
 multiple of the `block` unit (32 B): P bytes, block k starting k x (P + dstStride x 32) bytes after dst.
-Padding and dummy hold paddingValue (isPad true); with no padding on either side the dummy repeats the
-block's first element ("dummy会默认填充待搬运数据块的第一个元素值"); with isPad false they are open
-("随机值", or a SetPadValue the call does not carry): apply returns them as open bytes.
+Padding and dummy hold paddingValue (isPad true); with isPad false they are open ("随机值", or a
+SetPadValue the call does not carry): apply returns them as open bytes. With no padding on either side
+the dummy is "待搬运数据块的第一个元素值", which the pages leave to be read (the ambiguities
+data_copy_pad.dummy.*): by default each block's first element, repeated; VARIANTS holds the other readings.
 UB -> GM (form ub_to_gm): block k is read from k x (blockLen rounded up to 32 + srcStride x 32) bytes after
 src and its blockLen bytes written k x (blockLen + dstStride) bytes after dst (the dummy is dropped).
 A blockCount or blockLen of 0 moves nothing (the NOP sentence). Units come from the spec.
@@ -44,6 +45,34 @@ def accesses(call: Call, units: Mapping[str, int],
             "dst": _new(Runs, (0, whole + dst_gap, count, whole))}
 
 
+# Index-math variants (the readings of the dummy ambiguities that move bytes otherwise), by name: each marks
+# the call's units with what the dummy of a block without padding holds. Unmarked: each block's first
+# element, sizeof(T) bytes (the default math).
+DUMMY = "variant.dummy"                 # what the dummy repeats: one of the two below
+TRANSFER_FIRST, PADDING_VALUE = 1, 2    # the first element of the whole transfer; paddingValue
+DUMMY_WORD = "variant.dummy_word"       # set: the element the dummy repeats is at most 4 bytes
+
+
+def _dummy(code: int):
+    return lambda units: {**units, DUMMY: code}
+
+
+def _word(units: Mapping[str, int]) -> dict:
+    return {**units, DUMMY_WORD: 1}
+
+
+def _dummy_values(units: Mapping[str, int], data: np.ndarray, pad: Mapping, width: int, size: int) -> np.ndarray:
+    """(blocks, size) bytes of the dummy of blocks without padding, as the variant in `units` reads
+    "dummy会默认填充待搬运数据块的第一个元素值"."""
+    how = units.get(DUMMY, 0)
+    if how == PADDING_VALUE:
+        value = np.array([pad["paddingValue"]], dtype=f"<u{width}").view(np.uint8)
+        return np.broadcast_to(np.tile(value, size // width), (data.shape[0], size))
+    element = min(width, 4) if units.get(DUMMY_WORD) else width
+    first = data[:1, :element] if how == TRANSFER_FIRST else data[:, :element]
+    return np.broadcast_to(np.tile(first, (1, size // element)), (data.shape[0], size))
+
+
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
           runs: Mapping[str, Runs] | None = None) -> list | None:
     src, dst = call.tensor("src"), call.tensor("dst")
@@ -63,15 +92,16 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     rest = np.r_[0:left, right_at:d.length]                       # padding and dummy columns
     if not rest.size:
         return None
-    if not pad["isPad"]:                                          # random, or SetPadValue's: open
+    if left == 0 and pad["rightPadding"] == 0:                    # dummy only: the readings decide
+        blocks[:, right_at:] = _dummy_values(units, data, pad, width, d.length - right_at)
+    elif not pad["isPad"]:                                        # random, or SetPadValue's: open
         where = dst.addr + d.starts()[:, None] + rest[None, :]
         return [(dst.scope, where.reshape(-1), None)]
-    if left == 0 and pad["rightPadding"] == 0:                    # dummy only: each block's first element
-        blocks[:, right_at:] = np.tile(data[:, :width], (1, (d.length - right_at) // width))
     else:
         value = np.array([pad["paddingValue"]], dtype=f"<u{width}").view(np.uint8)
         blocks[:, rest] = np.tile(value, rest.size // width)
     return None
 
 
-VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise
+VARIANTS = {"default": dict, "transfer_first": _dummy(TRANSFER_FIRST), "padding_value": _dummy(PADDING_VALUE),
+            "block_first_32bit": _word, "transfer_first_32bit": lambda units: _word(_dummy(TRANSFER_FIRST)(units))}

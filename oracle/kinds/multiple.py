@@ -1,4 +1,5 @@
-"""multiple: a parameter is a multiple of a number (or of the element width: "sizeof(T)的整数倍")."""
+"""multiple: a parameter is a multiple of a number (or of the element width: "sizeof(T)的整数倍"); with
+`bytes`, the parameter's bytes (its value times its unit) are ("count * sizeof(T)需要32字节对齐")."""
 from __future__ import annotations
 
 from .base import RuleKind, require
@@ -7,13 +8,19 @@ from .base import RuleKind, require
 class Multiple(RuleKind):
     name = "multiple"
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
+    region_top_searched = True      # an ambiguity's check: the region's top may lie on the multiple
 
     def check(self, rule, ctx):
-        value, of = ctx.call.int_arg(rule.fields["param"]), rule.fields["of"]
+        name, of = rule.fields["param"], rule.fields["of"]
+        value = ctx.call.int_arg(name)
         if of == "element":                                    # "blockLen必须是sizeof(T)的整数倍"
             of = ctx.units["element"]
+        if rule.fields.get("bytes"):
+            value *= ctx.units.get(name, 1)
+            if value % of:
+                return f"{name} is {value} bytes, not a multiple of {of}"
         if value % of:
-            return f"{rule.fields['param']}={value} is not a multiple of {of}"
+            return f"{name}={value} is not a multiple of {of}"
         return None
 
     def edges(self, rule, sweep):
@@ -21,8 +28,12 @@ class Multiple(RuleKind):
                                                   for o in ("min", "max") for p in sweep.paths]}
 
     def off_step(self, rule, pick, name, value, step):
+        """Off the rule's multiple by less than it, in whole steps where the rule's multiple is several
+        of them (an ambiguity's check of 32 bytes on a parameter drawn in elements of 2)."""
         if rule["param"] != name:
             return None
-        value = max(value - pick.integer(1, step - 1, f"{name}.off"), 1)
-        require(value % step)
+        of = rule["of"] if isinstance(rule["of"], int) and not rule.get("bytes") else step
+        unit = step if of % step == 0 and of > step else 1
+        value = max(value - unit * pick.integer(1, of // unit - 1, f"{name}.off"), 1)
+        require(value % of)
         return value
