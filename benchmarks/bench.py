@@ -59,6 +59,11 @@
       (taskset); in process, what the closed list of files (lstat of every file, streamed digests), the
       re-derivation of every field of results.json and the default sample cost
                                           target: verify --backend (default sample) <= 1.5x the certify
+  (s) the numpy floor: per API, the ci cells of (n) (one worker in process, the reference), verified calls
+      per second beside main's, and numpy doing the same calls' work (images built, index math applied,
+      bytes compared; no drawing, no judging): the kit's time as a multiple of the floor's
+                                    target: 3x main for data_move, data_copy, data_copy_pad; 4x
+                                    vec_trans_scatter, data_copy_nz2nd; 6x scatter, asc_gather
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
@@ -66,7 +71,7 @@
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
                                         out-of-reach|evidence|shrink|per-api|coverage|coverage-fuzz|
-                                        crashes|certificate]
+                                        crashes|certificate|floor]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -95,6 +100,7 @@ from oracle.rules import context  # noqa: E402
 from oracle.spec import default_rulebook  # noqa: E402
 
 from benchmarks.coverage_figures import cost_figures, guided_figures  # noqa: E402
+from benchmarks.floor_figures import floor_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
 
@@ -934,8 +940,8 @@ def main() -> None:
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
                                        "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
-                                       "coverage-fuzz", "crashes", "certificate"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q) or (r)")
+                                       "coverage-fuzz", "crashes", "certificate", "floor"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q), (r) or (s)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
@@ -944,7 +950,8 @@ def main() -> None:
          "out-of-reach": out_of_reach_figures, "evidence": evidence_figures,
          "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
          "coverage-fuzz": guided_figures, "crashes": crash_figures,
-         "certificate": lambda product: certificate_figures(product, args.profile)}[args.only](args.product)
+         "certificate": lambda product: certificate_figures(product, args.profile),
+         "floor": floor_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -968,6 +975,7 @@ def main() -> None:
     cost_figures(args.product)
     guided_figures(args.product)
     crash_figures(args.product)
+    floor_figures(args.product)
     report_figures(args.product)
 
 

@@ -135,3 +135,21 @@ def test_counts_that_are_not_a_multiple_of_a_repeat() -> None:
     per = {c.call.args["count"] % (256 // {"int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2}.get(
         c.call.args["dst"].dtype, 4)) for c in cases}
     assert per - {0}
+
+
+def test_the_offsets_shortcuts_give_what_numpy_unique_gives() -> None:
+    """Drawing offsets takes the distinct entries a call reads, and asks whether offsets repeat, without
+    np.unique's hashing: a look at neighbours, a mark per value; both must agree with np.unique on sorted,
+    unsorted, repeating, narrow and wide values."""
+    from conformance.generate.values import _alike, sorted_unique
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 2, 3, 64, 5000):
+        for top in (2, 300, 1 << 40):
+            values = rng.integers(0, top, n, dtype=np.int64)
+            for shaped in (values, np.sort(values), np.sort(values)[::-1].copy()):
+                want = np.unique(shaped)
+                got = sorted_unique(shaped)
+                assert got.dtype == want.dtype and np.array_equal(got, want)
+                for positions in (np.arange(n), rng.permutation(n)[:n // 2]):
+                    repeats = np.unique(shaped[positions]).size < positions.size
+                    assert _alike(shaped, positions) == (positions.size > 1 and repeats)

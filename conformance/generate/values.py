@@ -42,8 +42,8 @@ def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
     first = read[0]
     if all(np.array_equal(r, first) for r in read[1:]) and (first.size < 2 or bool((first[1:] > first[:-1]).all())):
         return first, [np.arange(first.size)] * len(read)
-    index = np.unique(np.concatenate(read))
-    return index, [np.unique(np.searchsorted(index, r)) for r in read]
+    index = sorted_unique(np.concatenate(read))
+    return index, [sorted_unique(np.searchsorted(index, r)) for r in read]
 
 
 def offset_grid(spec: Any, operand: str, element: int) -> int:
@@ -111,7 +111,7 @@ class Offsets:
         # no two alike among the entries one reading reads, but where asked to (under the default reading)
         if apart:
             require(colliding == _alike(offsets, self.together[0])
-                    and (colliding or not any(_alike(offsets, t) for t in self.together)))
+                    and (colliding or not any(_alike(offsets, t) for t in self.together[1:])))
         values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
         values[self.index] = offsets
         self.draft.tags.append(f"{self.v_name}={style}")
@@ -169,7 +169,31 @@ def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
 
 
 def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
-    return positions.size > 1 and np.unique(offsets[positions]).size < positions.size
+    """Do two of the offsets at `positions` (distinct positions) hold the same value? A mark per value
+    where the values span not much more than they are many, else a sort."""
+    if positions.size < 2:
+        return False
+    values = offsets[positions]
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo <= 16 * values.size + 4096:
+        seen = np.zeros(hi - lo + 1, dtype=np.bool_)
+        seen[values - lo] = True
+        return int(np.count_nonzero(seen)) < values.size
+    values = np.sort(values)
+    return bool((values[1:] == values[:-1]).any())
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """np.unique of integers (the same array), without its hashing: the entries a call reads come in
+    ascending order, which a look at neighbours confirms before they are sorted again."""
+    if values.size > 1 and not (values[1:] >= values[:-1]).all():
+        values = np.sort(values)
+    if values.size < 2:
+        return values.copy()
+    keep = np.empty(values.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: int, slots: int) -> np.ndarray:
