@@ -275,7 +275,7 @@ class Env:
         the `multiple` checks on it of the ambiguities whose region holds the probe's cell but for a range
         of that parameter: the calls off them are the region's), or 1, for calls like `probe`."""
         rules = [r for r in self.spec.rules_of("multiple") if self.rulebook.matches(r.when, probe, self.spec)]
-        rules += [c for amb in self.spec.ambiguities if regions for c in amb.checks if c.kind == "multiple"
+        rules += [c for amb in self.spec.ambiguities if regions for c in amb.checks if kind_of(c).steps_values
                   and all(set(r.get("params", {})) <= {name} and self.rulebook.matches(
                       {k: v for k, v in r.items() if k != "params"}, probe, self.spec) for r in amb.regions)]
         step = 1

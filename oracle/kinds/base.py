@@ -61,6 +61,7 @@ class RuleKind:
         return False
 
     holds_bytes = False                 # it holds an operand's touched bytes inside its tensor (bounds)
+    steps_values = False                # it says what a parameter's legal values are a multiple of
 
     def later_self(self, rule: Any) -> Optional[str]:
         """The operand the rule tests against its own later iterations (None: not such a rule)."""

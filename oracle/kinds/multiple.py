@@ -8,6 +8,7 @@ from .base import RuleKind, require
 class Multiple(RuleKind):
     name = "multiple"
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
+    steps_values = True
     region_top_searched = True      # an ambiguity's check: the region's top may lie on the multiple
 
     def check(self, rule, ctx):
