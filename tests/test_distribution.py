@@ -65,9 +65,14 @@ def installed(wheel, tmp_path_factory) -> Path:
     """A fresh environment holding the wheel alone (its dependencies seen from this one): its bin folder."""
     venv = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    # --ignore-installed: the kit installed where this suite runs is seen from the new environment too, and
+    # pip would take it for this wheel
     done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps",
-                           "--no-index", str(wheel)], capture_output=True, text=True, timeout=300)
+                           "--no-index", "--ignore-installed", str(wheel)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    kit = subprocess.run([str(venv / "bin" / "python"), "-c", "import conformance; print(conformance.__file__)"],
+                         cwd=venv, capture_output=True, text=True, timeout=60)
+    assert Path(kit.stdout.strip()).is_relative_to(venv), kit.stdout + kit.stderr
     return venv / "bin"
 
 
