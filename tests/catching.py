@@ -174,6 +174,11 @@ class CheckedSim:
                                        f"{int(np.flatnonzero(image != memory[scope])[0])}")
 
 
+def offsets_travel(failure: dict[str, Any], call: Any) -> None:
+    """A failure of an offset-addressed API: its reproducer carries the offsets (they are memory)."""
+    assert failure["memory"].get("writes"), "the offsets travel with the reproducer"
+
+
 def assert_controls_conform(backend: CheckedSim, results: list[CellResult], prof: Profile,
                             kinds: set[str]) -> None:
     """Every control cell ran to the end with no failure: PASS everywhere, UNDEFINED in undefined cells."""
