@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim_masks import bit_mode, count_mode, count_read_as_bits
+
 from conformance import Rejected
 from oracle import Call
 
@@ -59,10 +61,7 @@ class CopySim:
 
     def selected(self, call: Call, per: int) -> np.ndarray:
         mask = call.args["mask"]
-        if call.form == "mask_continuous":
-            return np.arange(per) < mask
-        words = [int(w) for w in mask]
-        return np.array([k // 64 < len(words) and (words[k // 64] >> (k % 64)) & 1 for k in range(per)], dtype=bool)
+        return count_mode(mask, per) if call.form == "mask_continuous" else bit_mode(mask, per)
 
     # -- the layout -------------------------------------------------------------------------------------
     def places(self, call: Call, side: str) -> np.ndarray:
@@ -135,8 +134,7 @@ class MaskBitsReversed(CopySim):
     def selected(self, call: Call, per: int) -> np.ndarray:
         if call.form != "mask_bits":
             return super().selected(call, per)
-        words = [int(w) for w in call.args["mask"]]
-        return np.array([k // 64 < len(words) and (words[k // 64] >> (63 - k % 64)) & 1 for k in range(per)], dtype=bool)
+        return bit_mode(call.args["mask"], per, reversed_bits=True)
 
 
 class CountModeAsBits(CopySim):
@@ -150,8 +148,7 @@ class CountModeAsBits(CopySim):
     def selected(self, call: Call, per: int) -> np.ndarray:
         if call.form != "mask_continuous":
             return super().selected(call, per)
-        mask = int(call.args["mask"])
-        return np.array([(mask >> k) & 1 if k < 64 else 0 for k in range(per)], dtype=bool)
+        return count_read_as_bits(call.args["mask"], per)
 
 
 class BlockOf16Elements(CopySim):

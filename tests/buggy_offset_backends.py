@@ -34,6 +34,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sim_masks import bit_mode, count_mode
+
 from conformance import Rejected
 from oracle import Call, Tensor
 
@@ -119,11 +121,7 @@ class OffsetSim:
     def selected(self, call: Call, per: int) -> np.ndarray:
         """Which of the `per` elements of a repeat Scatter's mask picks."""
         mask = call.args["mask"]
-        if call.form == "mask_continuous":
-            return np.arange(per) < mask
-        words = [int(w) for w in mask]                 # Python ints: a word may use all 64 bits
-        return np.array([k // 64 < len(words) and (words[k // 64] >> (k % 64)) & 1 for k in range(per)],
-                        dtype=bool)
+        return count_mode(mask, per) if call.form == "mask_continuous" else bit_mode(mask, per)
 
     def offset_index(self, r: np.ndarray, e: np.ndarray, per: int, src_step: int, width: int) -> np.ndarray:
         """Scatter repeat forms: the entry of dstOffsetLocal element e of repeat r uses."""
@@ -357,9 +355,7 @@ class MaskBitsReversed(OffsetSim):
     def selected(self, call: Call, per: int) -> np.ndarray:
         if call.form != "mask_bits":
             return super().selected(call, per)
-        words = [int(w) for w in call.args["mask"]]
-        return np.array([k // 64 < len(words) and (words[k // 64] >> (63 - k % 64)) & 1 for k in range(per)],
-                        dtype=bool)
+        return bit_mode(call.args["mask"], per, reversed_bits=True)
 
 
 class MaskIgnored(OffsetSim):
