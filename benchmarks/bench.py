@@ -846,7 +846,7 @@ def shrink_figures(product: str) -> None:
             super().run(call, memory)
 
     quick = profile("quick")
-    chosen = [c for c in cells([product], ["data_move"], rulebook=default_rulebook()) if c.kind == "legal"]
+    chosen = [c for c in cells([product], ["data_move"], rulebook=default_rulebook()) if c.expect == "legal"]
     spent, shrunk = [], []
     for cell in chosen:
         began = time.perf_counter()

@@ -34,7 +34,7 @@ def _all() -> tuple[Cell, ...]:
 
 
 def _cells_of(amb: str) -> list[Cell]:
-    return [c for c in _all() if c.kind == "ambiguity" and c.rule == amb]
+    return [c for c in _all() if c.expect == "ambiguity" and c.rule == amb]
 
 
 def test_every_ambiguity_has_a_cell():
@@ -57,13 +57,13 @@ def test_every_ambiguity_has_a_cell():
 
 def test_no_ambiguity_cell_unless_asked_and_ordinary_cells_unchanged():
     plain = cells(PRODUCTS, rulebook=RULEBOOK)
-    assert not [c for c in plain if c.kind == "ambiguity"]
+    assert not [c for c in plain if c.expect == "ambiguity"]
     assert cells(PRODUCTS, ambiguities=[], rulebook=RULEBOOK) == plain
-    assert [c for c in _all() if c.kind != "ambiguity"] == plain
+    assert [c for c in _all() if c.expect != "ambiguity"] == plain
     one = cells(["ascend910b"], ["data_move"], rulebook=RULEBOOK,
                 ambiguities=["data_move.sid.reserved", "scatter.count.zero"])
-    assert [c.id for c in one if c.kind == "ambiguity"] == ["data_move/ascend910b/ambiguity/data_move.sid.reserved"]
-    assert one[-1].kind == "ambiguity"                         # after the api's other cells
+    assert [c.id for c in one if c.expect == "ambiguity"] == ["data_move/ascend910b/ambiguity/data_move.sid.reserved"]
+    assert one[-1].expect == "ambiguity"                         # after the api's other cells
 
 
 def test_unknown_ambiguity_is_named():
@@ -75,7 +75,7 @@ def test_unknown_ambiguity_is_named():
 
 def test_select_by_ambiguity_glob():
     chosen = select(_all(), ["*/ascend910b/ambiguity/vec_trans_scatter.*"])
-    assert chosen and all(c.kind == "ambiguity" and c.product == "ascend910b" for c in chosen)
+    assert chosen and all(c.expect == "ambiguity" and c.product == "ascend910b" for c in chosen)
     assert len(chosen) == len([a for a in IDS if a.startswith("vec_trans_scatter.")]) - 1     # not b32.older
 
 
@@ -155,7 +155,7 @@ def test_a_reserved_top_is_entered_from_its_bottom_to_the_top():
 def test_sweep_reaches_every_edge_of_every_ambiguity_cell():
     """The sweep's calls are checked like the search's and reach every edge targets() lists; each
     region of an ambiguity of several (and each check) is an edge."""
-    for cell in (c for c in _all() if c.kind == "ambiguity"):
+    for cell in (c for c in _all() if c.expect == "ambiguity"):
         cases = sweep(cell, RULEBOOK)
         assert cases, cell.id
         want = targets(cell, RULEBOOK)

@@ -94,8 +94,8 @@ def test_sweep_reaches_every_reachable_edge(product: str) -> None:
         for case in cases:
             memory = case.memory.build() if case.memory.writes else None
             violations = check(case.call, memory)
-            assert verdict_class(violations) == cell.kind, (cell.id, case.tags, violations)
-            if cell.kind != "legal":
+            assert verdict_class(violations) == cell.expect, (cell.id, case.tags, violations)
+            if cell.expect != "legal":
                 assert {v.rule for v in violations} == {cell.rule}, (cell.id, violations)
             for tag in case.tags:
                 param, _, where = tag.partition("=")
@@ -202,7 +202,7 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
     for product in PRODUCTS:
         for cell in _cells(product):
             spec = rulebook.api(cell.api)
-            if cell.kind == "reject" and spec.rule(cell.rule).kind == "range":
+            if cell.expect == "reject" and spec.rule(cell.rule).kind == "range":
                 rule = spec.rule(cell.rule)
                 if _on_a_grid(spec, rule["param"]):     # drawn on its multiples: one past the range is off them
                     continue
@@ -213,7 +213,7 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
             spec = rulebook.api(api)
             for rule in spec.rules_of("range"):
                 for end in ("min", "max"):
-                    cell = next((c for c in _cells(product) if c.api == api and c.kind == "legal"
+                    cell = next((c for c in _cells(product) if c.api == api and c.expect == "legal"
                                  and f"{rule['param']}={end}" in targets(c, default_rulebook())
                                  and _applies(rule, c)), None)
                     if cell is None:

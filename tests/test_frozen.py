@@ -49,7 +49,7 @@ def test_file_loads_and_names_only_existing_cells():
         cell = _cells()[cell_id]
         for case in cases:
             assert (case.call.api, case.call.product, case.expect, case.rule) == (
-                cell.api, cell.product, cell.kind, cell.rule), f"{cell_id}: case labelled for another cell"
+                cell.api, cell.product, cell.expect, cell.rule), f"{cell_id}: case labelled for another cell"
 
 
 def test_every_reachable_cell_has_frozen_cases():
@@ -109,7 +109,7 @@ def test_every_reachable_edge_is_frozen():
 def test_every_ambiguity_cell_is_frozen():
     """certify selects from the list the ambiguity cells of the readings a backend declares: every
     ambiguity's cell is there on every product where its region holds calls, with both ends of its ranges."""
-    ids = {c.id for c in _cells().values() if c.kind == "ambiguity"}
+    ids = {c.id for c in _cells().values() if c.expect == "ambiguity"}
     assert len({i.rsplit("/", 1)[1] for i in ids}) == len(ambiguity_ids(rulebook=default_rulebook()))
     assert ids <= set(load_frozen())
     assert {"sid=region-min", "sid=region-max"} <= _tags("data_move/ascend910b/ambiguity/data_move.sid.reserved")
@@ -210,7 +210,7 @@ def test_a_malformed_frozen_line_is_its_cells_error_not_a_lost_worker(monkeypatc
     from conformance.generate.profiles import profile
     from conformance.supervise.pool import Supervisor
     from conformance.supervise.tasks import Task
-    cell = next(c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()) if c.kind == "legal")
+    cell = next(c for c in cells(["ascend910b"], ["data_move"], rulebook=default_rulebook()) if c.expect == "legal")
     broken = frozen_module.FrozenCases(Path("frozen.jsonl.gz"), {cell.id: [(7, '{"cell":"' + cell.id + '", "call": [')]})
     monkeypatch.setattr(frozen_module, "load_frozen", lambda: broken)     # the forked worker inherits it
     supervisor = Supervisor("oracle", 1, db_spec="none", specs=default_rulebook)

@@ -64,8 +64,8 @@ def test_fuzzer_spreads_effort_and_writes_as_it_goes(monkeypatch, modules):  # n
     monkeypatch.setattr(fuzzing, "WRITE_EVERY", 0.0)
     monkeypatch.setattr(fuzzing, "BASE_CALLS", 10)
     book = default_rulebook()
-    chosen = [c for c in cells(["ascend910b"], ["data_move"], rulebook=book) if c.kind == "legal"][:3] + \
-        [c for c in cells(["ascend310b"], ["data_move"], rulebook=book) if c.kind == "legal"][:2]
+    chosen = [c for c in cells(["ascend910b"], ["data_move"], rulebook=book) if c.expect == "legal"][:3] + \
+        [c for c in cells(["ascend310b"], ["data_move"], rulebook=book) if c.expect == "legal"][:2]
     writes = []
     fuzzer = Fuzzer(chosen, duration=60.0, seed=1, kept={}, write=lambda results: writes.append(len(results)))
     supervisor = Supervisor(BUGGY, 1, db_spec="none", specs=default_rulebook)

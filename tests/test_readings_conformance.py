@@ -38,7 +38,7 @@ def _cell_and_cases(amb_id: str):
     amb = book.ambiguity(amb_id)
     api = next(name for name, spec in book.apis.items() if amb in spec.ambiguities)
     cell = next(c for c in cells(sorted(book.products), [api], ambiguities=[amb_id], rulebook=book)
-                if c.kind == "ambiguity")
+                if c.expect == "ambiguity")
     spec = book.api(api)
     others = set().union(*(companions(spec, amb, region, cell.product) for region in amb.regions))
     fixed = {o: _first_legal(book.ambiguity(o)) for o in sorted(others)}

@@ -121,7 +121,7 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
     book = default_rulebook()
     for cell in cells([product], [api], rulebook=book, ambiguities=ambiguity_ids([api], rulebook=book)):
         plain = environment(api, product, book)
-        env = region(api, product, cell.rule, book).env if cell.kind == "ambiguity" else plain
+        env = region(api, product, cell.rule, book).env if cell.expect == "ambiguity" else plain
         variant += bool(env.variants)
         for case in cell.draw(6, 3, default_rulebook()):
             call = case.call

@@ -61,7 +61,7 @@ def _cases(cell: Cell) -> tuple[Case, ...]:
 
 
 def _legal(product: str) -> list[Cell]:
-    return [c for c in _cells(product) if c.kind == "legal"]
+    return [c for c in _cells(product) if c.expect == "legal"]
 
 
 def _itemsize(dtype: str) -> int:
@@ -87,13 +87,13 @@ def test_cell_tree() -> None:
     rulebook = default_rulebook()
     for product in PRODUCTS:
         ids = {c.id for c in _cells(product)}
-        kinds = collections.Counter(c.kind for c in _cells(product))
+        kinds = collections.Counter(c.expect for c in _cells(product))
         if product not in SUPPORTED:
             assert ids == {f"{API}/{product}/reject/data_move.product.supported"}
             continue
         assert {c.dtype for c in _legal(product)} == PAGE_DTYPES
         assert kinds["undefined"] == 1
-        rules = {c.rule for c in _cells(product) if c.kind == "reject"}
+        rules = {c.rule for c in _cells(product) if c.expect == "reject"}
         assert "data_move.product.supported" not in rules
         for rule in ("nburst.range", "burst.range", "src_stride.range", "dst_stride.range", "sid.range",
                      "dst.align.UB", "src.align.UB", "src.bounds", "dst.bounds", "dtype.same"):
@@ -111,11 +111,11 @@ def _check_labels(product: str) -> None:
         for case in cases:
             call = case.call
             assert (call.api, call.product) == (API, product)
-            assert case.expect == cell.kind and case.rule == cell.rule
+            assert case.expect == cell.expect and case.rule == cell.rule
             violations = check(call)
             rules = {v.rule for v in violations}
-            assert verdict_class(violations) == cell.kind, (cell.id, call.to_dict(), violations)
-            if cell.kind == "legal":
+            assert verdict_class(violations) == cell.expect, (cell.id, call.to_dict(), violations)
+            if cell.expect == "legal":
                 assert rules == set(), (cell.id, call.to_dict(), violations)
                 assert call.args["dst"].dtype == call.args["src"].dtype == cell.dtype
             else:
@@ -161,7 +161,7 @@ def _check_reject_ranges(product: str) -> None:
     (burst 65536 is 2 MiB, larger than any UB or L1: refused for capacity or bounds as well, so it
     cannot break the range rule alone)."""
     for cell in _cells(product):
-        if cell.kind != "reject" or not cell.rule.endswith(".range"):
+        if cell.expect != "reject" or not cell.rule.endswith(".range"):
             continue
         param = cell.rule.split(".")[1]
         rule = default_rulebook().api(API).rule(cell.rule)

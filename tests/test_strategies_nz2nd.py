@@ -34,7 +34,7 @@ def _cases(cell: Cell) -> tuple[Case, ...]:
 
 
 def _legal(product: str) -> list[Case]:
-    return [case for c in _cells(product) if c.kind == "legal" for case in _cases(c)]
+    return [case for c in _cells(product) if c.expect == "legal" for case in _cases(c)]
 
 
 def _fields(case: Case) -> dict[str, int]:
@@ -43,23 +43,23 @@ def _fields(case: Case) -> dict[str, int]:
 
 @pytest.mark.parametrize("product", PRODUCTS)
 def test_every_cell_generates_what_it_claims(product: str) -> None:
-    kinds = {c.kind for c in _cells(product)}
+    kinds = {c.expect for c in _cells(product)}
     assert {"legal", "reject", "undefined"} <= kinds
     for cell in _cells(product):
         cases = _cases(cell)
         assert cases, cell.id
         for case in cases:
             found = {v.rule for v in check(case.call)}
-            assert found == (set() if cell.kind == "legal" else {cell.rule}), (cell.id, found)
-            assert verdict_class(check(case.call)) == cell.kind
+            assert found == (set() if cell.expect == "legal" else {cell.rule}), (cell.id, found)
+            assert verdict_class(check(case.call)) == cell.expect
 
 
 def test_dtypes_per_product() -> None:
     """bfloat16 only on the A2 / A3 products (表4)."""
-    legal = {p: {c.dtype for c in _cells(p) if c.kind == "legal"} for p in PRODUCTS}
+    legal = {p: {c.dtype for c in _cells(p) if c.expect == "legal"} for p in PRODUCTS}
     assert legal["ascend310p-aicore"] == {"int16", "uint16", "int32", "uint32", "float16", "float32"}
     assert legal["ascend910b"] == legal["ascend910_93"] == legal["ascend310p-aicore"] | {"bfloat16"}
-    kinds = [c.kind for c in cells(["ascend310b"], [API], rulebook=default_rulebook())]
+    kinds = [c.expect for c in cells(["ascend310b"], [API], rulebook=default_rulebook())]
     assert kinds == ["reject"]      # product.supported only
 
 
@@ -68,7 +68,7 @@ def test_range_ends_that_fit() -> None:
     # nValue 8192 moves data only as one 16-element column block of 16-bit data filling the whole 256 KB
     # UB: a handful of calls per 120; drawn from more calls here, so that the check does not hang on one
     # or two draws (Hypothesis also mixes constants from the loaded modules into its draws).
-    wide = [c for cell in _cells("ascend310p-aicore") if cell.kind == "legal" and cell.dtype in ("int16", "float16")
+    wide = [c for cell in _cells("ascend310p-aicore") if cell.expect == "legal" and cell.dtype in ("int16", "float16")
             for c in collect(cell, examples=400)]
     assert any(_fields(c)["nValue"] == 8192 and _fields(c)["ndNum"] > 0 for c in wide)   # all of UB
     assert any(_fields(c)["dValue"] == 8192 for c in cases)
@@ -79,7 +79,7 @@ def test_range_ends_that_fit() -> None:
     assert not any(_fields(c)["ndNum"] == 0 for c in everything)       # the empty move: its ambiguity's cell
     assert all(_fields(c)["dValue"] % 16 == 0 for c in everything)
     (zero,) = [c for c in cells(["ascend310p-aicore"], [API], ambiguities=[f"{API}.ndNum.zero"],
-                                rulebook=default_rulebook()) if c.kind == "ambiguity"]
+                                rulebook=default_rulebook()) if c.expect == "ambiguity"]
     assert {_fields(c)["ndNum"] for c in collect(zero, examples=10)} == {0}
 
 

@@ -55,14 +55,14 @@ def _offsets(case: Case) -> np.ndarray:
 @pytest.mark.parametrize("api,product", [(a, p) for a, ps in PRODUCTS.items() for p in ps])
 def test_every_cell_generates_what_it_claims(api: str, product: str) -> None:
     for cell in _cells(api, product):
-        if cell.kind == "not_supported":
+        if cell.expect == "not_supported":
             continue
         cases = _cases(cell)
         assert cases, cell.id
         for case in cases:
             found = {v.rule for v in check(case.call, case.memory.build())}
-            assert found == (set() if cell.kind == "legal" else {cell.rule}), (cell.id, found)
-            assert verdict_class(check(case.call, case.memory.build())) == cell.kind
+            assert found == (set() if cell.expect == "legal" else {cell.rule}), (cell.id, found)
+            assert verdict_class(check(case.call, case.memory.build())) == cell.expect
 
 
 def test_cells_follow_forms_and_ambiguities() -> None:
@@ -73,19 +73,19 @@ def test_cells_follow_forms_and_ambiguities() -> None:
     aicore = {c.id for c in _cells("scatter", "ascend310p-aicore")}
     assert not any("offset.range" in i for i in aicore)              # the 310b line's sentence only
     # asc_gather's repeat form is the ambiguity asc_gather.repeat.layout (issue 18): no legal cell
-    assert {c.form for c in _cells("asc_gather", "ascend910b") if c.kind == "legal"} == {"count", "count_sync"}
+    assert {c.form for c in _cells("asc_gather", "ascend910b") if c.expect == "legal"} == {"count", "count_sync"}
 
 
 def test_offset_shapes() -> None:
     """Legal cells draw every shape of distinct offsets, and never two alike (two equal offsets are the
     ambiguity scatter.offset.duplicate): its own cell draws them."""
-    cases = [c for cell in _cells("scatter", "ascend310p-aicore") if cell.kind == "legal" for c in _cases(cell)]
+    cases = [c for cell in _cells("scatter", "ascend310p-aicore") if cell.expect == "legal" for c in _cases(cell)]
     tags = collections.Counter(t for c in cases for t in c.tags)
     for shape in ("identity", "reversed", "permutation", "scattered", "top"):
         assert tags[f"dstOffsetLocal={shape}"], shape
     assert all(len(set(_offsets(c).tolist())) == _offsets(c).size for c in cases)
     (duplicate,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.offset.duplicate"],
-                                     rulebook=default_rulebook()) if c.kind == "ambiguity"]
+                                     rulebook=default_rulebook()) if c.expect == "ambiguity"]
     drawn = collect(duplicate, examples=20)
     assert drawn and all(len(set(_offsets(c).tolist())) < _offsets(c).size for c in drawn)
     assert all("dstOffsetLocal=collide" in c.tags for c in drawn)
@@ -98,7 +98,7 @@ def test_offset_shapes() -> None:
 def test_offsets_at_the_top_of_the_range_and_one_past() -> None:
     """Atlas 200I/500 A2: 16-bit offsets in [0, 2^17-1]; past it, unexpected output (undefined)."""
     legal = [c for cell in _cells("scatter", "ascend310b")
-             if cell.kind == "legal" and cell.dtype in ("uint16", "int16", "float16") for c in _cases(cell)]
+             if cell.expect == "legal" and cell.dtype in ("uint16", "int16", "float16") for c in _cases(cell)]
     assert any(int(_offsets(c).max()) >= 131070 for c in legal)
     past = _cases(_cell("scatter", "ascend310b", "undefined/scatter.offset.range_16bit_310b"))
     assert past and all(int(_offsets(c).max()) > 131071 for c in past)
@@ -109,7 +109,7 @@ def test_offsets_at_the_top_of_the_range_and_one_past() -> None:
 @pytest.mark.parametrize("form", ["mask_bits"])
 def test_every_mask_shape(form: str) -> None:
     cases = [c for cell in _cells("scatter", "ascend310p-aicore")
-             if cell.kind == "legal" and cell.form == form for c in _cases(cell)]
+             if cell.expect == "legal" and cell.form == form for c in _cases(cell)]
     tags = collections.Counter(t for c in cases for t in c.tags)
     for shape in ("single", "all", "first", "last", "any"):
         assert tags[f"mask={shape}"], shape
@@ -121,17 +121,17 @@ def test_every_mask_shape(form: str) -> None:
 def test_repeat_one_and_255_legal_zero_in_its_ambiguity() -> None:
     """repeatTimes = 0 is the ambiguity scatter.repeatTimes.zero: legal cells reach 1 and 255, its own cell 0."""
     cases = [c for cell in _cells("scatter", "ascend310p-aicore")
-             if cell.kind == "legal" and cell.form != "count" for c in _cases(cell)]
+             if cell.expect == "legal" and cell.form != "count" for c in _cases(cell)]
     repeats = {c.call.args["repeatTimes"] for c in cases}
     assert 0 not in repeats and 1 in repeats and 255 in repeats
     (zero,) = [c for c in cells(["ascend310p-aicore"], ["scatter"], ambiguities=["scatter.repeatTimes.zero"],
-                                rulebook=default_rulebook()) if c.kind == "ambiguity"]
+                                rulebook=default_rulebook()) if c.expect == "ambiguity"]
     assert {c.call.args["repeatTimes"] for c in collect(zero, examples=10)} == {0}
 
 
 def test_counts_that_are_not_a_multiple_of_a_repeat() -> None:
     cases = [c for cell in _cells("asc_gather", "ascend910b")
-             if cell.kind == "legal" and cell.form == "count" for c in _cases(cell)]
+             if cell.expect == "legal" and cell.form == "count" for c in _cases(cell)]
     per = {c.call.args["count"] % (256 // {"int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2}.get(
         c.call.args["dst"].dtype, 4)) for c in cases}
     assert per - {0}

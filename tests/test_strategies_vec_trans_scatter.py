@@ -42,31 +42,31 @@ def _cell(product: str, tail: str) -> Cell:
 
 
 def _legal_cases(product: str) -> list[Case]:
-    return [case for c in _cells(product) if c.kind == "legal" for case in _cases(c)]
+    return [case for c in _cells(product) if c.expect == "legal" for case in _cases(c)]
 
 
 @pytest.mark.parametrize("product", SUPPORTED)
 def test_every_cell_generates_what_it_claims(product: str) -> None:
     ids = {c.id for c in _cells(product)}
     assert f"{API}/{product}/reject/{API}.overlap.single_repeat" in ids
-    dtypes = {c.dtype for c in _cells(product) if c.kind == "legal"}
+    dtypes = {c.dtype for c in _cells(product) if c.expect == "legal"}
     # 32-bit types on ascend310 / ascend910: the ambiguity vec_trans_scatter.b32.older_products (issue 18)
     assert dtypes == ({"int8", "uint8", "int16", "uint16", "int32", "uint32"} if product == "ascend310b"
                       else {"int8", "uint8", "int16", "uint16", "float16"} if product in ("ascend310", "ascend910")
                       else {"int8", "uint8", "int16", "uint16", "float16", "int32", "uint32", "float32"})
     for cell in _cells(product):
-        if cell.kind == "not_supported":
+        if cell.expect == "not_supported":
             continue
         cases = _cases(cell)
         assert cases, cell.id
         for case in cases:
             found = {v.rule for v in check(case.call)}
-            assert found == (set() if cell.kind == "legal" else {cell.rule}), (cell.id, found)
-            assert verdict_class(check(case.call)) == cell.kind
+            assert found == (set() if cell.expect == "legal" else {cell.rule}), (cell.id, found)
+            assert verdict_class(check(case.call)) == cell.expect
 
 
 def test_not_supported_on_a3() -> None:
-    kinds = [c.kind for c in cells(["ascend910_93"], [API], rulebook=default_rulebook()) if c.kind != "reject"]
+    kinds = [c.expect for c in cells(["ascend910_93"], [API], rulebook=default_rulebook()) if c.expect != "reject"]
     assert kinds in ([], ["not_supported"])
 
 

@@ -31,24 +31,24 @@ from conformance.generate.strategies import legal_calls, reachable, rule_calls, 
 class Cell:
     api: str
     product: str
-    kind: str                  # "legal" | "reject" | "undefined" | "ambiguity"
+    expect: str                # what its calls are: "legal" | "reject" | "undefined" | "ambiguity" (Case.expect)
     form: str | None = None
     dtype: str | None = None
     rule: str | None = None    # the rule (the ambiguity, for an ambiguity cell)
 
     @property
     def id(self) -> str:
-        tail = [self.form, self.dtype] if self.kind == "legal" else [self.rule]
-        return "/".join([self.api, self.product, self.kind] + [p for p in tail if p])
+        tail = [self.form, self.dtype] if self.expect == "legal" else [self.rule]
+        return "/".join([self.api, self.product, self.expect] + [p for p in tail if p])
 
     def strategy(self, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
                  ) -> st.SearchStrategy[Any]:
         """The cell's calls, drawn from `rulebook` (the plain specs: no reading declared; `batch`: lists
         of up to SEARCH_BATCH of them per Hypothesis example)."""
-        if self.kind == "legal":
+        if self.expect == "legal":
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
                                rulebook=rulebook, gm_window=gm_window, batch=batch)
-        if self.kind == "ambiguity":
+        if self.expect == "ambiguity":
             return ambiguity_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window,
                                    batch=batch)
         return rule_calls(self.api, self.product, self.rule, rulebook=rulebook, gm_window=gm_window, batch=batch)
@@ -79,7 +79,7 @@ class Cell:
         return out
 
     def to_dict(self) -> dict[str, str | None]:
-        return {"id": self.id, "api": self.api, "product": self.product, "kind": self.kind,
+        return {"id": self.id, "api": self.api, "product": self.product, "kind": self.expect,
                 "form": self.form, "dtype": self.dtype, "rule": self.rule}
 
 

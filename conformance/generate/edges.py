@@ -269,9 +269,9 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
 def targets(cell: Cell, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) -> list[str]:
     """The edges a call of the cell drawn from `rulebook` can reach, as the tags that name them (sorted)."""
     env = _env(cell, rulebook, gm_window)
-    if cell.kind == "legal":
+    if cell.expect == "legal":
         return sorted(_legal_targets(cell, env))
-    if cell.kind == "ambiguity":
+    if cell.expect == "ambiguity":
         return sorted(_ambiguity_targets(cell, _region(cell, env)))
     return sorted(_rule_targets(cell, env))
 
@@ -335,11 +335,11 @@ def plans(cell: Cell, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW) ->
 
 
 def _plans(cell: Cell, env: Env) -> list[Plan]:
-    if cell.kind == "ambiguity":        # any call of each region, then each edge
+    if cell.expect == "ambiguity":        # any call of each region, then each edge
         where = _region(cell, env)
         return [Plan.any_of([{"region": k} for k in where.keys])] + [
             Plan.any_of(choices, tag) for tag, choices in _ambiguity_targets(cell, where).items()]
-    return _legal_plans(cell, env) if cell.kind == "legal" else _rule_plans(cell, env)
+    return _legal_plans(cell, env) if cell.expect == "legal" else _rule_plans(cell, env)
 
 
 # ------------------------------------------------------------------------------------------- sweep
@@ -374,10 +374,10 @@ def _realise(cell: Cell, env: Env, plan: Plan, attempts: int = ATTEMPTS) -> Case
         for choices in plan.alternatives:
             for attempt in range(attempts // 2):
                 pick = Planned(dict(choices), _salt(cell, choices, attempt), loose)
-                if cell.kind == "ambiguity":
+                if cell.expect == "ambiguity":
                     case = planned_ambiguity(pick, _region(cell, env))
                 else:
-                    case = planned_case(pick, env, cell.kind, cell.rule, cell.form, cell.dtype)
+                    case = planned_case(pick, env, cell.expect, cell.rule, cell.form, cell.dtype)
                 if case is not None and plan.tags <= set(case.tags):
                     return case
     return None

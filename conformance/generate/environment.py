@@ -20,7 +20,7 @@ from conformance.generate.memory import MemoryRecipe
 DEFAULT_GM_WINDOW = 4 << 20     # bytes of GM the generators may place operands in
 GM_SPREAD = 64 << 10            # GM has no top to reach: gaps between GM operands stay below this
 MOVED_BYTES = 8 << 20           # bytes one operand of a generated call may move (the oracle's work per call)
-KINDS = ("legal", "reject", "undefined", "ambiguity")
+EXPECTATIONS = ("legal", "reject", "undefined", "ambiguity")    # what a cell's calls are (Case.expect)
 
 
 @dataclass(frozen=True, repr=False)

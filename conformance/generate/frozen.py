@@ -41,7 +41,7 @@ from oracle.spec import Rulebook
 
 from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import sweep, targets
-from conformance.generate.environment import KINDS, Case
+from conformance.generate.environment import EXPECTATIONS, Case
 from conformance.generate.memory import MemoryRecipe
 
 FROZEN_PATH = Path(__file__).parent / "frozen_cases.jsonl.gz"
@@ -139,8 +139,8 @@ def pool_heavy(picks: list[CellPick], cell_list: list[Cell]) -> int:
 
     Why: a tag such as `count=largest-fit` on Scatter / asc_gather needs an offset tensor filling the
     UB (tens of thousands of numbers); one per cell would make the file several MB."""
-    supported = {(c.api, c.product) for c in cell_list if c.kind == "legal"}
-    kind = {c.id: c.kind for c in cell_list}
+    supported = {(c.api, c.product) for c in cell_list if c.expect == "legal"}
+    expect = {c.id: c.expect for c in cell_list}
     groups: dict[tuple[str, str | None], list[tuple[CellPick, frozenset[str], int, str]]] = {}
     pooled = 0
     for pick in picks:
@@ -151,7 +151,7 @@ def pool_heavy(picks: list[CellPick], cell_list: list[Cell]) -> int:
     for key in sorted(groups, key=str):
         need = set().union(*(t for _, t, _, _ in groups[key]))
         for legal_only in (True, False):
-            cands = [c for c in groups[key] if not legal_only or kind[c[0].cell] == "legal"]
+            cands = [c for c in groups[key] if not legal_only or expect[c[0].cell] == "legal"]
             for i in choose([t for _, t, _, _ in cands], [s for _, _, s, _ in cands], need):
                 cands[i][0].lines.append(cands[i][3])
                 need -= cands[i][1]
@@ -209,7 +209,7 @@ def freeze(products: Sequence[str] | None = None, examples: int = EXAMPLES, path
     todo = cells(products, apis, rulebook=rulebook, ambiguities=ambiguity_ids(apis, rulebook=rulebook))
     workers = workers if workers is not None else (os.cpu_count() or 1)
     picks = _freeze_all(todo, examples, heavy_values, workers, rulebook)
-    ordinary = [c.kind != "ambiguity" for c in todo]        # the ambiguity cells left out of the pooled cover
+    ordinary = [c.expect != "ambiguity" for c in todo]        # the ambiguity cells left out of the pooled cover
     pooled = pool_heavy([p for p, o in zip(picks, ordinary) if o], [c for c, o in zip(todo, ordinary) if o])
     data = _gzip_bytes(line for pick in picks for line in pick.lines)
     path = Path(path)
@@ -247,8 +247,8 @@ def _case(data: Any) -> tuple[str, Case]:
         raise CallFormatError(f"expected an object with keys {', '.join(sorted(keys))}")
     if not isinstance(data["cell"], str) or not data["cell"]:
         raise CallFormatError(f"cell: expected a cell id, got {data['cell']!r}")
-    if data["expect"] not in KINDS:
-        raise CallFormatError(f"expect: expected one of {', '.join(KINDS)}, got {data['expect']!r}")
+    if data["expect"] not in EXPECTATIONS:
+        raise CallFormatError(f"expect: expected one of {', '.join(EXPECTATIONS)}, got {data['expect']!r}")
     if data["rule"] is not None and not isinstance(data["rule"], str):
         raise CallFormatError(f"rule: expected a rule id or null, got {data['rule']!r}")
     tags = data["tags"]

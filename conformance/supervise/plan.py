@@ -19,11 +19,11 @@ from conformance.generate.profiles import Profile
 from conformance.supervise.tasks import Task
 
 SPLIT_CALLS = 500
-# Seconds per verified call of each kind of cell relative to legal ones, measured on the reference (the
-# cells' seconds of `run` on ascend910b and ascend310b); an api's own figure is its spec's `cost`. They only
-# order the tasks, so a rough figure is enough. A refusal skips the move and the compare but its call is as
-# dear to draw; an undefined call is often a big one (overlapping rows).
-KIND_COST = {"legal": 1.0, "undefined": 1.2, "reject": 0.85}
+# Seconds per verified call of the cells of each expectation (Cell.expect) relative to legal ones, measured
+# on the reference (the cells' seconds of `run` on ascend910b and ascend310b); an api's own figure is its
+# spec's `cost`. They only order the tasks, so a rough figure is enough. A refusal skips the move and the
+# compare but its call is as dear to draw; an undefined call is often a big one (overlapping rows).
+EXPECTATION_COST = {"legal": 1.0, "undefined": 1.2, "reject": 0.85}
 
 
 def part_seed(seed: int, part: int) -> int:
@@ -47,7 +47,7 @@ def plan(chosen: Sequence[Cell], profile: Profile, seed: int, rulebook: Rulebook
 
 
 def cost(task: Task, rulebook: Rulebook) -> float:
-    return task.profile.calls * api_cost(task.cell.api, rulebook) * KIND_COST.get(task.cell.kind, 1.0)
+    return task.profile.calls * api_cost(task.cell.api, rulebook) * EXPECTATION_COST.get(task.cell.expect, 1.0)
 
 
 def api_cost(api: str, rulebook: Rulebook) -> float:
