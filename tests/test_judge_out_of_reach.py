@@ -204,10 +204,10 @@ def test_what_a_worker_sends_round_trips():
     assert messages.decode(messages.encode("done", body)) == ("done", body)
 
 
-def test_the_supervisor_handles_every_kind_a_worker_sends():
-    """Each kind messages.decode lets through has its handler in the supervisor's table, and no other."""
+def test_the_supervisor_handles_every_type_a_worker_sends():
+    """Each type messages.decode lets through has its handler in the supervisor's table, and no other."""
     from conformance.supervise.pool import Supervisor
-    assert set(Supervisor._ON_MESSAGE) == set(messages.KINDS)
+    assert set(Supervisor._ON_MESSAGE) == set(messages.MESSAGE_TYPES)
 
 
 def test_the_supervisor_and_its_workers_are_not_dumpable():

@@ -237,13 +237,13 @@ class Supervisor:
         return done
 
     def _messages(self, w: _Worker) -> list[dict[str, Any]]:
-        """What the worker said since the last look, each message acted on by its kind's handler
+        """What the worker said since the last look, each message acted on by its type's handler
         (_ON_MESSAGE): the results of the tasks it finished. A worker that sends anything unreadable is killed."""
         done = []
         try:
             while w.conn.poll():
-                kind, body = messages.decode(w.conn.recv_bytes(messages.MAX_BYTES))
-                result = self._ON_MESSAGE[kind](self, w, body)
+                message_type, body = messages.decode(w.conn.recv_bytes(messages.MAX_BYTES))
+                result = self._ON_MESSAGE[message_type](self, w, body)
                 if result is not None:
                     done.append(result)
         except EOFError:                # gone
@@ -254,7 +254,7 @@ class Supervisor:
                 self._kill(w)
         return done
 
-    # ------------------------------------------------- messages: one handler per kind (messages.KINDS)
+    # ------------------------------------------ messages: one handler per type (messages.MESSAGE_TYPES)
 
     def _on_ready(self, w: _Worker, described: dict[str, Any]) -> None:
         """The worker loaded the backend: it takes tasks; the first to load describes the backend."""

@@ -155,8 +155,8 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
     return out
 
 
-def _tell(conn, kind: str, body: Any) -> None:
-    conn.send_bytes(messages.encode(kind, body))
+def _tell(conn, message_type: str, body: Any) -> None:
+    conn.send_bytes(messages.encode(message_type, body))
 
 
 def _close_backend() -> None:
