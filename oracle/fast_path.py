@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .kinds import KINDS, PASS
+from .kinds import RULE_KINDS, PASS
 from .rulebook import in_ranges
 
 LISTS_RANK = 8          # the entries of list operands are checked between the kinds below and above it
@@ -27,7 +27,7 @@ def _names(rule, key: str) -> tuple:
 
 def _list_operands(rule, ctx) -> tuple | None:
     """The operands a per-tensor rule names, when every one is a list operand (None: not such a rule)."""
-    key = KINDS[rule.kind].entry_field
+    key = RULE_KINDS[rule.kind].entry_field
     if key is None:
         return None
     names = _names(rule, key)
@@ -172,7 +172,7 @@ def _source(fast: FastPath) -> tuple[str, dict]:
                                             for head, _, lo, hi in ranges) or "True") + ")" + spread)
         else:
             src.fail_if(f"_in_ranges({src.literal(ranges)}, args){spread}")
-    kinds = sorted((KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank)
+    kinds = sorted((RULE_KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank)
     for kind in (k for k in kinds if k.fast_rank < LISTS_RANK):
         kind.fast_source(list(fast.tables[kind.name]), src)
     if fast.listed or fast.same_lists:
@@ -204,7 +204,7 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
     listed: dict[str, Listed] = {}
     same_lists, rest = [], []
     for rule, ranges in rules:
-        kind = KINDS[rule.kind]
+        kind = RULE_KINDS[rule.kind]
         names = _list_operands(rule, ctx)
         if names is not None:
             kind.fast_listed(rule, ctx, names, lambda name: listed.setdefault(name, Listed(name)), same_lists)
@@ -218,11 +218,11 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
         return None
     # a region whose checks are all checks of operands a bounds rule of the fast path holds (half_by:
     # the whole blocks broken) cannot hold a call the fast path passes: left out of `regions`
-    bounded = {name for rule, ranges in rules if KINDS[rule.kind].holds_bytes and ranges is None
+    bounded = {name for rule, ranges in rules if RULE_KINDS[rule.kind].holds_bytes and ranges is None
                for name in [rule.fields["operand"]]
                if (name in listed and listed[name].bounds) or name in tables.get(rule.kind, ())}
     kept = [(amb, ranges) for amb, amb_regions in ambiguities
-            if not (amb.checks and all(KINDS[c.kind].holds_bytes and c.fields["operand"] in bounded
+            if not (amb.checks and all(RULE_KINDS[c.kind].holds_bytes and c.fields["operand"] in bounded
                                        for c in amb.checks))
             for ranges in amb_regions]
     regions = [ranges for _, ranges in kept]
@@ -239,7 +239,8 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
 def _self_lists(amb, spec) -> tuple | None:
     """The list operands of an ambiguity whose checks all test a list operand against its own later
     iterations (vec_trans_scatter.dst.repeat_overlap); None for any other."""
-    ops = [op for c in amb.checks for op in [KINDS[c.kind].later_self(c)] if op is not None and spec.is_list(op)]
+    ops = [op for c in amb.checks for op in [RULE_KINDS[c.kind].later_self(c)]
+           if op is not None and spec.is_list(op)]
     return tuple(ops) if amb.checks and len(ops) == len(amb.checks) else None
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .call import Call
 from .context import Context, cell_plan, context
-from .kinds import KINDS
+from .kinds import RULE_KINDS
 from .rulebook import in_ranges
 from .spec import Rulebook, default_rulebook
 
@@ -80,14 +80,14 @@ def violations(ctx: Context) -> list[Violation]:
     for amb, regions in ambiguities:
         for ranges in regions:
             if ranges is None or in_ranges(ranges, args):
-                if not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks):
+                if not amb.checks or any(RULE_KINDS[c.kind].check(c, ctx) for c in amb.checks):
                     concerned.append(amb)
                     overridden.update(amb.overrides)                  # the reading judges these
                 break
     out = []
     for rule, ranges in rules:
         if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
-            message = KINDS[rule.kind].check(rule, ctx)
+            message = RULE_KINDS[rule.kind].check(rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in concerned:          # undeclared: undefined; declared: its reading's legality
@@ -108,4 +108,4 @@ def verdict_class(violations: list[Violation]) -> str:
     return "reject" if "reject" in severities else ("undefined" if severities else "legal")
 
 
-__all__ = ["Violation", "Context", "KINDS", "check", "context", "with_readings", "violations", "verdict_class"]
+__all__ = ["Violation", "Context", "RULE_KINDS", "check", "context", "with_readings", "violations", "verdict_class"]

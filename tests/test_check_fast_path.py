@@ -8,7 +8,7 @@ import pytest
 
 from oracle import Call, Tensor, check, default_rulebook
 from oracle.rulebook import in_ranges
-from oracle.rules import KINDS, cell_plan, context
+from oracle.rules import RULE_KINDS, cell_plan, context
 from test_check_plan import PRODUCTS, drawn
 
 
@@ -28,13 +28,13 @@ def test_the_screen_holds_only_where_every_screened_rule_holds(api, product):
             ctx = context(case.call, given_memory)
             screen, rules = screened(ctx)
             assert screen is not None and rules, api            # every API has plain rules to screen
-            broken = [rule.id for rule in rules if KINDS[rule.kind].check(rule, ctx)]
+            broken = [rule.id for rule in rules if RULE_KINDS[rule.kind].check(rule, ctx)]
             if screen.holds(ctx):
                 assert not broken, (broken, case.call.to_json())
                 if screen.outside_regions:       # and then no ambiguity region of the cell holds the call
                     inside = [amb.id for amb, regions in cell_plan(ctx)[1] for ranges in regions   # (its checks:
                               if (ranges is None or in_ranges(ranges, case.call.args))             # a half_by bounds
-                              and (not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks))]  # check)
+                              and (not amb.checks or any(RULE_KINDS[c.kind].check(c, ctx) for c in amb.checks))]  # check)
                     assert not inside, (inside, case.call.to_json())
                 held += 1
             elif not broken:

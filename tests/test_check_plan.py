@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from conformance.generate.cells import cells
 from oracle import Call, Tensor, check
 from oracle.footprint import Spots
-from oracle.rules import KINDS, Violation, context
+from oracle.rules import RULE_KINDS, Violation, context
 from oracle.spec import default_rulebook
 
 PRODUCTS = {"data_move": ["ascend910b", "ascend310p-vectorcore"], "scatter": ["ascend310b", "ascend310p-aicore"],
@@ -28,12 +28,12 @@ def plain_violations(call: Call, memory) -> list[Violation]:
     out = []
     for rule in spec.rules:
         if matches(rule.when, call, spec):
-            message = KINDS[rule.kind].check(rule, ctx)
+            message = RULE_KINDS[rule.kind].check(rule, ctx)
             if message:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in spec.ambiguities:
         if any(matches(r, call, spec) for r in amb.regions) and (
-                not amb.checks or any(KINDS[c.kind].check(c, ctx) for c in amb.checks)):
+                not amb.checks or any(RULE_KINDS[c.kind].check(c, ctx) for c in amb.checks)):
             out.append(Violation(amb.id, "undefined", f"ambiguous: {amb.question.strip()}"))
     return out
 

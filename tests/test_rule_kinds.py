@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from oracle.kinds import KINDS, UNBROKEN, RuleKind, kind_of
+from oracle.kinds import RULE_KINDS, UNBROKEN, RuleKind, kind_of
 from oracle.spec import default_rulebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,13 +18,14 @@ HELPERS = {"__init__", "base", "tables", "grid", "values"}       # oracle/kinds/
 def test_the_registry_and_the_schema_name_the_same_kinds():
     schema = yaml.safe_load((ROOT / "specs" / "schema.yaml").read_text(encoding="utf-8"))
     named = set(schema["$defs"]["rule_body"]["properties"]["kind"]["enum"])
-    assert named == set(KINDS), f"schema only: {named - set(KINDS)}; registry only: {set(KINDS) - named}"
+    assert named == set(RULE_KINDS), \
+        f"schema only: {named - set(RULE_KINDS)}; registry only: {set(RULE_KINDS) - named}"
 
 
 def test_each_kind_is_one_module():
     modules = {p.stem for p in (ROOT / "oracle" / "kinds").glob("*.py")} - HELPERS
-    assert modules == set(KINDS), "one module per kind, named as the kind (oracle/kinds/<kind>.py)"
-    for name, kind in KINDS.items():
+    assert modules == set(RULE_KINDS), "one module per kind, named as the kind (oracle/kinds/<kind>.py)"
+    for name, kind in RULE_KINDS.items():
         assert type(kind).__module__ == f"oracle.kinds.{name}" and kind.name == name
         assert type(kind).check is not RuleKind.check, f"{name} has no check"
 
@@ -32,12 +33,12 @@ def test_each_kind_is_one_module():
 def test_every_rule_of_the_specs_has_a_kind_and_a_target_without_one_is_unbroken():
     for spec in default_rulebook().apis.values():
         for rule in [*spec.rules, *(c for amb in spec.ambiguities for c in amb.checks)]:
-            assert kind_of(rule) is KINDS[rule.kind]
+            assert kind_of(rule) is RULE_KINDS[rule.kind]
     assert kind_of(None) is UNBROKEN
 
 
 def test_a_kind_with_a_fast_path_writes_its_lines():
-    for name, kind in KINDS.items():
+    for name, kind in RULE_KINDS.items():
         if kind.fast_rank is not None and name != "product":     # product: it holds for the cell, or is left
             assert type(kind).fast_source is not RuleKind.fast_source, name
 
@@ -55,7 +56,7 @@ def kind_name_tests(source: str) -> list[int]:
                   if isinstance(e, ast.Constant)]
         kinds = [s for s in sides if isinstance(s, ast.Attribute) and s.attr == "kind"
                  or isinstance(s, ast.Name) and s.id == "kind"]
-        if kinds and any(n in KINDS for n in names):
+        if kinds and any(n in RULE_KINDS for n in names):
             found.append(node.lineno)
     return found
 

@@ -1,6 +1,6 @@
 """The rule kinds of the spec format, one module each, registered here once.
 
-`KINDS` maps a kind's name (the YAML's `kind:`) to its object (base.RuleKind): the checker, the fast
+`RULE_KINDS` maps a kind's name (the YAML's `kind:`) to its object (base.RuleKind): the checker, the fast
 path, the edge sweep and the drawing steps ask it, and none of them tests a kind's name. Adding a kind
 is a module here (a RuleKind subclass), its line in _ALL and its entry in specs/schema.yaml
 (docs/architecture.md walks through one).
@@ -33,7 +33,7 @@ from .self_overlap import SelfOverlap
 
 _ALL = (Product, Path, Scope, Dtype, SameDtype, ListLength, Range, Multiple, ScaledMultiple, MaskWords, Align,
         Bounds, Capacity, Overlap, Reach, OffsetRange, OffsetAlign, OffsetUnique, SelfOverlap, IterationOverlap)
-KINDS: dict[str, RuleKind] = {cls.name: cls() for cls in _ALL}
+RULE_KINDS: dict[str, RuleKind] = {cls.name: cls() for cls in _ALL}
 
 # what a call breaking no rule (a legal call; an ambiguity region without checks) is drawn by: the
 # base kind, which changes nothing
@@ -42,7 +42,7 @@ UNBROKEN = RuleKind()
 
 def kind_of(rule: Any) -> RuleKind:
     """The kind of `rule` (None, or an ambiguity region's target without a check: UNBROKEN)."""
-    return UNBROKEN if rule is None else KINDS.get(rule.kind, UNBROKEN)
+    return UNBROKEN if rule is None else RULE_KINDS.get(rule.kind, UNBROKEN)
 
 
-__all__ = ["KINDS", "PASS", "UNBROKEN", "Retry", "RuleKind", "kind_of", "require"]
+__all__ = ["RULE_KINDS", "PASS", "UNBROKEN", "Retry", "RuleKind", "kind_of", "require"]
