@@ -1,4 +1,4 @@
-"""CONFORMANT only for what was tested (conformance/report/scope.py, judge/runner.py): a cell conforms only
+"""CONFORMANT only for what was tested (conformance/report/overall_verdict.py, judge/runner.py): a cell conforms only
 when it judged every call it planned and reached every edge; a run that supported nothing tested nothing;
 a verdict names its scope in every output; one shard never speaks for a product."""
 from __future__ import annotations

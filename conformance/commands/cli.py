@@ -48,7 +48,7 @@ def cmd_report(args: Options) -> int:
     from conformance.report.outputs import write_outputs
     from conformance.report.merging import merge
     from conformance.report.results import ResultsError, load_results, overall
-    from conformance.report.scope import accepted
+    from conformance.report.overall_verdict import accepted
     from conformance.report.text import printable
 
     if len(args.files) > 1 and not args.out:

@@ -208,7 +208,7 @@ def verdict_words(results: dict[str, Any]) -> str:
 def passes(results: dict[str, Any]) -> bool:
     """Exit 0: the results are CONFORMANT; for one shard of several (which never is, for its products),
     every cell of the shard conforms, so that each shard of a CI fan-out passes or fails on its own."""
-    from conformance.report.scope import accepted
+    from conformance.report.overall_verdict import accepted
     shard = (results.get("scope") or {}).get("shard")
     return bool(shard["conforms"]) if shard else accepted(results["verdict"])
 

@@ -66,7 +66,7 @@ def cmd_verify(args: Options) -> int:
 
 
 def _exit_code(args: Options, verified: Verified) -> int:
-    from conformance.report.scope import CONFORMANT, WAIVED_PREFIX
+    from conformance.report.overall_verdict import CONFORMANT, WAIVED_PREFIX
     verdict = verified.again["verdict"]
     good = verdict == CONFORMANT or verdict.startswith(WAIVED_PREFIX) and verified.waived_accepted
     if not good:

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from oracle.spec import SEED, Rulebook
 
-from conformance.report.scope import verdict_line, verdict_of
+from conformance.report.overall_verdict import verdict_line, verdict_of
 
 NOT_TESTED = "not tested: no reading declared"
 AMBIGUITY = "ambiguity"                 # the cell kind, and Case.expect, of calls in an ambiguity region
@@ -68,7 +68,7 @@ def readings_text(readings: Mapping[str, Mapping[str, str]] | None) -> str:
 def verdict_text(results: Mapping[str, Any]) -> str:
     """The verdict as a certificate words it, in one line: its scope (what was tested, what the backend
     does not support, the shard), under the readings declared where any was, and why it is INCOMPLETE
-    where it is (conformance/report/scope.py). The same words on the terminal, in the HTML, the JUnit file
+    where it is (conformance/report/overall_verdict.py). The same words on the terminal, in the HTML, the JUnit file
     and a bundle's README."""
     if results.get("scope") is None or results.get("verdict_reasons") is None:
         verdict, reasons, scope = verdict_of(dict(results))

@@ -20,7 +20,7 @@ from conformance.report.ambiguities import readings_text, tally
 from conformance.report.reached import coverage_view
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
-from conformance.report.scope import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of
+from conformance.report.overall_verdict import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of
 from conformance.report.text import SHOWN_CHARS, cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 

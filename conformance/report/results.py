@@ -22,7 +22,7 @@ from conformance.generate.memory import MemoryRecipe
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.verdicts import Verdict
 from conformance.report.ambiguities import ambiguity_entries, tally, verdict_text
-from conformance.report.scope import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, failed, missing_cells,  # noqa: F401
+from conformance.report.overall_verdict import (CONFORMANT, INCOMPLETE, NOT_CONFORMANT, failed, missing_cells,  # noqa: F401
                                       overall, verdict_of, why_missing)
 from conformance.report.text import printable
 from conformance.report.untrusted import MAX_RESULTS_BYTES, FileFormatError, read_text

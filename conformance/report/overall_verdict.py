@@ -1,12 +1,12 @@
-"""What a verdict covers, and why it is what it is.
+"""The overall verdict of a results document: what it covers, and why it is what it is.
 
 A results document is CONFORMANT only for what was tested, and says which: the apis and products whose
-cells ran (the scope), those the backend does not support, the `--select` that narrowed the cells, the
-shard it is. It is INCOMPLETE, with its reasons, when a cell judged fewer calls than it planned or
-missed an edge (judge/runner.py: a cell's `incomplete`), when cells errored or are missing, when the run
-was stopped, when it is one shard of several (only the merge of every shard speaks for a product), and
-when nothing was tested at all (every cell NOT_SUPPORTED): a backend that supports nothing asked of it
-has not shown that it conforms to anything.
+cells ran (verdict_covers; results.json's `scope`), those the backend does not support, the `--select`
+that narrowed the cells, the shard it is. It is INCOMPLETE, with its reasons, when a cell judged fewer
+calls than it planned or missed an edge (judge/runner.py: a cell's `incomplete`), when cells errored or
+are missing, when the run was stopped, when it is one shard of several (only the merge of every shard
+speaks for a product), and when nothing was tested at all (every cell NOT_SUPPORTED): a backend that
+supports nothing asked of it has not shown that it conforms to anything.
 
 Everything here reads results data alone, so a merged or re-rendered report says the same.
 """
@@ -100,8 +100,8 @@ def nothing_tested(results: dict[str, Any], product: str | None = None) -> str |
         return None
     if not cells:
         return "no cell was run"
-    scope = scope_of(results, product, _nothing=False)
-    asked = f"{', '.join(scope['apis'])} on {', '.join(scope['products'])}"
+    covers = verdict_covers(results, product, _nothing=False)
+    asked = f"{', '.join(covers['apis'])} on {', '.join(covers['products'])}"
     name = (results.get("backend") or {}).get("name") or "?"
     if all(c["status"] == "not_supported" for c in cells):
         return f"backend {name!r} supports none of {asked}"
@@ -110,7 +110,7 @@ def nothing_tested(results: dict[str, Any], product: str | None = None) -> str |
             f"the kit could generate, {len(cells) - unreachable} not supported by backend {name!r}")
 
 
-def scope_of(results: dict[str, Any], product: str | None = None, _nothing: bool = True) -> dict[str, Any]:
+def verdict_covers(results: dict[str, Any], product: str | None = None, _nothing: bool = True) -> dict[str, Any]:
     """What the document's verdict (of one product, or all) covers: `products` and `apis` asked;
     `tested` and `not_supported` (api -> products); `complete` (everything asked was supported and
     tested); `select` (the globs that narrowed the cells); `shard`; `nothing_tested` (why, when nothing
@@ -199,8 +199,7 @@ def verdict_reasons(results: dict[str, Any], product: str | None = None, whole: 
     if whole:
         shard = shard_of(results)
         if shard is not None:
-            scope = scope_of(results, product, _nothing=False)
-            why.append(shard_note(scope["shard"]))
+            why.append(shard_note(verdict_covers(results, product, _nothing=False)["shard"]))
         nothing = nothing_tested(results, product)
         if nothing:
             why.append(f"nothing tested: {nothing}")
@@ -231,29 +230,30 @@ def overall(results: dict[str, Any], product: str | None = None) -> str:
 
 
 def verdict_of(results: dict[str, Any], product: str | None = None) -> tuple[str, list[str], dict[str, Any]]:
-    """(verdict, reasons shown with it, scope) of the document, or of one product: an INCOMPLETE one's
-    reasons; a NOT CONFORMANT one's shard, where it is one (its failures say the rest)."""
-    scope = scope_of(results, product)
+    """(verdict, reasons shown with it, what it covers: verdict_covers, results.json's `scope`) of the
+    document, or of one product: an INCOMPLETE one's reasons; a NOT CONFORMANT one's shard, where it is one
+    (its failures say the rest)."""
+    covers = verdict_covers(results, product)
     if any(failed(c) and not c.get("waived") for c in cells_of(results, product)):
-        return NOT_CONFORMANT, [shard_note(scope["shard"])] if scope["shard"] else [], scope
+        return NOT_CONFORMANT, [shard_note(covers["shard"])] if covers["shard"] else [], covers
     reasons = verdict_reasons(results, product)
     if reasons:
-        return INCOMPLETE, reasons, scope
+        return INCOMPLETE, reasons, covers
     waived = sum(1 for c in cells_of(results, product) if failed(c) and c.get("waived"))
-    return waived_verdict(waived) if waived else CONFORMANT, reasons, scope
+    return waived_verdict(waived) if waived else CONFORMANT, reasons, covers
 
 
-def verdict_line(verdict: str, scope: dict[str, Any], reasons: Sequence[str], readings: str = "",
+def verdict_line(verdict: str, covers: dict[str, Any], reasons: Sequence[str], readings: str = "",
                  calls: int = 0) -> str:
-    """The verdict in one line, its scope named: 'CONFORMANT for data_move on ascend910b (1 of 5 APIs;
+    """The verdict in one line, what it covers named: 'CONFORMANT for data_move on ascend910b (1 of 5 APIs;
     not supported: ...)', 'CONFORMANT under readings a=r for ...', 'INCOMPLETE for ...: <reasons>',
     'NOTHING TESTED: backend 'x' supports none of ... (0 calls)'."""
-    if scope.get("nothing_tested") and verdict == INCOMPLETE:
+    if covers.get("nothing_tested") and verdict == INCOMPLETE:
         rest = [r for r in reasons if not r.startswith("nothing tested: ")]
-        return f"{NOTHING_TESTED}: {scope['nothing_tested']} ({'; '.join(rest + [f'{calls} calls'])})"
-    line = f"{verdict}{f' under readings {readings}' if readings else ''} for {scope['text']}"
-    if scope.get("detail"):
-        line += f" ({scope['detail']})"
+        return f"{NOTHING_TESTED}: {covers['nothing_tested']} ({'; '.join(rest + [f'{calls} calls'])})"
+    line = f"{verdict}{f' under readings {readings}' if readings else ''} for {covers['text']}"
+    if covers.get("detail"):
+        line += f" ({covers['detail']})"
     if reasons and verdict != CONFORMANT:
         line += ": " + "; ".join(reasons)
     return line
