@@ -141,7 +141,7 @@ def test_the_offsets_shortcuts_give_what_numpy_unique_gives() -> None:
     """Drawing offsets takes the distinct entries a call reads, and asks whether offsets repeat, without
     np.unique's hashing: a look at neighbours, a mark per value; both must agree with np.unique on sorted,
     unsorted, repeating, narrow and wide values."""
-    from conformance.generate.values import _alike, sorted_unique
+    from conformance.generate.offset_tensors import _alike, sorted_unique
     rng = np.random.default_rng(0)
     for n in (0, 1, 2, 3, 64, 5000):
         for top in (2, 300, 1 << 40):

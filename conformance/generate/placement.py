@@ -24,7 +24,7 @@ from conformance.generate.environment import GM_SPREAD, Env, round_up
 from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_end, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
-from conformance.generate.values import offset_limit
+from conformance.generate.offset_tensors import offset_limit
 
 
 @dataclass

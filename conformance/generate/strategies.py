@@ -4,8 +4,8 @@ calls in a rule's undefined territory.
 Nothing here knows an API. A call is drawn in five steps that read the spec: form and dtype, the
 scopes of the operands (the path table), the parameters (the range rules, minus ambiguity regions:
 parameters.py), the placement of the operands in their scopes (alignment rules, scope sizes:
-placement.py), and the memory it runs on (values.py); environment.py reads the spec once per cell and
-picks.py makes every choice.
+placement.py), and the memory it runs on (offset_tensors.py); environment.py reads the spec once per
+cell and picks.py makes every choice.
 Breaking a rule changes one step, chosen by the rule's *kind* (a range rule gets a value one past an
 end, an align rule a misaligned address, ...). Every drawn call is then checked by the oracle and kept
 only if its violations are exactly the ones asked for, so a strategy can never mislabel a call.
@@ -32,7 +32,7 @@ from conformance.generate.draft import CallDraft, accesses, landing_room
 from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
-from conformance.generate.values import draw_values
+from conformance.generate.offset_tensors import draw_offset_tensors
 
 seal()      # the calls of a seed depend on the kit, the seed and the Hypothesis release only (seal.py)
 
@@ -176,7 +176,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
-    writes = draw_values(pick, env, draft, call, target) if env.has_values else ()
+    writes = draw_offset_tensors(pick, env, draft, call, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
     ctx = context(call, None, env.rulebook)

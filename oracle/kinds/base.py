@@ -196,7 +196,7 @@ class RuleKind:
     def finish(self, rule: Any, placing: Any) -> None:
         """Change a placed tensor (its address, its size) to break the rule."""
 
-    # -- drawing: memory (conformance/generate/values.py) ----------------------------------------------
+    # -- drawing: memory (conformance/generate/offset_tensors.py) -------------------------------
     def collides(self, rule: Any, operand: str) -> bool:
         """Is the call drawn with two offsets of `operand` alike?"""
         return False

@@ -5,7 +5,7 @@ import numpy as np
 
 from .base import RuleKind
 from .grid import grid_up
-from .values import values_read
+from .offsets_read import offsets_read
 
 
 class OffsetRange(RuleKind):
@@ -14,7 +14,7 @@ class OffsetRange(RuleKind):
     legal_edges = ("{operand}=top",)
 
     def check(self, rule, ctx):
-        values = values_read(ctx, rule.fields["operand"])
+        values = offsets_read(ctx, rule.fields["operand"])
         if values is not None and values.size and int(values.max()) > rule.fields["max"]:
             i = int(np.argmax(values > rule.fields["max"]))
             return f"{rule.fields['operand']} entry {i} is {int(values[i])}, past {rule.fields['max']}"

@@ -1,4 +1,4 @@
-"""The values a call reads from a tensor of offsets: what the offset kinds check."""
+"""The offsets a call reads from a tensor of offsets: what the offset kinds check."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from oracle.footprint import Runs
 
 
-def values_read(ctx, name: str) -> np.ndarray | None:
+def offsets_read(ctx, name: str) -> np.ndarray | None:
     """The values the call reads from a tensor of offsets: its accessed elements, from memory (a view
     where they lie side by side)."""
     if ctx.memory is None:

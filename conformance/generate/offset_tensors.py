@@ -1,5 +1,5 @@
-"""Drawing step five: the bytes the call runs on, as a `MemoryRecipe` (a seed and the few writes that
-matter: offsets that stay in range, values at the ends of their dtype)."""
+"""Drawing step five: the contents of the offset tensors a call runs on, the few writes of its `MemoryRecipe`
+that matter beside its seed (offsets that stay in range, or one that breaks the target rule)."""
 from __future__ import annotations
 
 from typing import Any
@@ -19,7 +19,8 @@ from conformance.generate.draft import CallDraft
 from conformance.generate.picks import Picks
 
 
-def draw_values(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rule | None) -> tuple[Write, ...]:
+def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rule | None
+                        ) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
     of the operand they address, on its element grid. Shapes: identity, reversed (the pages' example), a
     permutation, scattered, or one at the top of the allowed range; no two alike where two alike matter
