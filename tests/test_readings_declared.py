@@ -23,7 +23,7 @@ from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.declared_readings import declare
 from conformance.generate.cells import Cell
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.profiles import profile
 from conformance.judge.agreement import Pair

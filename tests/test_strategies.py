@@ -24,7 +24,7 @@ from conformance.generate.edges import sweep
 from conformance.generate.memory import STRAY_ZONE, MemoryRecipe
 from conformance.generate.profiles import profile
 from conformance.judge.runner import cell_seed, run_cell
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from oracle import check, verdict_class
 from oracle.apis import index_math
 from oracle.spec import DEFAULT_SPEC_DIR, default_rulebook

@@ -12,7 +12,7 @@ from functools import lru_cache
 import pytest
 
 from conformance.generate.cells import Cell, cells
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
 from test_strategies import collect

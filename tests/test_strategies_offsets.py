@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conformance.generate.cells import Cell, cells
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from oracle import check, verdict_class
 from oracle.rules import context
 from oracle.spec import default_rulebook

@@ -185,7 +185,7 @@ def _failures_judged(results: dict[str, Any], parts: Parts, readings: dict[str, 
     """Every failure recorded, judged again against the answer the evidence holds for its call."""
     from oracle import Call
 
-    from conformance.generate.environment import Case
+    from conformance.generate.case import Case
     from conformance.generate.memory import MemoryRecipe
     from conformance.judge.evidence import call_digest
     for cell in results["cells"]:

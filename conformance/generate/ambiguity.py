@@ -26,7 +26,8 @@ from oracle.rules import context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook
 
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
+from conformance.generate.case import Case
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import drawn, searched_cases
 

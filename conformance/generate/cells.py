@@ -23,7 +23,8 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 from oracle.spec import Rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, environment
+from conformance.generate.case import Case
+from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
 from conformance.generate.strategies import legal_calls, reachable, rule_calls, search_rounds
 
 

@@ -67,7 +67,7 @@ class Challenge:
 def from_pool(cases: Iterable[Any], pool: int) -> list[Any]:
     """The cases with their images cut from the random pool `pool` (the same calls, the same values
     written before they run, other random bytes)."""
-    from conformance.generate.environment import Case
+    from conformance.generate.case import Case
     if not pool:
         return list(cases)
     out = []

@@ -39,8 +39,9 @@ from oracle.spec import Rulebook
 from conformance.generate.ambiguity import edge_choices
 from conformance.generate.ambiguity import planned as planned_ambiguity
 from conformance.generate.ambiguity import Region, region
+from conformance.generate.case import Case
 from conformance.generate.cells import Cell
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.parameters import fit_tops
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import planned_case

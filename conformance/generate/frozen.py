@@ -41,7 +41,7 @@ from oracle.spec import Rulebook
 
 from conformance.generate.cells import Cell, ambiguity_ids, cells
 from conformance.generate.edges import sweep, targets
-from conformance.generate.environment import EXPECTATIONS, Case
+from conformance.generate.case import EXPECTATIONS, Case
 from conformance.generate.memory import MemoryRecipe
 
 FROZEN_PATH = Path(__file__).parent / "frozen_cases.jsonl.gz"

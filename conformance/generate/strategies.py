@@ -26,7 +26,8 @@ from oracle.rules import violations as rule_violations
 from oracle.spec import Rule, Rulebook
 
 from conformance.generate.seal import seal
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Case, Env, environment
+from conformance.generate.case import Case
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.memory import MemoryRecipe, image_sizes
 from conformance.generate.draft import CallDraft, accesses, landing_room
 from conformance.generate.parameters import draw_params

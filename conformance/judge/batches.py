@@ -10,7 +10,7 @@ from oracle.spec import Rulebook
 from conformance.backends.contract import Backend
 from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
 from conformance.judge import inflight
 from conformance.judge.verdicts import Outcome

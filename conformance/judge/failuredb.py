@@ -21,7 +21,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from oracle import Call, CallFormatError
 
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
 

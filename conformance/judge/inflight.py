@@ -156,7 +156,7 @@ def install(slot: Slot | None) -> None:
 
 @contextlib.contextmanager
 def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
-    """Around a backend call (or a batch of them): the cases (conformance.generate.strategies.Case) are what the
+    """Around a backend call (or a batch of them): the cases (conformance.generate.case.Case) are what the
     supervisor reports if the worker dies or hangs inside."""
     slot = _slot
     if slot is None:

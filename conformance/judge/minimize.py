@@ -18,7 +18,7 @@ from oracle.rules import context
 from oracle.spec import Rulebook
 
 from conformance.backends.contract import Backend
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from conformance.generate.memory import image_sizes
 from conformance.judge import inflight
 from conformance.judge.verdicts import Outcome

@@ -9,7 +9,7 @@ from typing import Any
 from oracle.spec import Rulebook
 
 from conformance.generate.cells import Cell
-from conformance.generate.strategies import Case
+from conformance.generate.case import Case
 from conformance.judge.verdicts import Outcome
 
 REPRO_FIELDS = ("cell", "verdict", "message", "expect", "rule", "readings", "call", "memory")

@@ -27,7 +27,7 @@ from conformance.backends.calling import ask_supports
 from conformance.backends.contract import Backend, BackendCrash
 from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
-from conformance.generate.environment import Case
+from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
 from conformance.judge import evidence, inflight, reach
