@@ -334,7 +334,7 @@ def test_the_judge_takes_the_generators_check(monkeypatch: pytest.MonkeyPatch) -
     it judges by another (a run's declared readings)."""
     import importlib
 
-    from conformance.judge import inflight
+    from conformance.judge import judging
     from oracle.spec import load_rulebook
 
     module = importlib.import_module("oracle.expected")     # `oracle.expected` is the function
@@ -354,9 +354,9 @@ def test_the_judge_takes_the_generators_check(monkeypatch: pytest.MonkeyPatch) -
 
     cases = list(_cases(_legal("ascend910b")[0])[:4])
     assert all(c.checked is not None and c.checked[0] is default_rulebook() for c in cases)
-    inflight.judge_case(cases[0], Idle(), default_rulebook())
-    inflight.judge_cases(cases, Idle(), default_rulebook())
+    judging.judge_case(cases[0], Idle(), default_rulebook())
+    judging.judge_cases(cases, Idle(), default_rulebook())
     assert asked == []
-    inflight.judge_case(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
-    inflight.judge_cases(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    judging.judge_case(cases[0], Idle(), load_rulebook(DEFAULT_SPEC_DIR))
+    judging.judge_cases(cases, Idle(), load_rulebook(DEFAULT_SPEC_DIR))
     assert len(asked) == 1 + len(cases)

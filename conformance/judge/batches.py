@@ -12,7 +12,7 @@ from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
-from conformance.judge import inflight
+from conformance.judge import judging
 from conformance.judge.verdicts import Outcome
 
 
@@ -29,12 +29,12 @@ def judged(cases: Sequence[Case], backend: Backend, rulebook: Rulebook) -> Itera
     failure runs no more): BATCH at a time for a backend that runs batches, one at a time otherwise."""
     if not callable(getattr(backend, "run_batch", None)):
         for k, case in enumerate(cases):
-            yield case, inflight.judge_case(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
-        inflight.settle()
+            yield case, judging.judge_case(case, backend, rulebook, cases[k + 1] if k + 1 < len(cases) else None)
+        judging.settle()
         return
     for start in range(0, len(cases), BATCH):
         chunk = cases[start:start + BATCH]
-        yield from zip(chunk, inflight.judge_cases(chunk, backend, rulebook))
+        yield from zip(chunk, judging.judge_cases(chunk, backend, rulebook))
 
 
 def run_batches(cell: Cell, backend: Backend, profile: Profile, run_seed: int, tally: Callable[[Case, Outcome], None],

@@ -20,7 +20,7 @@ from oracle.spec import Rulebook
 from conformance.backends.contract import Backend
 from conformance.generate.case import Case
 from conformance.generate.memory import image_sizes
-from conformance.judge import inflight
+from conformance.judge import judging
 from conformance.judge.verdicts import Outcome
 
 MAX_RUNS = 200
@@ -137,7 +137,7 @@ class Minimizer:
         self.runs += 1
         candidate = Case(call, recipe, self.best.expect, self.best.rule, self.best.tags)
         began = time.monotonic()
-        result = inflight.judge_case(candidate, self.backend, self.judged_by)
+        result = judging.judge_case(candidate, self.backend, self.judged_by)
         if self.budget is not None:
             self.budget.record(result, time.monotonic() - began)
         if result.key != self.verdict:

@@ -30,7 +30,7 @@ from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
-from conformance.judge import evidence, inflight, reach
+from conformance.judge import evidence, inflight, judging, reach
 from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
@@ -148,7 +148,7 @@ class CellRun:
         except Exception as exc:            # noqa: BLE001 - flaky backend or a kit bug: report, keep going
             self.out.status, self.out.error = "error", f"{type(exc).__name__}: {exc}"
         finally:
-            inflight.settle()
+            judging.settle()
             inflight.shrinking(False)
         self.reported()
         return self.settled(started)
@@ -168,7 +168,7 @@ class CellRun:
     def kept(self) -> None:
         """The frozen cases (certify's list, or failures kept from earlier runs), in order."""
         for case in self.frozen:
-            outcome = inflight.judge_case(case, self.backend, self.rulebook)
+            outcome = judging.judge_case(case, self.backend, self.rulebook)
             self.count(case, outcome)
             self.out.frozen_calls += 1
             if not outcome.conforms:
@@ -365,7 +365,7 @@ class CellRun:
                 and not current_build_context().is_final):
             return              # shrinking has had its budget: no more backend runs (minimize() goes on)
         began = time.monotonic()
-        outcome = inflight.judge_case(case, self.backend, self.rulebook, then)
+        outcome = judging.judge_case(case, self.backend, self.rulebook, then)
         if self.shrinking:
             self.out.shrink_calls += 1
             self.budget.record(outcome, time.monotonic() - began)

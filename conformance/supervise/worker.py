@@ -22,7 +22,7 @@ from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
 from conformance.backends.declared_readings import Declared, declare
-from conformance.judge import inflight
+from conformance.judge import inflight, judging
 from conformance.judge.cell_result import CellResult
 from conformance.judge.runner import run_cell
 from conformance.judge.verdicts import Verdict
@@ -133,7 +133,7 @@ def _run_task(task: Task | Replay, backend: Any, db: Any, timeout: float, conn, 
             rulebook = replayed(task.readings).rulebook if task.readings else declared.rulebook
         except BackendLoadError as exc:
             return {"verdict": Verdict.UNJUDGED.value, "message": str(exc)}
-        outcome = inflight.judge_case(case, backend, rulebook)
+        outcome = judging.judge_case(case, backend, rulebook)
         agreed = getattr(outcome, "agreement", None)
         return {"verdict": outcome.verdict.value, "message": outcome.message,
                 **({"agreement": agreed.verdict, "agreement_message": agreed.message} if agreed else {})}
