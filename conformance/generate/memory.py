@@ -101,10 +101,10 @@ class Write:
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
         write.__dict__["_array"] = _read_only(values.copy())
-        kind = np.dtype(dtype).newbyteorder("<")
-        limits = np.iinfo(kind) if kind.kind in "iu" else None
+        little = np.dtype(dtype).newbyteorder("<")
+        limits = np.iinfo(little) if little.kind in "iu" else None
         if limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
-            write.__dict__["data"] = _read_only(values.astype(kind).view(np.uint8))     # as cached_property does
+            write.__dict__["data"] = _read_only(values.astype(little).view(np.uint8))   # as cached_property does
         return write
 
 
@@ -231,7 +231,7 @@ def _write(data: Any, where: str) -> Write:
     if not isinstance(data["addr"], int) or isinstance(data["addr"], bool) or data["addr"] < 0:
         raise CallFormatError(f"{where}.addr: expected a byte offset, got {quoted(data['addr'])}")
     try:
-        kind = np.dtype(data["dtype"])
+        element = np.dtype(data["dtype"])
     except (TypeError, ValueError):
         raise CallFormatError(f"{where}.dtype: unknown dtype {quoted(data['dtype'])}") from None
     values = data["values"]
@@ -239,7 +239,7 @@ def _write(data: Any, where: str) -> Write:
     # would delay `certify`'s start), the range on an array of them
     if not isinstance(values, list) or not {int}.issuperset(map(type, values)):
         raise CallFormatError(f"{where}.values: expected a list of integers")
-    info = np.iinfo(kind) if kind.kind in "iu" else None
+    info = np.iinfo(element) if element.kind in "iu" else None
     try:
         array = np.array(values, dtype=np.int64)
     except OverflowError:               # past int64 (a uint64 write's upper half): each value as it is

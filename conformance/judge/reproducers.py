@@ -21,11 +21,11 @@ def declared_of(rulebook: Rulebook, api: str | None = None) -> dict[str, str]:
     specs = [rulebook.api(api)] if api else list(rulebook.apis.values())
     return {a.id: a.declared.id for spec in specs for a in spec.ambiguities if a.declared is not None}
 
-def reproducer_name(cell_id: str, kind: str = "") -> str:
-    """repro/<cell id with every run of odd characters as '__'>[.<kind>].yaml (kind: 'diverge' for the
+def reproducer_name(cell_id: str, tag: str = "") -> str:
+    """repro/<cell id with every run of odd characters as '__'>[.<tag>].yaml (tag: 'diverge' for the
     call two backends parted on, under --against). No separator, no '..': the name stays inside repro/
     whatever the id."""
-    return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id).lstrip(".") + (f".{kind}" if kind else "") + ".yaml"
+    return "repro/" + re.sub(r"[^A-Za-z0-9_.-]+", "__", cell_id).lstrip(".") + (f".{tag}" if tag else "") + ".yaml"
 
 
 def failure_record(cell: Cell, case: Case, outcome: Outcome, readings: dict[str, str] | None = None

@@ -15,7 +15,8 @@ from oracle.spec import SEED, Rulebook
 from conformance.report.overall_verdict import verdict_line, verdict_of
 
 NOT_TESTED = "not tested: no reading declared"
-AMBIGUITY = "ambiguity"                 # the cell kind, and Case.expect, of calls in an ambiguity region
+# Cell.expect (a cell's `kind` in results.json) and Case.expect of the calls in an ambiguity region
+AMBIGUITY = "ambiguity"
 
 
 def ambiguity_entries(rulebook: Rulebook, apis: Iterable[str]) -> list[dict[str, Any]]:
@@ -66,10 +67,10 @@ def readings_text(readings: Mapping[str, Mapping[str, str]] | None) -> str:
 
 
 def verdict_text(results: Mapping[str, Any]) -> str:
-    """The verdict as a certificate words it, in one line: its scope (what was tested, what the backend
-    does not support, the shard), under the readings declared where any was, and why it is INCOMPLETE
-    where it is (conformance/report/overall_verdict.py). The same words on the terminal, in the HTML, the JUnit file
-    and a bundle's README."""
+    """The verdict as a certificate words it, in one line: what it covers (what was tested, what the
+    backend does not support, the shard), under the readings declared where any was, and why it is
+    INCOMPLETE where it is (conformance/report/overall_verdict.py). The same words on the terminal, in the
+    HTML, the JUnit file and a bundle's README."""
     if results.get("scope") is None or results.get("verdict_reasons") is None:
         verdict, reasons, scope = verdict_of(dict(results))
     else:

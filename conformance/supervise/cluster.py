@@ -61,13 +61,13 @@ def _on_cluster(config: dict[str, Any], task: Task | None) -> bytes:
             return messages.encode("done", result)
 
 
-def _answer(raw: Any, kind: str) -> dict[str, Any]:
-    """The body of a message of `kind` from the cluster; Unreadable for anything else."""
+def _answer(raw: Any, message_type: str) -> dict[str, Any]:
+    """The body of a message of `message_type` from the cluster; Unreadable for anything else."""
     if not isinstance(raw, bytes):
         raise messages.Unreadable(f"a {type(raw).__name__} instead of a message")
     said, body = messages.decode(raw)
-    if said != kind:
-        raise messages.Unreadable(f"a {said!r} message instead of {kind!r}")
+    if said != message_type:
+        raise messages.Unreadable(f"a {said!r} message instead of {message_type!r}")
     return body
 
 

@@ -12,13 +12,13 @@ def offsets_read(ctx, name: str) -> np.ndarray | None:
     if ctx.memory is None:
         return None
     tensor, runs = ctx.call.tensor(name), ctx.accesses[name]
-    kind = np.dtype(ctx.spec.operands[name].get("dtype", tensor.dtype)).newbyteorder("<")    # as the spec reads them
+    dtype = np.dtype(ctx.spec.operands[name].get("dtype", tensor.dtype)).newbyteorder("<")  # as the spec reads them
     image = ctx.memory.get(tensor.scope)
     if image is None or runs is None or runs.empty or tensor.addr + runs.end > image.shape[0]:
         return None
-    if isinstance(runs, Runs) and runs.step == runs.length == kind.itemsize and runs.count > 0:
+    if isinstance(runs, Runs) and runs.step == runs.length == dtype.itemsize and runs.count > 0:
         lo = tensor.addr + runs.first
-        return image[lo:lo + runs.count * kind.itemsize].view(kind)
+        return image[lo:lo + runs.count * dtype.itemsize].view(dtype)
     at = runs.starts() if hasattr(runs, "at") else runs.first + runs.step * np.arange(runs.count)
-    where = tensor.addr + at[:, None] + np.arange(kind.itemsize)
-    return np.ascontiguousarray(image[where]).view(kind).reshape(-1).astype(np.int64)
+    where = tensor.addr + at[:, None] + np.arange(dtype.itemsize)
+    return np.ascontiguousarray(image[where]).view(dtype).reshape(-1).astype(np.int64)
