@@ -1,6 +1,28 @@
 """C-API asc_gather (003_5f0a5de14d724856.txt): element i of dst comes from src + src_offset[i] bytes
 ("将src按照src_offset给定的偏移按元素收集到dst中"). The repeat form fills 8 data blocks of dst per repeat,
 dst moving by dst_repeat_stride blocks (see offsets.py); asc_gather_sync is the count form, synchronous.
+
+Examples
+--------
+The count form: four int16 elements gathered by byte offsets in reverse order:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import asc_gather
+>>> from oracle.rules import context
+>>> call = Call("asc_gather", "ascend910b", {"dst": Tensor("UB", 0, "int16", 4),
+...             "src": Tensor("UB", 32, "int16", 4), "src_offset": Tensor("UB", 64, "uint32", 4),
+...             "count": 4}, "count")
+>>> ub = np.zeros(80, dtype=np.uint8)
+>>> ub[32:40] = [0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44]
+>>> ub[64:80] = np.array([6, 4, 2, 0], dtype="<u4").view(np.uint8)
+>>> units = context(call).units
+>>> asc_gather.accesses(call, units, {"UB": ub})["src"]
+Spots(at=array([6, 4, 2, 0]), length=2)
+>>> asc_gather.apply(call, {"UB": ub}, units)
+[]
+>>> [hex(b) for b in ub[:8]]
+['0x44', '0x44', '0x33', '0x33', '0x22', '0x22', '0x11', '0x11']
 """
 from __future__ import annotations
 

@@ -3,6 +3,27 @@ UBToUB掩码式高维数据搬运(Copy).md): an iteration covers 8 DataBlocks (2
 of iteration r, as the mask selects it (oracle/mask.py), lies in DataBlock j = e * width // 32, at byte
 (e * width) % 32 of it, and that block is r * RepeatSize + j * Stride DataBlocks from the operand (each side
 with its own CopyRepeatParams fields). Element by element, src's place is copied to dst's.
+
+Examples
+--------
+mask_continuous: the first 3 int16 elements of one iteration, src 64 bytes (2 DataBlocks) after dst:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import copy
+>>> from oracle.rules import context
+>>> call = Call("copy", "ascend910b", {"dst": Tensor("UB", 0, "int16", 128),
+...             "src": Tensor("UB", 64, "int16", 128), "mask": 3, "repeatTime": 1,
+...             "repeatParams": {"dstStride": 1, "srcStride": 1, "dstRepeatSize": 8, "srcRepeatSize": 8}},
+...             "mask_continuous")
+>>> units = context(call).units
+>>> copy.accesses(call, units)
+{'dst': Spots(at=array([0, 2, 4]), length=2), 'src': Spots(at=array([0, 2, 4]), length=2)}
+>>> ub = np.arange(320).astype(np.uint8)
+>>> copy.apply(call, {"UB": ub}, units)
+[]
+>>> ub[:8].tolist()
+[64, 65, 66, 67, 68, 69, 6, 7]
 """
 from __future__ import annotations
 

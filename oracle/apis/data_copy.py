@@ -6,6 +6,26 @@ params form (DataCopyParams): blockCount blocks of blockLen units; "间隔（即
 起始地址的差值）" -- the gap runs from the end of one block to the start of the next, so block k starts at
 k x (blockLen + gap) units. A blockCount or blockLen of 0 moves nothing (the NOP sentence). Units come
 from the spec's path table.
+
+Examples
+--------
+The params form, GM -> UB (asc-devkit@0da921b9:docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/
+GM与UB高维切分数据搬运(DataCopy).md): two blocks of one 32-byte unit, a gap of one unit between them in GM:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import data_copy
+>>> from oracle.rules import context
+>>> call = Call("data_copy", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64),
+...             "src": Tensor("GM", 0, "int8", 96),
+...             "repeatParams": {"blockCount": 2, "blockLen": 1, "srcGap": 1, "dstGap": 0}}, "params")
+>>> units = context(call).units
+>>> data_copy.accesses(call, units)
+{'src': Runs(first=0, step=64, count=2, length=32), 'dst': Runs(first=0, step=32, count=2, length=32)}
+>>> gm, ub = np.arange(96, dtype=np.uint8), np.zeros(64, dtype=np.uint8)
+>>> data_copy.apply(call, {"GM": gm, "UB": ub}, units)
+>>> ub.tolist()
+[0, 1, ..., 31, 64, 65, ..., 95]
 """
 from __future__ import annotations
 

@@ -7,6 +7,32 @@ lands on destination byte i * dstNzMatrixStride * sizeof(T) + (c div C0) * dstNz
 + r * dstNzNStride * 32 + (c mod C0) * sizeof(T), C0 = 32 / sizeof(T) elements (the spec's `c0` unit);
 the last column block of a row is filled with zeros to its 32 bytes ("不足的部分会被补齐为0").
 Units come from the spec, in bytes.
+
+Examples
+--------
+The inverse of data_copy_nz2nd's example: one int16 matrix of 2 rows x 32 columns, its rows in GM
+(srcDValue 32), its two column blocks of 16 in UB (dstNzC0Stride 2 blocks: each holds the 2 rows).
+Element values are their ND positions:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import data_copy_nd2nz
+>>> from oracle.rules import context
+>>> call = Call("data_copy_nd2nz", "ascend910b", {"dst": Tensor("UB", 0, "int16", 64),
+...             "src": Tensor("GM", 0, "int16", 64), "intriParams": {"ndNum": 1, "nValue": 2, "dValue": 32,
+...             "srcNdMatrixStride": 0, "srcDValue": 32, "dstNzC0Stride": 2, "dstNzNStride": 1,
+...             "dstNzMatrixStride": 1}})
+>>> units = context(call).units
+>>> runs = data_copy_nd2nz.accesses(call, units)
+>>> runs["src"]
+Grid(first=0, outer_step=0, outer=1, inner_step=64, inner=2, length=64)
+>>> runs["dst"]
+Lattice(first=0, steps=(2, 64, 32), counts=(1, 2, 2), length=32)
+>>> gm = np.arange(64, dtype="<u2").view(np.uint8)
+>>> ub = np.zeros(128, dtype=np.uint8)
+>>> data_copy_nd2nz.apply(call, {"GM": gm, "UB": ub}, units)
+>>> ub.view("<u2").tolist()
+[0, 1, ..., 15, 32, 33, ..., 47, 16, 17, ..., 31, 48, 49, ..., 63]
 """
 from __future__ import annotations
 

@@ -7,6 +7,30 @@ i * srcNdMatrixStride * 256 + (c div 16) * srcNStride * 16 + r * 16 + (c mod 16)
 matrix is dValue / 16 column blocks ("Z排布"), each nValue rows of 16 elements back to back; the
 fractal is 16 elements wide for every dtype (the page's float example: srcNStride 4 is 64 elements).
 Units (elements of 256 / 16 / 1) come from the spec, in bytes.
+
+Examples
+--------
+One int16 matrix of 2 rows x 32 columns: in UB its two column blocks of 16 (srcNStride 2: each block holds
+the 2 rows), in GM its rows of 32 elements (dstDStride 32). Element values are their NZ positions:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import data_copy_nz2nd
+>>> from oracle.rules import context
+>>> call = Call("data_copy_nz2nd", "ascend910b", {"dst": Tensor("GM", 0, "int16", 64),
+...             "src": Tensor("UB", 0, "int16", 64), "intriParams": {"ndNum": 1, "nValue": 2,
+...             "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 2, "dstDStride": 32, "dstNdMatrixStride": 1}})
+>>> units = context(call).units
+>>> runs = data_copy_nz2nd.accesses(call, units)
+>>> runs["src"]
+Grid(first=0, outer_step=512, outer=1, inner_step=64, inner=2, length=64)
+>>> runs["dst"]
+Grid(first=0, outer_step=2, outer=1, inner_step=64, inner=2, length=64)
+>>> ub = np.arange(64, dtype="<u2").view(np.uint8)
+>>> gm = np.zeros(128, dtype=np.uint8)
+>>> data_copy_nz2nd.apply(call, {"UB": ub, "GM": gm}, units)
+>>> gm.view("<u2").reshape(2, 32).tolist()
+[[0, 1, ..., 15, 32, 33, ..., 47], [16, 17, ..., 31, 48, 49, ..., 63]]
 """
 from __future__ import annotations
 

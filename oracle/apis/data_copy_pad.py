@@ -10,6 +10,30 @@ data_copy_pad.dummy.*): by default each block's first element, repeated; VARIANT
 UB -> GM (form ub_to_gm): block k is read from k x (blockLen rounded up to 32 + srcStride x 32) bytes after
 src and its blockLen bytes written k x (blockLen + dstStride) bytes after dst (the dummy is dropped).
 A blockCount or blockLen of 0 moves nothing (the NOP sentence). Units come from the spec.
+
+Examples
+--------
+GM -> UB (asc-devkit@0da921b9:docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/GM与UB数据搬运/
+GMToUB非对齐数据搬运(DataCopyPad).md), one block of 6 bytes (three int16 elements) with one element of padding on
+the left and two on the right, padded with 0x7777; the dummy bytes up to the 32-byte unit hold it too:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import data_copy_pad
+>>> from oracle.rules import context
+>>> call = Call("data_copy_pad", "ascend910b", {"dst": Tensor("UB", 0, "int16", 16),
+...             "src": Tensor("GM", 0, "int16", 3),
+...             "dataCopyParams": {"blockCount": 1, "blockLen": 6, "srcStride": 0, "dstStride": 0},
+...             "padParams": {"isPad": True, "leftPadding": 1, "rightPadding": 2, "paddingValue": 0x7777}},
+...             "gm_to_ub")
+>>> units = context(call).units
+>>> data_copy_pad.accesses(call, units)
+{'src': Runs(first=0, step=6, count=1, length=6), 'dst': Runs(first=0, step=32, count=1, length=32)}
+>>> gm = np.array([1, 2, 3], dtype="<u2").view(np.uint8)
+>>> ub = np.zeros(32, dtype=np.uint8)
+>>> data_copy_pad.apply(call, {"GM": gm, "UB": ub}, units)
+>>> ub.tobytes().hex(" ", 2)
+'7777 0100 0200 0300 7777 7777 7777 7777 7777 7777 7777 7777 7777 7777 7777 7777'
 """
 from __future__ import annotations
 

@@ -3,6 +3,26 @@
 "src_stride / dst_stride: 相邻连续数据片段间隔(前 burst 尾与后 burst 头)" -- the gap from the tail of one
 burst to the head of the next, so burst k starts at k * (burst + stride) units. Units come from the
 spec's path table.
+
+Examples
+--------
+Two bursts of one 32-byte block (`burst` and the strides count blocks on this path), a gap of one block
+between the bursts of src:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import data_move
+>>> from oracle.rules import context
+>>> call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64),
+...             "src": Tensor("UB", 64, "int8", 96), "sid": 0, "nburst": 2, "burst": 1,
+...             "src_stride": 1, "dst_stride": 0})
+>>> units = context(call).units
+>>> data_move.accesses(call, units)
+{'src': Runs(first=0, step=64, count=2, length=32), 'dst': Runs(first=0, step=32, count=2, length=32)}
+>>> ub = np.arange(160, dtype=np.uint8)
+>>> data_move.apply(call, {"UB": ub}, units)
+>>> ub[:64].tolist()
+[64, 65, ..., 95, 128, 129, ..., 159]
 """
 from __future__ import annotations
 

@@ -1,7 +1,21 @@
 """The NZ fractal layout, one place for both directions of DataCopy's conversion (NZ -> ND on the way out of
 UB, ND -> NZ on the way in): a matrix in NZ is its column blocks, each every row's piece of one block width,
 back to back; in ND it is its rows. Both work on bytes: (matrix, column block, row, block bytes) against
-(matrix, row, row bytes)."""
+(matrix, row, row bytes).
+
+Examples
+--------
+One matrix of 2 rows of 3 bytes, in column blocks 2 bytes wide and back:
+
+>>> import numpy as np
+>>> from oracle.apis.fractal import nd_rows, nz_blocks
+>>> rows = np.arange(6, dtype=np.uint8).reshape(1, 2, 3)
+>>> blocks = nz_blocks(rows, 2)
+>>> blocks.tolist()          # column block 0: bytes 0-1 of each row; block 1: byte 2, then a zero byte
+[[[[0, 1], [3, 4]], [[2, 0], [5, 0]]]]
+>>> nd_rows(blocks).tolist()
+[[[0, 1, 2, 0], [3, 4, 5, 0]]]
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -3,6 +3,28 @@ of dst is the src element srcBaseAddr + srcOffset[i] bytes from src (「dst[i] =
 srcOffset[i]) // inputType.itemsize]」). The mask forms fill one iteration of dst (8 DataBlocks; 4 of 8-bit
 data) per repeat, dst moving by dstRepStride DataBlocks, the mask (oracle/mask.py) picking the elements of
 each; the offsets are read as for asc_gather (offsets.py).
+
+Examples
+--------
+The count form: four int16 elements, read srcBaseAddr + srcOffset[i] bytes from src (2 + 6, 2 + 4, ...):
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import gather
+>>> from oracle.rules import context
+>>> call = Call("gather", "ascend910b", {"dst": Tensor("UB", 0, "int16", 4),
+...             "src": Tensor("UB", 32, "int16", 5), "srcOffset": Tensor("UB", 64, "uint32", 4),
+...             "srcBaseAddr": 2, "count": 4}, "count")
+>>> ub = np.zeros(80, dtype=np.uint8)
+>>> ub[32:42] = [0x00, 0x00, 0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44]
+>>> ub[64:80] = np.array([6, 4, 2, 0], dtype="<u4").view(np.uint8)
+>>> units = context(call).units
+>>> gather.accesses(call, units, {"UB": ub})["src"]
+Spots(at=array([8, 6, 4, 2]), length=2)
+>>> gather.apply(call, {"UB": ub}, units)
+[]
+>>> [hex(b) for b in ub[:8]]
+['0x44', '0x44', '0x33', '0x33', '0x22', '0x22', '0x11', '0x11']
 """
 from __future__ import annotations
 

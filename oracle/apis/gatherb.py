@@ -2,6 +2,29 @@
 DataBlock j of iteration i (8 an iteration) is the 32 bytes offset[i * 8 + j] bytes from src, written
 i * dstRepStride + j * dstBlkStride DataBlocks from dst, a dstBlkStride of 0 read as 1 (「当dstBlkStride值为0时，
 默认按照1来处理」). Every block is read before any is written.
+
+Examples
+--------
+One iteration: eight DataBlocks of 32 bytes, read in reverse order (offset[j] = (7 - j) * 32), written
+one after another (dstBlkStride 1). Each block of src holds its own number in every byte:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import gatherb
+>>> from oracle.rules import context
+>>> call = Call("gatherb", "ascend910b", {"dst": Tensor("UB", 0, "uint16", 128),
+...             "src": Tensor("UB", 256, "uint16", 128), "offset": Tensor("UB", 512, "uint32", 8),
+...             "repeatTime": 1, "repeatParams": {"dstBlkStride": 1, "dstRepStride": 8}})
+>>> ub = np.zeros(544, dtype=np.uint8)
+>>> ub[256:512] = np.repeat(np.arange(8, dtype=np.uint8), 32)
+>>> ub[512:544] = np.array([224, 192, 160, 128, 96, 64, 32, 0], dtype="<u4").view(np.uint8)
+>>> units = context(call).units
+>>> gatherb.accesses(call, units, {"UB": ub})["src"]
+Spots(at=array([224, 192, 160, 128,  96,  64,  32,   0]), length=32)
+>>> gatherb.apply(call, {"UB": ub}, units)
+[]
+>>> ub[:256].reshape(8, 32).tolist() == [[7 - j] * 32 for j in range(8)]
+True
 """
 from __future__ import annotations
 

@@ -6,6 +6,18 @@ forms move elements 0..count-1. The repeat forms move, in repeat r, the elements
 r * (256 / width) + e whatever the stride (inferred: the pages do not say how offsets are indexed across
 repeats), and only the strided operand moves by r * stride bytes. A mask picks the elements of a repeat
 (oracle/mask.py: bit mode or count mode).
+
+Examples
+--------
+Two repeats of four 2-byte elements, the strided operand moving 64 bytes a repeat: element e of repeat r
+reads offset entry r * 4 + e and lies r * 64 + e * 2 bytes into the strided operand:
+
+>>> from oracle.apis.offsets import repeated
+>>> index, at = repeated(2, 4, 64, 2)
+>>> index.tolist()
+[0, 1, 2, 3, 4, 5, 6, 7]
+>>> at.tolist()
+[0, 2, 4, 6, 64, 66, 68, 70]
 """
 from __future__ import annotations
 

@@ -4,6 +4,28 @@ dstOffsetLocal[i] bytes ("将源操作数src中的element按照指定的位置(�
 
 Several elements sent to the same place leave it open: a conforming backend leaves one of them there
 (the oracle marks the bytes not defined and lists the candidates).
+
+Examples
+--------
+The count form: four uint16 elements, their byte offsets reversed (the page's example does the same):
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import scatter
+>>> from oracle.rules import context
+>>> call = Call("scatter", "ascend310p-aicore", {"dstLocal": Tensor("UB", 0, "uint16", 4),
+...             "dstOffsetLocal": Tensor("UB", 32, "uint32", 4), "srcLocal": Tensor("UB", 64, "uint16", 4),
+...             "dstBaseAddr": 0, "count": 4}, "count")
+>>> ub = np.zeros(72, dtype=np.uint8)
+>>> ub[32:48] = np.array([6, 4, 2, 0], dtype="<u4").view(np.uint8)
+>>> ub[64:72] = [0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44]
+>>> units = context(call).units
+>>> scatter.accesses(call, units, {"UB": ub})["dstLocal"]
+Spots(at=array([6, 4, 2, 0]), length=2)
+>>> scatter.apply(call, {"UB": ub}, units)
+[]
+>>> [hex(b) for b in ub[:8]]
+['0x44', '0x44', '0x33', '0x33', '0x22', '0x22', '0x11', '0x11']
 """
 from __future__ import annotations
 

@@ -11,6 +11,28 @@ its transpose, read row after row, is cut into 16 parts of m elements, part k go
 transpose. 32-bit: m = 8, so dst block k element e = src block (k mod 2) * 8 + e, element k div 2.
 All reads of a call happen before its writes (under the in_order reading of a later dependency, each
 iteration's happen after the writes of the ones before it); a block two iterations write keeps the later one.
+
+Examples
+--------
+One repeat of 16-bit data: src_list entry i is block i of src, dst_list entry k block k of dst, and dst
+is the 16 x 16 transpose of src. Element e of src block i holds i * 16 + e:
+
+>>> import numpy as np
+>>> from oracle import Call, Tensor
+>>> from oracle.apis import vec_trans_scatter
+>>> from oracle.rules import context
+>>> call = Call("vec_trans_scatter", "ascend910b", {"dst_high_half": False, "src_high_half": False,
+...             "dst_list": [Tensor("UB", 512 + 32 * k, "int16", 16) for k in range(16)],
+...             "src_list": [Tensor("UB", 32 * i, "int16", 16) for i in range(16)],
+...             "repeat_times": 1, "dst_rep_stride": 0, "src_rep_stride": 0})
+>>> units = context(call).units
+>>> vec_trans_scatter.accesses(call, units)["src_list"][0]
+Runs(first=0, step=0, count=1, length=32)
+>>> ub = np.zeros(1024, dtype=np.uint8)
+>>> ub[:512] = np.arange(256, dtype="<u2").view(np.uint8)
+>>> vec_trans_scatter.apply(call, {"UB": ub}, units)
+>>> ub[512:].view("<u2").reshape(16, 16)[:2].tolist()
+[[0, 16, 32, ..., 224, 240], [1, 17, 33, ..., 225, 241]]
 """
 from __future__ import annotations
 
