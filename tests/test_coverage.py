@@ -24,7 +24,7 @@ from conformance.generate.breed import breed, mutate
 from conformance.judge import corpus
 from conformance.judge.failuredb import open_database
 from conformance.report.coverage_files import lcov, read_map
-from conformance.report.reached import CoverageRun, coverage_view
+from conformance.report.coverage_run import CoverageRun, coverage_view
 
 PAGED = "tests.coverage_backends:PagedSim"
 ONE_CELL = ("--product", "ascend910b", "--api", "data_move", "--select", "data_move/ascend910b/legal/int8")

@@ -68,10 +68,10 @@ class Session:
         self.readings: dict[str, dict[str, str]] = {}
         # (cell id, part) -> what the backend answered to every call judged there (conformance/judge/evidence.py)
         self.evidence: dict[tuple[str, int], dict[str, Any]] = {}
-        # under --coverage, the backend's coverage over the run (conformance/report/reached.py)
+        # under --coverage, the backend's coverage over the run (conformance/report/coverage_run.py)
         self.coverage: Any = None
         if coverage:
-            from conformance.report.reached import CoverageRun
+            from conformance.report.coverage_run import CoverageRun
             self.coverage = CoverageRun()
 
     def __enter__(self) -> "Session":

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from oracle.spec import Rulebook
 
 from conformance.generate.breed import breed
-from conformance.report.reached import CoverageRun
+from conformance.report.coverage_run import CoverageRun
 
 BREED_SHARE = 0.5       # of a task's calls, the share bred from the corpus where the cell has one
 

@@ -26,7 +26,7 @@ class CellResult:
     agreement: dict[str, int] = field(default_factory=dict)       # under --against: AGREE/DIVERGE -> calls
     divergence: dict[str, Any] | None = None                      # the (shrunk) call the two parted on
     evidence: dict[str, Any] | None = None      # {"shrink_stopped", "entries"}: what the backend answered
-    coverage: dict[str, Any] | None = None      # {"points", "keepers"[, "map"]}: see conformance/judge/reach.py
+    coverage: dict[str, Any] | None = None      # {"points", "keepers"[, "map"]}: see judge/coverage_points.py
 
     @property
     def id(self) -> str:

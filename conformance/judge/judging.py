@@ -2,7 +2,7 @@
 cell's search, its shrinking, a worker's replay and minimizing all call.
 
 Each case is recorded as in flight (inflight.py) while the backend has it, judged by verdicts.py with the
-generator's own check where it holds (known_violations), and noted as evidence and reach. A backend in a
+generator's own check where it holds (known_violations), and noted as evidence and coverage points. A backend in a
 process of its own is sent the next case before this one's verdict is worked out (`then`)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from oracle.spec import Rulebook
 
 from conformance.backends.exec_program import ExecBackend
-from conformance.judge import evidence, inflight, reach, verdicts
+from conformance.judge import coverage_points, evidence, inflight, verdicts
 from conformance.judge.agreement import Pair
 from conformance.judge.verdicts import Outcome
 
@@ -38,7 +38,7 @@ def judge_case(case: Any, backend: Any, rulebook: Rulebook, then: Any = None) ->
             settle()
             outcome = verdicts.judge(case.call, case.memory, backend, rulebook, known_violations(case, rulebook))
     evidence.note(case, outcome)
-    reach.note((case,), backend)
+    coverage_points.note((case,), backend)
     return outcome
 
 
@@ -88,5 +88,5 @@ def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Rulebook) -> list[
     for case, outcome in zip(cases, outcomes):
         evidence.note(case, outcome)
     if cases:
-        reach.note(cases, backend)
+        coverage_points.note(cases, backend)
     return outcomes

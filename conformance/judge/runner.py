@@ -30,7 +30,7 @@ from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
-from conformance.judge import evidence, inflight, judging, reach
+from conformance.judge import coverage_points, evidence, inflight, judging
 from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
@@ -132,10 +132,10 @@ class CellRun:
     def result(self) -> CellResult:
         started = time.perf_counter()
         evidence.start()
-        reach.start()
+        coverage_points.start()
         if self.unsupported():
             evidence.take()
-            reach.take()
+            coverage_points.take()
             return self.out
         self.kept()
         self.edges()
@@ -254,7 +254,7 @@ class CellRun:
         order = list(range(len(cases)))
         if self.shrinking and self.failing_at < len(cases):    # replaying the failure: it goes first
             order.insert(0, order.pop(self.failing_at))
-        reached, points = -1, reach.count()
+        reached, points = -1, coverage_points.count()
         for k, at in enumerate(order):
             if not self.shrinking and self.searched >= self.profile.calls:
                 break           # the profile's calls are spent (the last batch may be cut short)
@@ -263,8 +263,8 @@ class CellRun:
             reached = max(reached, len(cases[at].tags))
         if self.profile.target and reached >= 0 and not self.shrinking:    # once per example (Hypothesis's rule)
             target(float(reached), label="boundaries reached at once")
-            if reach.count() or points:     # under --coverage: towards calls reaching new backend code
-                target(float(reach.count() - points), label="backend points reached first")
+            if coverage_points.count() or points:     # under --coverage: towards calls reaching new backend code
+                target(float(coverage_points.count() - points), label="backend points reached first")
 
     def shrink_alone(self, seed: int) -> None:
         """Hypothesis's shrinker on the failing call alone: a run of the cell's single-call strategy that
@@ -313,7 +313,7 @@ class CellRun:
                                            sum(self.counts.values()), out.exhausted, out.edges.get("missed", ()))
         out.by_dtype = {d: dict(c) for d, c in self.by_dtype.items()}
         out.evidence = {"shrink_stopped": self.budget.stopped_at, "entries": evidence.take()}
-        out.coverage = reach.take()
+        out.coverage = coverage_points.take()
         out.seconds = round(time.perf_counter() - started, 3)
         return out
 

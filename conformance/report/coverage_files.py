@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conformance.report.reached import CoverageRun, arc_of, point_file
+from conformance.report.coverage_run import CoverageRun, arc_of, point_file
 
 DATA_FOLDER = "coverage"        # where the backend's processes leave their data files
 MAX_MAP_BYTES = 64 << 20

@@ -17,7 +17,7 @@ from oracle.spec import Rulebook
 
 from conformance.judge.bytemap import LEGEND, MATCH, OPEN, STRAY, UNTOUCHED, WRONG
 from conformance.report.ambiguities import readings_text, tally
-from conformance.report.reached import coverage_view
+from conformance.report.coverage_run import coverage_view
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
 from conformance.report.overall_verdict import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of

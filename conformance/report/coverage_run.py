@@ -2,7 +2,7 @@
 calls reached it, and the cell that reached it first; the calls that reached a point no earlier call
 of the run reached (what `fuzz --coverage` keeps in its corpus).
 
-A point is what the backend's replies name (conformance/judge/reach.py): a hosted Python backend's
+A point is what the backend's replies name (conformance/judge/coverage_points.py): a hosted Python backend's
 `path:line>line` arc, or an exec program's id, which the program's map file names
 (docs/exec-protocol.md, Coverage)."""
 from __future__ import annotations
