@@ -81,6 +81,7 @@ def known_violations(case: Any, rulebook: Rulebook) -> Any:
 
 
 def judge_cases(cases: Sequence[Any], backend: Any, rulebook: Rulebook) -> list[Outcome]:
+    """verdicts.judge_batch of `cases` on a backend that runs batches, all recorded as in flight together."""
     settle()
     with inflight.running(cases, backend):
         outcomes = verdicts.judge_batch([(c.call, c.memory) for c in cases], backend, rulebook,
