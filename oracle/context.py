@@ -171,6 +171,9 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         value = call.param(name) if dotted else args[name]
         if type(value) is int and kind == "int":           # the usual case, at once
             continue
+        if kind == "structs":
+            _check_structs(name, value, spec.params[name]["fields"])
+            continue
         if not _PARAM_TYPES[kind](value):
             raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
     dtypes = rulebook.dtypes
@@ -186,6 +189,21 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             if tensor.dtype not in dtypes:
                 raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
+
+
+def _check_structs(name: str, value: Any, fields: list[str]) -> None:
+    """A list of structs (SliceInfo[]): each entry a mapping of exactly `fields`, each a non-negative integer
+    (the page's fields are uint32_t)."""
+    if not isinstance(value, list):
+        raise CallFormatError(f"call.args.{name}: expected a list of mappings with fields {', '.join(fields)}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, Mapping) or set(entry) != set(fields):
+            raise CallFormatError(f"call.args.{name}[{i}]: expected a mapping with fields {', '.join(fields)}, "
+                                  f"got {entry!r}")
+        for f in fields:
+            v = entry[f]
+            if type(v) is not int or not 0 <= v < 2**32:
+                raise CallFormatError(f"call.args.{name}[{i}].{f}: expected an integer in [0, 2^32), got {v!r}")
 
 
 def _plainly_valid(params: list, mappings: Mapping, operands: list) -> Callable[[Mapping, Mapping], bool] | None:

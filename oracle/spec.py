@@ -276,6 +276,9 @@ def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: M
     for key in ("param", "of_param"):
         if key in raw and raw[key] not in params:
             fail(f"{where}.{key}", f"{raw[key]!r} is not a parameter of {api}")
+    for j, name in enumerate(raw.get("lists", [])):
+        if params.get(name, {}).get("type") != "structs":
+            fail(f"{where}.lists[{j}]", f"{name!r} is not a parameter of {api} of type structs")
     for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
         if name not in dtypes:
             fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")
