@@ -173,6 +173,17 @@ class Slices(RuleKind):
     def check(self, rule, ctx):
         return CLAUSES[rule.fields["clause"]](rule, ctx)
 
+    def reachable(self, rule, env):
+        """A sentence about dimensions above 0 needs a length of 2 or more (an ambiguity's region may take
+        them all away); None: as the layouts decide."""
+        if rule.fields.get("dims", (0, 7))[0] < 1:
+            return None
+        length, dtypes, paths = env.spec.params[rule["lists"][0]]["entries"], env.legal_dtypes(None), env.paths()
+        if not dtypes or not paths:
+            return False
+        probe = env.probe(None, env.operand_dtypes(dtypes[0]), env.operand_scopes(paths[0]), {})
+        return any(hi >= 2 for _, hi in env.domain(length, probe))
+
     def draw_lists(self, pick, request):
         """The two lists (and dimValue) of a call: legal, or breaking the target's clause where the target is
         a rule (or an ambiguity's check) of this kind; `request` is the drawing step's (conformance/generate/
@@ -203,15 +214,19 @@ class _ListDraw:
             intervals = [(lo, lo) for lo, _ in intervals[:1]]
         require(intervals)
         lo, hi = self.pick.choice(intervals, "dimValue.interval")
-        return self.pick.integer(lo, min(hi, 4), "dimValue")
+        how = self.pick.how("dimValue")
+        return lo if how == "min" else hi if how == "max" else self.pick.integer(lo, hi, "dimValue")
 
     def draw(self):
         pick, per, clause = self.pick, self.per, self.clause
         d = self.length()
-        b = pick.integer(2, 4, "burstLen") if clause == "wide_first_burst" else (
-            1 if d > 1 and pick.boolean("burstLen.one") else pick.integer(1, 4, "burstLen"))
-        n0 = pick.integer(2 if clause == "partial_ub_gap" else 1, 4, "slices")
-        counts = [n0] + [1 if clause == "single_index" and i == 1 else pick.integer(2, 3, f"indices.{i}")
+        self.small = d > 4                       # many dimensions: each small, so that the call fits
+        top = 2 if self.small else 4
+        b = pick.integer(2, top, "burstLen") if clause == "wide_first_burst" else (
+            1 if d > 1 and pick.boolean("burstLen.one") else pick.integer(1, top, "burstLen"))
+        n0 = pick.integer(2 if clause == "partial_ub_gap" else 1, top, "slices")
+        counts = [n0] + [1 if clause == "single_index" and i == 1 else pick.integer(2, 2 if self.small else 3,
+                                                                                      f"indices.{i}")
                          for i in range(1, d)]
         sides = {name: self._side(name, d, b, counts) for name in self.req.lists}
         if clause is not None:
@@ -233,9 +248,11 @@ class _ListDraw:
         start = unit * pick.integer(0, 2 if ub else 2 * per, f"{name}.start")
         entries = [self._entry(start, stride, b, counts[0], b * per, pick.integer(1, per, f"{name}.extra"),
                                per if ub and d > 1 else 1)]
+        most = 0 if self.small else 1
         for i in range(1, d):
-            entries.append(self._entry(pick.integer(0, 1, f"{name}.start.{i}"), pick.integer(0, 1, f"{name}.stride.{i}"),
-                                       1, counts[i], 1, pick.integer(1, 2, f"{name}.extra.{i}"), 1))
+            entries.append(self._entry(pick.integer(0, most, f"{name}.start.{i}"),
+                                       pick.integer(0, most, f"{name}.stride.{i}"), 1, counts[i], 1,
+                                       pick.integer(1, 1 + most, f"{name}.extra.{i}"), 1))
         return entries
 
     @staticmethod
