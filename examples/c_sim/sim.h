@@ -123,6 +123,8 @@ int move_images(outcome *o, resolve_images resolve, void *ctx, const tensor *src
 void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nd2nz(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+/* DataCopy by SliceInfo (GM <-> UB): a single form. */
+void api_data_copy_slice(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 /* The APIs with several forms (call.form, a string): DataCopy `count` | `params`, DataCopyPad
  * `gm_to_ub` | `ub_to_gm`. */
 void api_data_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,
