@@ -24,7 +24,8 @@ TRUNCATED = "ub_gap_truncated"      # a units key: the UB side's gap in whole Da
 def accesses(call: Call, units: Mapping[str, int],
              memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Lattice]:
     args = call.args
-    src, dst = fields(args["srcSliceInfo"]), fields(args["dstSliceInfo"])
+    dims = max(args["dimValue"], 0)                                # the entries the call reads
+    src, dst = fields(args["srcSliceInfo"])[:dims], fields(args["dstSliceInfo"])[:dims]
     numbers, piece = counts(src, units), burst(src, units)
     if len(dst) < len(numbers):
         numbers = numbers[:len(dst)]

@@ -12,9 +12,6 @@ from typing import Any, Callable, Optional
 from ..slicing import burst, counts, fields, pieces, places, span, whole_pieces
 from .base import RuleKind, require
 
-RULE_CLAUSES = ("entries", "order", "formula", "burst_positive", "unit_burst", "same_burst", "index_formula")
-
-
 def _dims(rule, n: int) -> range:
     lo, hi = rule.fields.get("dims", (0, 7))
     return range(lo, min(hi, n - 1) + 1)
@@ -168,7 +165,6 @@ CLAUSES: dict[str, Callable[[Any, Any], Optional[str]]] = {
 
 class Slices(RuleKind):
     name = "slices"
-    needs_wide_elements = False
 
     def check(self, rule, ctx):
         return CLAUSES[rule.fields["clause"]](rule, ctx)
