@@ -124,3 +124,23 @@ def test_the_example_broken_one_sentence_at_a_time(change, rule) -> None:
     c = call(Tensor("UB", UB_DST, "float32", 96), Tensor("GM", GM_SRC, "float32", 5 * 87), d, s)
     found = [v for v in check(c, readings=READINGS)]
     assert rule in [v.rule for v in found] and all(v.severity == "reject" for v in found), found
+
+
+@pytest.mark.parametrize("entry, named", [
+    ({"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": 1}, r"dstSliceInfo\[0\]: expected a mapping with fields"),
+    ({"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": 1, "shapeValue": 8, "extra": 1}, r"dstSliceInfo\[0\]"),
+    ({"startIndex": 0, "endIndex": 7, "stride": -1, "burstLen": 1, "shapeValue": 8}, r"dstSliceInfo\[0\]\.stride"),
+    ({"startIndex": 0, "endIndex": 2**32, "stride": 0, "burstLen": 1, "shapeValue": 8}, r"dstSliceInfo\[0\]\.endIndex"),
+    ({"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": True, "shapeValue": 8}, r"dstSliceInfo\[0\]\.burstLen"),
+    ({"startIndex": "0", "endIndex": 7, "stride": 0, "burstLen": 1, "shapeValue": 8}, r"dstSliceInfo\[0\]\.startIndex"),
+])
+def test_a_malformed_slice_info_is_named(entry, named) -> None:
+    """A SliceInfo is five uint32_t fields: anything else is a format error naming the entry and field."""
+    from oracle import CallFormatError
+    c = call(Tensor("UB", 0, "float32", 8), Tensor("GM", 0, "float32", 8), [], [(0, 7, 0, 1, 8)], 1)
+    c.args["dstSliceInfo"] = [entry]
+    with pytest.raises(CallFormatError, match=named):
+        check(c)
+    c.args["dstSliceInfo"] = {"startIndex": 0}
+    with pytest.raises(CallFormatError, match="dstSliceInfo: expected a list"):
+        check(c)
