@@ -12,8 +12,10 @@ from typing import Any, Callable, Optional
 from ..slicing import burst, counts, fields, pieces, places, span, whole_pieces
 from .base import RuleKind, require
 
+
 def _dims(rule, n: int) -> range:
-    lo, hi = rule.fields.get("dims", (0, 7))
+    """The entries the rule holds for (`dims`: [lo, hi]; every one by default) of a list of n."""
+    lo, hi = rule.fields.get("dims", (0, n - 1))
     return range(lo, min(hi, n - 1) + 1)
 
 
@@ -172,7 +174,7 @@ class Slices(RuleKind):
     def reachable(self, rule, env):
         """A sentence about dimensions above 0 needs a length of 2 or more (an ambiguity's region may take
         them all away); None: as the layouts decide."""
-        if rule.fields.get("dims", (0, 7))[0] < 1:
+        if rule.fields.get("dims", (0, 0))[0] < 1:
             return None
         length, dtypes, paths = env.spec.params[rule["lists"][0]]["entries"], env.legal_dtypes(None), env.paths()
         if not dtypes or not paths:
@@ -229,7 +231,7 @@ class _ListDraw:
             self._break(sides, d, b, counts)
             self.req.tags.append(f"slices={clause}")
         for name, entries in sides.items():
-            require(sum(1 for _ in entries) == 0 or _elements(entries) * self.req.units["element"] <= self.req.room[name])
+            require(not entries or _elements(entries) * self.req.units["element"] <= self.req.room[name])
         return sides, d
 
     def _ub(self, name) -> bool:
