@@ -167,12 +167,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.args.{head}: expected a mapping with fields {', '.join(sorted(fields))}")
         for extra in sorted(set(value) - fields):
             raise CallFormatError(f"call.args.{head}: unknown field {extra!r} (fields: {', '.join(sorted(fields))})")
-    for name, kind, dotted in params:                      # the index math may then trust the types
-        value = call.param(name) if dotted else args[name]
-        if type(value) is int and kind == "int":           # the usual case, at once
-            continue
-        if not _PARAM_TYPES[kind](value):
-            raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
+    _check_params(call, params, spec)                      # the index math may then trust the types
     dtypes = rulebook.dtypes
     for name, is_list in operands:
         if not is_list:
@@ -186,6 +181,35 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             if tensor.dtype not in dtypes:
                 raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
     return Context(call, spec, rulebook, product, memory)
+
+
+def _check_params(call: Call, params: list, spec: ApiSpec) -> None:
+    """Each parameter of the form has its type (CallFormatError naming the first that has not)."""
+    args = call.args
+    for name, kind, dotted in params:
+        value = call.param(name) if dotted else args[name]
+        if type(value) is int and kind == "int":           # the usual case, at once
+            continue
+        if kind == "structs":
+            _check_structs(name, value, spec.params[name]["fields"])
+            continue
+        if not _PARAM_TYPES[kind](value):
+            raise CallFormatError(f"call.args.{name}: expected {_PARAM_TYPE_NAMES[kind]}, got {value!r}")
+
+
+def _check_structs(name: str, value: Any, fields: list[str]) -> None:
+    """A list of structs (SliceInfo[]): each entry a mapping of exactly `fields`, each a non-negative integer
+    (the page's fields are uint32_t)."""
+    if not isinstance(value, list):
+        raise CallFormatError(f"call.args.{name}: expected a list of mappings with fields {', '.join(fields)}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, Mapping) or set(entry) != set(fields):
+            raise CallFormatError(f"call.args.{name}[{i}]: expected a mapping with fields {', '.join(fields)}, "
+                                  f"got {entry!r}")
+        for f in fields:
+            v = entry[f]
+            if type(v) is not int or not 0 <= v < 2**32:
+                raise CallFormatError(f"call.args.{name}[{i}].{f}: expected an integer in [0, 2^32), got {v!r}")
 
 
 def _plainly_valid(params: list, mappings: Mapping, operands: list) -> Callable[[Mapping, Mapping], bool] | None:

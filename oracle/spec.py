@@ -139,6 +139,7 @@ def _api(data: Any, path: Path, schema: Mapping[str, Any] | None, dtypes: Mappin
     rules = _rules(data, dtypes, seen, fail)
     ambiguities = _ambiguities(data, dtypes, seen, {r.id for r in rules}, fail)
     _check_paths(data, fail)
+    _check_structs(data, fail)
     effects = _effects(data, seen, fail)
     return ApiSpec(data["api"], data["title"], data["page"], data["signature"], tuple(data.get("forms", ())),
                    data["dtype_of"], data["operands"], data["params"], data.get("paths", {}), tuple(rules),
@@ -264,6 +265,18 @@ def _readings(raw: list[Mapping[str, Any]], where: str, editions: Mapping[str, A
     return tuple(out)
 
 
+def _check_structs(data: Any, fail: Any) -> None:
+    """A list-of-struct parameter names its fields and the int parameter that holds its length."""
+    for name, p in data["params"].items():
+        if p.get("type") != "structs":
+            continue
+        if not p.get("fields"):
+            fail(f"params.{name}.fields", "a structs parameter lists its fields")
+        length = p.get("entries")
+        if length not in data["params"] or data["params"][length].get("type", "int") != "int":
+            fail(f"params.{name}.entries", f"{length!r} is not an int parameter of {data['api']}")
+
+
 def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: Mapping[str, Any],
                        params: Mapping[str, Any], dtypes: Mapping[str, int], fail: Any) -> None:
     """What the schema cannot say: names that must be operands / parameters / dtypes of this API."""
@@ -276,6 +289,9 @@ def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: M
     for key in ("param", "of_param"):
         if key in raw and raw[key] not in params:
             fail(f"{where}.{key}", f"{raw[key]!r} is not a parameter of {api}")
+    for j, name in enumerate(raw.get("lists", [])):
+        if params.get(name, {}).get("type") != "structs":
+            fail(f"{where}.lists[{j}]", f"{name!r} is not a parameter of {api} of type structs")
     for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
         if name not in dtypes:
             fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")

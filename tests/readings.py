@@ -21,6 +21,7 @@ DEFAULT_MATH = {
     "vec_trans_scatter.dst.repeat_overlap": "last_wins",
     "scatter.offset.duplicate": "one_survives",
     "scatter.repeatTimes.zero": "nop",
+    "data_copy_slice.formula.higher_dims": "per_index",
 }
 
 

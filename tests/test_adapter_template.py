@@ -93,3 +93,15 @@ def test_gatherb_becomes_kernel_source():
                                           "repeatParams": {"dstBlkStride": 1, "dstRepStride": 8}})
     text = adapter.KERNELS["gatherb"](0, call)
     assert "Gatherb(dst0, src0, offset0, 1, GatherRepeatParams{1, 8});" in text
+
+
+def test_slices_become_kernel_source():
+    names = ("startIndex", "endIndex", "stride", "burstLen", "shapeValue")
+    call = Call("data_copy_slice", "ascend910b", {
+        "dst": Tensor("UB", 0, "float32", 96), "src": Tensor("GM", 0, "float32", 261),
+        "dstSliceInfo": [dict(zip(names, e)) for e in ((0, 47, 0, 3, 48), (0, 1, 0, 1, 2))],
+        "srcSliceInfo": [dict(zip(names, e)) for e in ((16, 70, 7, 3, 87), (0, 2, 1, 1, 3))], "dimValue": 2})
+    source = adapter.KERNELS["data_copy_slice"](3, call)
+    assert "AscendC::SliceInfo srcSliceInfo3[] = {{16, 70, 7, 3, 87}, {0, 2, 1, 1, 3}};" in source
+    assert "AscendC::SliceInfo dstSliceInfo3[] = {{0, 47, 0, 3, 48}, {0, 1, 0, 1, 2}};" in source
+    assert source.endswith("DataCopy(dst3, src3, dstSliceInfo3, srcSliceInfo3, (uint32_t)2);")

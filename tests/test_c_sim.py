@@ -43,7 +43,7 @@ def test_certified_conformant(built, tmp_path):
     assert kinds == {"data_move", "data_copy_nz2nd"} and results["calls"] > 1000
 
 
-DATA_COPY_APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz")
+DATA_COPY_APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz", "data_copy_slice")
 
 
 def test_data_copy_family_certified_on_every_product(built, tmp_path):

@@ -97,6 +97,15 @@ def nd(product: str = "ascend910b", dst_addr: int = 0, **fields: int) -> Call:
                                              "src": Tensor("GM", 0, "float16", 512), "intriParams": ip})
 
 
+def sl(dst: list, src: list, *, dims: int = 1, dst_scope: str = "UB", src_scope: str = "GM") -> Call:
+    """DataCopy by slices of float32 on ascend910b; each list's entries as SliceInfo{...} tuples."""
+    names = ("startIndex", "endIndex", "stride", "burstLen", "shapeValue")
+    return Call("data_copy_slice", "ascend910b", {
+        "dst": Tensor(dst_scope, 0, "float32", 256), "src": Tensor(src_scope, 0, "float32", 256),
+        "dstSliceInfo": [dict(zip(names, e)) for e in dst], "srcSliceInfo": [dict(zip(names, e)) for e in src],
+        "dimValue": dims})
+
+
 def dc(product: str = "ascend910", **fields: int) -> Call:
     p = {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **fields}
     return Call("data_copy", product, {"dst": Tensor("UB", 0, "float16", 512), "src": Tensor("GM", 0, "float16", 512),
@@ -172,6 +181,17 @@ REGION = {
     "data_copy_nd2nz.dstNzMatrixStride.zero": (nd(dstNzMatrixStride=0), None),
     "data_copy_nd2nz.reserved_ub": (nd("ascend310p-aicore", (256 << 10) - 4096), None),   # dst in the top 8 KB
     "data_copy.blockLen.zero_elsewhere": (dc(blockLen=0), None),
+    "data_copy_slice.endIndex.at_shape": (sl([(0, 15, 0, 2, 16)], [(0, 15, 0, 2, 15)]), None),
+    "data_copy_slice.formula.higher_dims": (sl([(0, 7, 0, 1, 8), (0, 1, 0, 1, 2)], [(0, 7, 0, 1, 8), (0, 2, 1, 1, 3)],
+                                              dims=2), None),
+    "data_copy_slice.burstLen.first_dim": (sl([(0, 15, 0, 2, 16), (0, 1, 0, 1, 2)], [(0, 15, 0, 2, 16), (0, 1, 0, 1, 2)],
+                                              dims=2), None),
+    "data_copy_slice.ub_stride.truncated": (sl([(0, 16, 1, 1, 24)], [(0, 15, 0, 1, 16)]), None),
+    "data_copy_slice.counts.from_src": (sl([(0, 7, 0, 1, 8)], [(0, 15, 0, 1, 16)]), None),
+    "data_copy_slice.shapeValue.zero": (sl([(0, 7, 0, 1, 8)], [(0, 7, 0, 1, 0)]), None),
+    "data_copy_slice.single_index": (sl([(0, 7, 0, 1, 8), (0, 0, 0, 1, 1)], [(0, 7, 0, 1, 8), (1, 1, 0, 1, 2)],
+                                        dims=2), None),
+    "data_copy_slice.ub_slices.align": (sl([(1, 8, 0, 1, 16)], [(0, 7, 0, 1, 8)]), None),
     "data_copy_pad.blockCount.zero_elsewhere": (Call("data_copy_pad", "ascend310b", {
         "dst": Tensor("GM", 0, "int8", 512), "src": Tensor("UB", 0, "int8", 512),
         "dataCopyParams": {"blockCount": 0, "blockLen": 32, "srcStride": 0, "dstStride": 0}}, "ub_to_gm"), None),
@@ -340,6 +360,19 @@ def test_gather_repeat_advance(reading, advance):
             at = S_SRC + int(offs[r * advance + e])
             want[S_DST + r * 512 + 2 * e:S_DST + r * 512 + 2 * e + 2] = ub[at:at + 2]
     out = expected(call, memory, readings=declared("asc_gather.offset.repeat_advance", reading))
+    assert np.array_equal(out.memory["UB"], want)
+
+
+@pytest.mark.parametrize("reading, second", [("elements", 9 * 4), ("truncated", 8 * 4)])
+def test_slice_ub_gap(reading, second):
+    """Two slices of 8 floats, a gap of one float on the UB side: the next slice 9 floats on ("stride ... 单位为
+    元素个数"), or, the gap rounded down to whole DataBlocks (0), 8 floats on."""
+    call, _ = REGION["data_copy_slice.ub_stride.truncated"]
+    memory = offsets_image(call, None)
+    out = expected(call, memory, readings=declared("data_copy_slice.ub_stride.truncated", reading))
+    want = memory["UB"].copy()
+    want[0:32] = memory["GM"][0:32]
+    want[second:second + 32] = memory["GM"][32:64]
     assert np.array_equal(out.memory["UB"], want)
 
 

@@ -39,7 +39,8 @@ ROUND_THREE = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_cop
                "vec_trans_scatter.dst.repeat_overlap", "vec_trans_scatter.src_list.half_block_bounds",
                "vec_trans_scatter.dst_list.half_block_bounds"}
 # The Ascend C data-movement family from the vendor's 2026 pages (their quotes: tests/test_vendor_spec_quotes.py).
-VENDOR_FAMILY = {a.id for api in ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb")
+VENDOR_FAMILY = {a.id for api in ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb",
+                                  "data_copy_slice")
                  if api in BOOK.apis for a in BOOK.api(api).ambiguities}
 
 

@@ -1,4 +1,4 @@
-"""The specs made from the vendor's 2026 pages (data_copy, data_copy_pad, data_copy_nd2nz) quote those pages: every rule,
+"""The specs made from the vendor's 2026 pages (data_copy, data_copy_pad, data_copy_nd2nz, gather, copy, gatherb, data_copy_slice) quote those pages: every rule,
 effect, ambiguity and path quote is the page's text (the quote's pieces, joined by "; ", " ... ", " | " or
 " - ", each found on the page the rule cites), every rule cites an asc-devkit page, and a rule whose quote
 states no rule says so (`inferred`).
@@ -16,7 +16,7 @@ import pytest
 
 from oracle import load_rulebook
 
-APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb")
+APIS = ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb", "data_copy_slice")
 COMMIT = "asc-devkit@0da921b9:"
 # asc-devkit path -> the file the vendor-pages folder keeps it in (its README's table)
 BASE = "docs/zh/api/SIMD-API/基础API/"
@@ -29,6 +29,7 @@ FILES = {
     MOVES + "GM与UB数据搬运/GMToUB非对齐数据搬运(DataCopyPad).md": "datacopypad-gm-to-ub.md",
     MOVES + "GM与UB数据搬运/UBToGM非对齐数据搬运(DataCopyPad).md": "datacopypad-ub-to-gm.md",
     MOVES + "GM与UB数据搬运/GMToUB随路转换ND2NZ搬运(DataCopy).md": "datacopy-nd2nz.md",
+    MOVES + "GM与UB数据搬运/GM与UB切片数据搬运(DataCopy).md": "datacopy-gm-ub-slice.md",
     BASE + "数据搬运导览/概览/总体约束说明.md": "general-constraints-ascendc.md",
     BASE + "数据搬运导览/概览/数据通路.md": "data-paths.md",
     BASE + "Memory矢量计算/离散与聚合/Gather.md": "gather.md",

@@ -41,6 +41,7 @@ class Frame:
     op_aligns: Mapping[str, int]
     aligns: Mapping[str, int]                        # per scope
     word_rules: dict[str, list[Rule]]                # per mask-words parameter, the mask_words rules that hold
+    alone: frozenset[str]                            # the list-of-struct arguments and their lengths (structs.py)
     capacities: dict[str, int] = field(default_factory=dict)
     starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
     # what a value drawn outside a range keeps to: the `multiple` rules alone (an ambiguity's multiple is
@@ -69,6 +70,18 @@ class Env:
     def nested(self) -> bool:
         """Does the API have parameters that are fields of a mapping argument (intriParams.nValue)?"""
         return any("." in p for p in self.spec.params)
+
+    @functools.cached_property
+    def struct_groups(self) -> list[tuple[Rule, str]]:
+        """Per pair of list-of-struct arguments (SliceInfo[]): a rule whose kind draws them (`draw_lists`, by
+        the lists it names) and the parameter holding their length (conformance/generate/structs.py)."""
+        out, seen = [], set()
+        for rule in self.spec.rules:
+            lists = tuple(rule.fields.get("lists", ()))
+            if lists and lists not in seen and hasattr(kind_of(rule), "draw_lists"):
+                seen.add(lists)
+                out.append((rule, self.spec.params[lists[0]]["entries"]))
+        return out
 
     @functools.cached_property
     def has_values(self) -> bool:
@@ -133,14 +146,15 @@ class Env:
         template = self.probe(form, dtypes, scopes, {}, counts)
         math_ = index_math(self.spec.api)
         units = Context(template, self.spec, self.rulebook, self.product).units
-        names = [n for n in self.param_names(form) if self.spec.param_type(n, form) != "words"]
+        alone = frozenset(n for rule, length in self.struct_groups for n in (*rule["lists"], length))
+        names = [n for n in self.param_names(form) if self.spec.param_type(n, form) != "words" and n not in alone]
         domains, op_aligns, aligns = self.shape(form, tuple(dtypes.items()), tuple(scopes.items()))
         word_rules = {name: [r for r in self.spec.rules_of("mask_words")
                              if r["param"] == name and self.rulebook.matches(r.when, template, self.spec)]
                       for name in self.param_names(form) if self.spec.param_type(name, form) == "words"}
         return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in self.variants], names,
-                     {n: self.multiple_of(n, template) for n in names}, domains, op_aligns, aligns, word_rules,
-                     rule_steps={n: self.multiple_of(n, template, regions=False) for n in names})
+                     {n: self.multiple_of(n, template) for n in domains}, domains, op_aligns, aligns, word_rules,
+                     alone, rule_steps={n: self.multiple_of(n, template, regions=False) for n in names})
 
     def dtype_ok(self, call: Call) -> bool:
         """Does the call pass every dtype rule that applies to it?"""
@@ -242,7 +256,7 @@ class Env:
         operand's alignment (its align rules and element size), and each scope's (the lcm of its operands')."""
         probe = self.probe(form, dict(dtypes), dict(scopes), {})
         domains = {n: self.domain(n, probe) for n in self.param_names(form)
-                   if self.spec.param_type(n, form) != "words"}
+                   if self.spec.param_type(n, form) not in ("words", "structs")}
         op_aligns = {op: self.rulebook.alignment(self.spec, probe, op, scope) for op, scope in scopes}
         scope_aligns: dict[str, int] = {}
         for op, scope in scopes:

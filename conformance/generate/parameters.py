@@ -16,6 +16,7 @@ from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
 from conformance.generate.sizing import fits, largest_fit, moves_nothing
 from conformance.generate.steering import one_repeat, overriding, reaches_below
+from conformance.generate.structs import draw_structs
 
 
 @dataclass
@@ -52,6 +53,9 @@ def starting_point(pick: Picks, env: Env, draft: CallDraft, target: Rule | None)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
     params: dict[str, Any] = draw_words(pick, frame.word_rules, draft.tags, target)
+    if frame.alone:
+        params.update(draw_structs(pick, env, draft, target, domains))
+        require(fits(env, draft, params, aligns))
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]
@@ -137,7 +141,7 @@ class ParameterDraw:
 
     def draw(self) -> None:
         params, forced, draft = self.params, self.forced, self.draft
-        if forced is not None:
+        if forced is not None and forced not in draft.frame.alone:
             params[forced], tag = self.kind.outside(self.target, self.pick, draft.frame.rule_steps.get(forced, 1),
                                                     lambda v: self.fits({**params, forced: v}))
             draft.tags.append(tag)

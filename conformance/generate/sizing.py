@@ -15,8 +15,17 @@ def _key(params: Mapping[str, Any]) -> tuple:
     try:
         hash(key)
     except TypeError:
-        key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())
+        key = tuple((k, _frozen(v)) for k, v in params.items())
     return key
+
+
+def _frozen(value: Any) -> Any:
+    """A list (of words, or of structs) as nested tuples."""
+    if isinstance(value, list):
+        return tuple(map(_frozen, value))
+    if isinstance(value, dict):
+        return tuple(value.items())
+    return value
 
 
 # Results worked out already, by (frame, what, parameters): the calls of a frame share the parameters drawn

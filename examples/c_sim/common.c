@@ -304,3 +304,23 @@ int move_images(outcome *o, resolve_images resolve, void *ctx, const tensor *src
     *d = m.base[dst->scope] + dst->addr;
     return 1;
 }
+
+/* The dtype lists the Ascend C pages of the A2 / A3 products (with bfloat16) and of the inference series'
+ * AI Core (without) give: ND2NZ and the slices move (数据类型). */
+static const char *const CORE_DTYPES_A2[] = {"int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32",
+                                             "uint32", "float32"};
+static const char *const CORE_DTYPES_310P[] = {"int8", "uint8", "int16", "uint16", "float16", "int32", "uint32",
+                                               "float32"};
+
+int core_dtypes(const product_info *p, const char *const **names, size_t *n)
+{
+    if (strcmp(p->id, "ascend910b") == 0 || strcmp(p->id, "ascend910_93") == 0) {
+        *names = CORE_DTYPES_A2, *n = sizeof CORE_DTYPES_A2 / sizeof CORE_DTYPES_A2[0];
+        return 1;
+    }
+    if (strcmp(p->id, "ascend310p-aicore") == 0) {
+        *names = CORE_DTYPES_310P, *n = sizeof CORE_DTYPES_310P / sizeof CORE_DTYPES_310P[0];
+        return 2;
+    }
+    return 0;
+}

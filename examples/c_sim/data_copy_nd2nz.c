@@ -16,26 +16,18 @@
 
 enum { C0_BYTES = 32 };
 
-static const char *const DTYPES_A2[] = {"int8", "uint8", "int16", "uint16", "float16", "bfloat16", "int32",
-                                        "uint32", "float32"};
-static const char *const DTYPES_310P[] = {"int8", "uint8", "int16", "uint16", "float16", "int32", "uint32",
-                                          "float32"};
-
-/* 产品支持情况: √ on Atlas A3, Atlas A2 and Atlas 推理系列产品 AI Core; 数据类型: their lists (no bfloat16 on
- * the AI Core). 0: the product does not have the API. */
-static int dtype_table(const product_info *p, const char *const **names, size_t *n, const char **rule)
+/* 产品支持情况 and 数据类型 (core_dtypes): the rule naming the product's dtype list; NULL where the page
+ * does not support the product. */
+static const char *dtype_rule_of(const product_info *p, const char *const **names, size_t *n)
 {
-    if (strcmp(p->id, "ascend910b") == 0 || strcmp(p->id, "ascend910_93") == 0) {
-        *names = DTYPES_A2, *n = sizeof DTYPES_A2 / sizeof DTYPES_A2[0];
-        *rule = "data_copy_nd2nz.dtype.supported";
-        return 1;
+    switch (core_dtypes(p, names, n)) {
+    case 1:
+        return "data_copy_nd2nz.dtype.supported";
+    case 2:
+        return "data_copy_nd2nz.dtype.supported_310p";
+    default:
+        return NULL;
     }
-    if (strcmp(p->id, "ascend310p-aicore") == 0) {
-        *names = DTYPES_310P, *n = sizeof DTYPES_310P / sizeof DTYPES_310P[0];
-        *rule = "data_copy_nd2nz.dtype.supported_310p";
-        return 1;
-    }
-    return 0;
 }
 
 /* The Nd2NzParams fields in the struct's order (表3), with their ranges (表4). */
@@ -66,7 +58,7 @@ void api_data_copy_nd2nz(outcome *o, const product_info *p, const jvalue *args, 
     const char *const *dtypes;
     size_t n_dtypes;
     const char *dtype_rule;
-    if (!dtype_table(p, &dtypes, &n_dtypes, &dtype_rule)) {
+    if ((dtype_rule = dtype_rule_of(p, &dtypes, &n_dtypes)) == NULL) {
         set_rejected(o, "data_copy_nd2nz.product.supported", "data_copy_nd2nz is not supported on %s", p->id);
         return;
     }

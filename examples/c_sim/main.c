@@ -1,11 +1,11 @@
 /* c-sim: an example backend for ascend-conformance, speaking the kit's exec protocol version 1
  * (docs/exec-protocol.md): JSON lines on stdin / stdout, memory images in a shared file mapped here.
  *
- * It simulates eight data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
+ * It simulates nine data-movement APIs of Huawei Ascend NPUs, as their vendor pages and the kit's specs
  * describe them: TIK data_move (data_move.c), Ascend C DataCopy NZ -> ND (data_copy_nz2nd.c) and ND -> NZ
  * (data_copy_nd2nz.c), Ascend C DataCopy GM <-> UB / UB -> UB (data_copy.c), Ascend C DataCopyPad
  * (data_copy_pad.c), Ascend C Gather (gather.c), Ascend C Copy UB -> UB with a mask (copy.c), their masks
- * read by mask.c, and Ascend C Gatherb (gatherb.c).
+ * read by mask.c, Ascend C Gatherb (gatherb.c) and Ascend C DataCopy GM <-> UB by SliceInfo (data_copy_slice.c).
  * Build with `make` (c_sim, and c_sim_buggy with the planted bug described in README.md).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -171,7 +171,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
             return;
         }
     } else if (form != NULL && form->type != J_NULL) {
-        /* data_move, data_copy_nz2nd, data_copy_nd2nz and gatherb have a single form: form must be null */
+        /* data_move, data_copy_nz2nd, data_copy_nd2nz, data_copy_slice and gatherb have a single form:
+         * form must be null */
         set_error(o, "call.form: %s has a single form; form must be null", api->str);
         return;
     }
@@ -181,6 +182,8 @@ static void run_call(outcome *o, const jvalue *call, const jvalue *memory)
         api_data_copy_nz2nd(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_nd2nz"))
         api_data_copy_nd2nz(o, p, args, resolve_memory, (void *)memory);
+    else if (json_is_str(api, "data_copy_slice"))
+        api_data_copy_slice(o, p, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy"))
         api_data_copy(o, p, form->str, args, resolve_memory, (void *)memory);
     else if (json_is_str(api, "data_copy_pad"))
@@ -290,14 +293,17 @@ int main(void)
                 jb_cstring(&out, SIM_VERSION);
                 jb_raw(&out, ",\"supports\":{\"data_move\":[\"*\"],\"data_copy_nz2nd\":[\"*\"],"
                             "\"data_copy_nd2nz\":[\"*\"],\"data_copy\":[\"*\"],\"data_copy_pad\":[\"*\"],"
-                            "\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"]},\"batch\":true,"
+                            "\"gather\":[\"*\"],\"copy\":[\"*\"],\"gatherb\":[\"*\"],"
+                            "\"data_copy_slice\":[\"*\"]},\"batch\":true,"
                             /* the readings data_copy.c and data_copy_pad.c carry out where the pages
                              * read two ways: the kit enters those regions and judges them by these */
                             "\"readings\":{\"data_copy.count.unaligned\":\"round_down\","
                             "\"data_copy_pad.dummy.no_padding\":\"block_first\","
                             "\"data_copy_pad.dummy.without_isPad\":\"block_first\","
                             "\"data_copy_pad.dummy.no_padding_b64\":\"block_first\","
-                            "\"data_copy_pad.dummy.without_isPad_b64\":\"block_first\"}");
+                            "\"data_copy_pad.dummy.without_isPad_b64\":\"block_first\","
+                            "\"data_copy_slice.formula.higher_dims\":\"per_index\","
+                            "\"data_copy_slice.burstLen.first_dim\":\"first_dim\"}");
                 coverage_hello(&out);
                 jb_raw(&out, "}");
             }

@@ -81,6 +81,9 @@ int rule_dtypes(outcome *o, const char *rule, const tensor *dst, int dst_ok, con
                 const product_info *p);
 /* same_dtype: dst and src have one dtype. */
 int rule_same_dtype(outcome *o, const char *rule, const tensor *dst, const tensor *src);
+/* The dtype list of the Ascend C pages (ND2NZ, slices) for the product: 1 on Atlas A2 / A3 (bfloat16
+ * included), 2 on the inference series' AI Core, 0 on a product those pages do not support. */
+int core_dtypes(const product_info *p, const char *const **names, size_t *n);
 /* Is `name` one of the first n of `names`? */
 int name_in(const char *const *names, size_t n, const char *name);
 
@@ -123,6 +126,8 @@ int move_images(outcome *o, resolve_images resolve, void *ctx, const tensor *src
 void api_data_move(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nz2nd(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 void api_data_copy_nd2nz(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
+/* DataCopy by SliceInfo (GM <-> UB): a single form. */
+void api_data_copy_slice(outcome *o, const product_info *p, const jvalue *args, resolve_images resolve, void *ctx);
 /* The APIs with several forms (call.form, a string): DataCopy `count` | `params`, DataCopyPad
  * `gm_to_ub` | `ub_to_gm`. */
 void api_data_copy(outcome *o, const product_info *p, const char *form, const jvalue *args, resolve_images resolve,

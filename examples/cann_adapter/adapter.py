@@ -13,7 +13,8 @@ small kernel with three phases:
   1. prologue: copy the kit's UB / L1 images from GM staging buffers into the core's UB / L1
      (DataCopy GM->UB, GM->L1 over the whole buffer), so the instruction starts from the kit's bytes;
   2. the instruction under test, with the call's own arguments (data_move(dst, src, sid, nburst, ...),
-     DataCopy(dst, src, Nz2NdParamsFull{...}), DataCopy(dst, src, Nd2NzParams{...}), Gather(...), Copy(...),
+     DataCopy(dst, src, Nz2NdParamsFull{...}), DataCopy(dst, src, Nd2NzParams{...}),
+     DataCopy(dst, src, dstSliceInfo, srcSliceInfo, dimValue), Gather(...), Copy(...),
      Gatherb(...), Scatter(...), asc_gather(...), vec_trans_scatter(...));
   3. epilogue: copy UB / L1 back out to their staging buffers, so the kit can compare every byte.
 
@@ -208,8 +209,24 @@ def gatherb_source(index: int, call: Call) -> str:
                       f"GatherRepeatParams{{{p['dstBlkStride']}, {p['dstRepStride']}}});"])
 
 
+SLICE_FIELDS = ("startIndex", "endIndex", "stride", "burstLen", "shapeValue")
+
+
+def data_copy_slice_source(index: int, call: Call) -> str:
+    """Ascend C DataCopy by SliceInfo: the two lists as SliceInfo arrays (fields in the struct's order), dimValue."""
+    a = call.args
+    lists = []
+    for name in ("dstSliceInfo", "srcSliceInfo"):
+        entries = ", ".join("{" + ", ".join(str(e[f]) for f in SLICE_FIELDS) + "}" for e in a[name])
+        lists.append(f"AscendC::SliceInfo {name}{index}[] = {{{entries}}};")
+    return "\n".join([f"// call {index}: DataCopy by SliceInfo", _tensor(a["dst"], f"dst{index}"),
+                      _tensor(a["src"], f"src{index}"), *lists,
+                      f"DataCopy(dst{index}, src{index}, dstSliceInfo{index}, srcSliceInfo{index}, "
+                      f"(uint32_t){a['dimValue']});"])
+
+
 # TODO(adapter author): scatter, asc_gather, vec_trans_scatter the same way.
 KERNELS = {"data_move": data_move_source, "data_copy_nz2nd": data_copy_nz2nd_source,
            "data_copy_nd2nz": data_copy_nd2nz_source, "data_copy": data_copy_source,
            "data_copy_pad": data_copy_pad_source, "gather": gather_source, "copy": copy_source,
-           "gatherb": gatherb_source}
+           "gatherb": gatherb_source, "data_copy_slice": data_copy_slice_source}

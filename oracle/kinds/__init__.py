@@ -30,9 +30,11 @@ from .same_dtype import SameDtype
 from .scaled_multiple import ScaledMultiple
 from .scope import Scope
 from .self_overlap import SelfOverlap
+from .slices import Slices
 
 _ALL = (Product, Path, Scope, Dtype, SameDtype, ListLength, Range, Multiple, ScaledMultiple, MaskWords, Align,
-        Bounds, Capacity, Overlap, Reach, OffsetRange, OffsetAlign, OffsetUnique, SelfOverlap, IterationOverlap)
+        Bounds, Capacity, Overlap, Reach, OffsetRange, OffsetAlign, OffsetUnique, SelfOverlap, IterationOverlap,
+        Slices)
 RULE_KINDS: dict[str, RuleKind] = {cls.name: cls() for cls in _ALL}
 
 # what a call breaking no rule (a legal call; an ambiguity region without checks) is drawn by: the
