@@ -14,11 +14,9 @@ import time
 from collections import Counter
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, given
+from hypothesis import Phase, given
 from hypothesis import seed as hseed
 from hypothesis import settings, target
-from hypothesis.control import current_build_context
-from hypothesis.database import InMemoryExampleDatabase, choices_to_bytes
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook
@@ -35,6 +33,7 @@ from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
+from conformance.judge.shrinking import QUIET, final_replay, shrink_choices
 from conformance.judge.verdicts import Outcome, Verdict
 
 # Backend runs Hypothesis may spend shrinking one failure. Past it every candidate counts as passing, so
@@ -44,12 +43,6 @@ SHRINK_CALLS = 300
 # Seconds of shrinking per failure (Hypothesis and minimize() together): a backend that hangs costs its
 # time limit on every shrinking run, so the number of runs alone does not bound the time.
 SHRINK_SECONDS = 60.0
-
-
-# The settings every Hypothesis run of a cell shares: no deadline (a backend's time is the supervisor's
-# to limit), quiet, one bug reported, every health check off (a cell too hard to draw in is UNREACHABLE).
-_QUIET = dict(deadline=None, derandomize=False, print_blob=False, verbosity=Verbosity.quiet, report_multiple_bugs=False,
-              suppress_health_check=list(HealthCheck))
 
 
 class _NonConforming(Exception):
@@ -114,6 +107,7 @@ class CellRun:
         self.by_dtype: dict[str, Counter[str]] = {}
         self.budget = ShrinkBudget(SHRINK_SECONDS, hang_after, stop_after=shrink_stop)
         self.seen: set[Any] = set()                     # the keys of the searched calls judged (Case.key)
+        self.answers: dict[Any, Outcome] = {}           # Case.key -> outcome, of the failure and its shrinking
         self.spec = rulebook.api(cell.api)
         self.readings = declared_of(self.rulebook, cell.api)
         self.first: str | None = None                   # the verdict of the first non-conforming call
@@ -229,7 +223,7 @@ class CellRun:
 
         @settings(max_examples=examples, database=self.database,
                   phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if self.profile.target else ()),
-                  **_QUIET)
+                  **QUIET)
         @hseed(seed)
         @given(self.cell.strategy(self.plain, self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
@@ -267,23 +261,22 @@ class CellRun:
                 target(float(coverage_points.count() - points), label="backend points reached first")
 
     def shrink_alone(self, seed: int) -> None:
-        """Hypothesis's shrinker on the failing call alone: a run of the cell's single-call strategy that
-        starts from the blocks of bytes that made the call (an example kept in a database of its own) and
-        only shrinks. A search's example holds SEARCH_BATCH calls, and shrinking it drew them all for
-        every candidate; here a candidate draws one."""
-        kept = InMemoryExampleDatabase()
+        """Hypothesis's shrinker on the failing call alone (conformance/judge/shrinking.py): a search's
+        example holds SEARCH_BATCH calls, and shrinking it drew them all for every candidate; here a
+        candidate draws one. The smallest failing call it finds is the one reported."""
+        found = shrink_choices(self.cell.strategy(self.plain, self.profile.gm_window), self.failing_blocks, seed,
+                               b"ascend-conformance:shrink:" + self.cell.id.encode(), self.fails_again,
+                               _RAISE[self.first or Verdict.FAIL.value])
+        if found is not None:
+            self.final[found[1].key] = found
 
-        @settings(max_examples=1, database=kept, phases=(Phase.reuse, Phase.shrink), **_QUIET)
-        @hseed(seed)
-        @given(self.cell.strategy(self.plain, self.profile.gm_window))
-        def prop(case: Case) -> None:
+    def fails_again(self, case: Case) -> tuple[Case, Outcome] | None:
+        """A shrinking candidate judged: the failure it gives (the verdict being shrunk), or None."""
+        try:
             self.judge_one(case)
-
-        prop = self.keyed(prop, b"ascend-conformance:shrink:")
-        # Where Hypothesis keeps a failure it has not shrunk yet (an example under the key itself is one
-        # it has shrunk, and it would replay it without shrinking it again).
-        kept.save(prop._hypothesis_internal_database_key + b".secondary", choices_to_bytes(self.failing_blocks))
-        prop()
+        except _NonConforming:
+            return self.latest[self.first]
+        return None
 
     def reported(self) -> None:
         """The failure reported: the first verdict found (the one counted), as Hypothesis shrank it, then
@@ -340,6 +333,7 @@ class CellRun:
                 self.on_found(failure_record(self.cell, case, outcome, self.readings))
         self.first = outcome.key
         self.latest[outcome.key] = (case, outcome)
+        self.answers.setdefault(case.key, outcome)
 
     def ahead(self, cases: list[Case], rest: Sequence[int], now: Case) -> Case | None:
         """The case judge_one will judge after `now`, if the search goes on: sent to the backend ahead."""
@@ -353,23 +347,19 @@ class CellRun:
 
     def judge_one(self, case: Case, then: Case | None = None) -> None:
         """A searched call judged (once: a call judged already is skipped) and counted; while shrinking,
-        judged within the shrinking budget and not counted. The first non-conforming verdict raises, so
-        that Hypothesis stops (or, shrinking, keeps the smaller call)."""
+        answered by shrink_answer and not counted. The first non-conforming verdict raises, so that
+        Hypothesis stops (or, shrinking, keeps the smaller call)."""
         if self.pool:
             (case,) = from_pool((case,), self.pool)
-        if not self.shrinking:
+        if self.shrinking:
+            outcome = self.shrink_answer(case)
+            if outcome is None:
+                return          # shrinking has had its budget: no more backend runs (minimize() goes on)
+        else:
             if case.key in self.seen:
                 return          # the same call on the same values as one judged already (Case.key)
             self.seen.add(case.key)
-        if (self.shrinking and (self.out.shrink_calls >= SHRINK_CALLS or self.budget.exhausted())
-                and not current_build_context().is_final):
-            return              # shrinking has had its budget: no more backend runs (minimize() goes on)
-        began = time.monotonic()
-        outcome = judging.judge_case(case, self.backend, self.rulebook, then)
-        if self.shrinking:
-            self.out.shrink_calls += 1
-            self.budget.record(outcome, time.monotonic() - began)
-        else:
+            outcome = judging.judge_case(case, self.backend, self.rulebook, then)
             self.searched += 1
             self.count(case, outcome)
         # Only the first non-conforming verdict found is shrunk (and reported): a different verdict met
@@ -377,9 +367,26 @@ class CellRun:
         if not outcome.conforms and self.first in (None, outcome.key):
             self.found(case, outcome)
             self.shrinking, self.failing_at, self.failing_blocks = True, self.judging_at, case.blocks
-            if current_build_context().is_final:
+            if final_replay():
                 self.final[outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
+
+    def shrink_answer(self, case: Case) -> Outcome | None:
+        """While shrinking, the backend's answer for `case`: asked once per call (Case.key), since the
+        shrinker's candidates make the same call from different choices again and again; None once
+        shrinking has had its budget (except in Hypothesis's final replay)."""
+        if ((self.out.shrink_calls >= SHRINK_CALLS or self.budget.exhausted())
+                and not final_replay()):
+            return None
+        known = self.answers.get(case.key)
+        if known is not None:
+            return known
+        began = time.monotonic()
+        outcome = judging.judge_case(case, self.backend, self.rulebook)
+        self.out.shrink_calls += 1
+        self.budget.record(outcome, time.monotonic() - began)
+        self.answers[case.key] = outcome
+        return outcome
 
 
 def run_cells(cells: Iterable[Cell], backend: Backend, profile: Profile, run_seed: int,
