@@ -16,7 +16,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from conformance.backends.contract import BackendCrash
-from conformance.backends.processes import as_user, exit_code, ready, wait_exit
+from conformance.backends.processes import as_user, exit_code, ready, spin, wait_exit
 
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
@@ -183,7 +183,7 @@ class ProgramProcess:
             if self._scanned > REPLY_LIMIT:
                 break
             left = deadline - time.monotonic()
-            found = ready(watch, None, left, REPLY_SPIN)
+            found = ready(watch, None, left, spin(REPLY_SPIN))
             if fd in found:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:

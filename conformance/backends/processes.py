@@ -155,6 +155,22 @@ def wait_exit(proc: subprocess.Popen, seconds: float) -> int | None:
     return code
 
 
+SPIN_ENV = "ASCEND_CONFORMANCE_SPIN"    # "0": the run's processes fill the cores, none waits without sleeping
+
+
+def spin(seconds: float) -> float:
+    """`seconds` of waiting without sleeping, or none where the run said its processes fill the cores
+    (SPIN_ENV "0", set by the supervisor: cores_to_spare): there a process that spins takes the core
+    another worker or its backend was to run on, and every exchange waits for it."""
+    return 0.0 if os.environ.get(SPIN_ENV) == "0" else seconds
+
+
+def cores_to_spare(workers: int) -> bool:
+    """Does each of `workers` workers and its backend's process have a core of its own?"""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return 2 * workers <= cores
+
+
 def ready(readers: list[int], writer: int | None, seconds: float, spin: float = 0.0) -> set[int]:
     """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select),
     looked at without sleeping for the first `spin` seconds: a reply that comes within them is read

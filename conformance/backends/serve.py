@@ -145,10 +145,13 @@ def refuse(message: str) -> int:
 SPIN = 0.001                    # seconds a request is waited for without sleeping (see request_lines)
 
 
-def request_lines(fd: int, spin: float = SPIN) -> Iterator[str]:
-    """The lines read from `fd`, each looked for without sleeping for `spin` seconds before the process
-    sleeps on it: the kit sends the next request soon after the last reply, and on a virtual machine a
-    CPU that halted takes tens to hundreds of microseconds to resume."""
+def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
+    """The lines read from `fd`, each looked for without sleeping for `spin` seconds (SPIN, where the run
+    has cores to spare: processes.spin) before the process sleeps on it: the kit sends the next request
+    soon after the last reply, and on a virtual machine a CPU that halted takes tens to hundreds of
+    microseconds to resume."""
+    from conformance.backends.processes import spin as spare
+    spin = spare(SPIN) if spin is None else spin
     os.set_blocking(fd, False)
     pending = b""
     while True:

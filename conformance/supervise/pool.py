@@ -34,7 +34,7 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
 from conformance.backends.contract import BackendLoadError
-from conformance.backends.processes import end_descendants, out_of_reach
+from conformance.backends.processes import SPIN_ENV, cores_to_spare, end_descendants, out_of_reach
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
 from conformance.supervise import messages
@@ -85,13 +85,12 @@ class Supervisor:
         self.timeout = float(timeout) if timeout else DEFAULT_TIMEOUT
         self.db_spec = db_spec
         # fork where the controlling process has one thread (the CLI); forkserver inside a threaded one
-        self._ctx = multiprocessing.get_context(start_method or ("fork" if sys.platform.startswith("linux")
-                                                                 else "spawn"))
+        linux = sys.platform.startswith("linux")
+        self._ctx = multiprocessing.get_context(start_method or ("fork" if linux else "spawn"))
         self._workers: list[_Worker] = []
         self._queue: deque[Task] = deque()
         self.described: dict[str, str] = {}
-        self.restarts = 0
-        self._load_failures = 0
+        self.restarts, self._load_failures = 0, 0
         self.load_error: str | None = None
         self._thaw: bool | None = None        # unfreeze after forking (_spawn): when nothing was frozen before
 
@@ -101,6 +100,7 @@ class Supervisor:
         """Start the workers and wait for one to load the backend: its name and version. A backend that
         cannot be loaded (an import error, a constructor that raises, segfaults or hangs) is a
         BackendLoadError with the first reason."""
+        os.environ[SPIN_ENV] = "1" if cores_to_spare(self.size) else "0"     # (processes.spin)
         for _ in range(self.size):
             self._spawn()
         while not self.described:
