@@ -53,7 +53,12 @@ def shrink_choices(strategy: SearchStrategy[Any], choices: tuple[Any, ...], seed
                               settings=settings(max_examples=1, database=kept, phases=(Phase.reuse, Phase.shrink),
                                                 **QUIET))
     runner.run()
-    smallest = list(runner.interesting_examples.values())
+    # the smallest failure the engine kept (its name for them differs between Hypothesis releases); where
+    # neither name is there, the last failing candidate (the shrinker keeps only smaller ones)
+    kept_by = getattr(runner, "interesting_examples", None) or getattr(runner, "interesting_test_cases", None)
+    if kept_by is None:
+        return failing[next(reversed(failing))] if failing else None
+    smallest = list(kept_by.values())
     return failing[smallest[0].choices] if smallest else None
 
 
