@@ -1,4 +1,4 @@
-"""What the tests that run known-buggy backends through the suite share (tests/test_catches_*.py).
+"""What the tests that run known-buggy backends through the suite share (tests/<api>/test_catches_bugs.py).
 
 Each of them: runs a buggy backend on some cells with the real strategies and runner, checks every failure
 the suite records (its verdict and cell, that generation stopped at the first non-conforming call, that the

@@ -1,5 +1,5 @@
 """Bugs that are one reading of an ambiguity (issue 18): not caught while no reading is declared (the
-strict xfails of test_catches_offset_bugs.py and test_catches_nz2nd_bugs.py), caught as soon as the run
+strict xfails of scatter/test_catches_bugs.py and data_copy_nz2nd/test_catches_bugs.py), caught as soon as the run
 declares the other reading — by the ambiguity's own cell, the calls `run` enters the region with.
 
 The control: the correct simulator of the same family conforms on the same calls under the same readings.

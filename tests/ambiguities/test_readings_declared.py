@@ -34,7 +34,7 @@ from conformance.report.results import load_results, results_document
 from conformance.report.text import replay_command
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ZERO = "vec_trans_scatter.repeat_times.zero"          # readings nop (legal) and reject (reject)
 CELL = "vec_trans_scatter/ascend910b/reject/vec_trans_scatter.repeat_times.range"
 

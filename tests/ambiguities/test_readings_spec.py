@@ -15,7 +15,7 @@ import yaml
 from oracle import SpecError, load_rulebook
 from oracle.spec import DEFAULT_SPEC_DIR, INFERRED_ASPECTS, LEGALITIES, default_rulebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = default_rulebook()
 AMBIGUITIES = [a for spec in BOOK.apis.values() for a in spec.ambiguities]
 
@@ -38,7 +38,7 @@ ROUND_THREE = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_cop
                "data_copy_nz2nd.srcNdMatrixStride.divisible", "asc_gather.dst_repeat_stride.max",
                "vec_trans_scatter.dst.repeat_overlap", "vec_trans_scatter.src_list.half_block_bounds",
                "vec_trans_scatter.dst_list.half_block_bounds"}
-# The Ascend C data-movement family from the vendor's 2026 pages (their quotes: tests/test_vendor_spec_quotes.py).
+# The Ascend C data-movement family from the vendor's 2026 pages (their quotes: tests/rules/test_vendor_spec_quotes.py).
 VENDOR_FAMILY = {a.id for api in ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb")
                  if api in BOOK.apis for a in BOOK.api(api).ambiguities}
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from oracle import load_rulebook
-from test_cli import cli
+from tests.commands.test_cli import cli
 
-SOURCES = Path(__file__).resolve().parent.parent / "examples" / "c_sim"
+SOURCES = Path(__file__).resolve().parents[2] / "examples" / "c_sim"
 TOOLS = [t for t in ("make", "cc") if shutil.which(t) is None]
 pytestmark = pytest.mark.skipif(bool(TOOLS), reason=f"no {' or '.join(TOOLS)} on this machine to build examples/c_sim")
 

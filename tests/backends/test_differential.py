@@ -22,7 +22,7 @@ from oracle import Call, Tensor
 from oracle.spec import default_rulebook
 from conformance.generate.memory import MemoryRecipe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUICK = profile("quick")
 
 OTHERS = textwrap.dedent('''

@@ -24,8 +24,8 @@ from oracle.spec import default_rulebook
 from catching import CI, QUICK, select_cells
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = Path(__file__).resolve().parents[1] / "exec_programs"
 PY = shlex.quote(sys.executable)
 SERVE = f"{PY} -m conformance serve"
 BOOK = default_rulebook()
@@ -139,7 +139,7 @@ def test_in_process_exit_and_hang_are_crashes(monkeypatch):
     (exited,) = run_cells(select_cells([FLOAT16]), _Exits(), QUICK, 1, BOOK)
     assert exited.failure["verdict"] == "CRASH" and "SystemExit" in exited.failure["message"]
     started = time.monotonic()
-    spins = load_backend("test_exec_backend:_Spins", timeout=0.2)
+    spins = load_backend("tests.backends.test_exec_backend:_Spins", timeout=0.2)
     (hung,) = run_cells(select_cells([FLOAT16]), spins, QUICK, 1, BOOK)
     assert hung.failure["verdict"] == "CRASH" and "no answer within 0.2 s" in hung.failure["message"]
     assert time.monotonic() - started < 30                     # shrinking stopped by its time budget

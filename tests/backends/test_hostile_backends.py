@@ -36,8 +36,8 @@ from oracle import Call
 from oracle.spec import default_rulebook
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
-PROGRAMS = Path(__file__).resolve().parent / "exec_programs"
+ROOT = Path(__file__).resolve().parents[2]
+PROGRAMS = Path(__file__).resolve().parents[1] / "exec_programs"
 PY = shlex.quote(sys.executable)
 HOSTILE = f"{PY} {PROGRAMS / 'hostile.py'}"
 FLOAT16 = "data_move/ascend910b/legal/float16"

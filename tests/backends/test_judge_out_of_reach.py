@@ -22,7 +22,7 @@ import pytest
 from conformance.backends import processes
 from conformance.supervise import messages
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 QUICK = ["--product", "ascend910b", "--api", "data_move", "--select", "data_move/ascend910b/legal/*",
          "--profile", "quick", "--seed", "3"]
 

@@ -17,7 +17,7 @@ import pytest
 from oracle.spec import default_rulebook
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 ZOO = textwrap.dedent('''
     import os, signal, sys, time

@@ -11,7 +11,7 @@ import pytest
 from conformance.generate.frozen import frozen_hash, load_frozen
 from oracle.spec import default_rulebook
 
-from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
+from tests.commands.test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
 CERTIFY = ("certify", "--api", "data_move", "--product", "ascend310b", "--profile", "quick")
 

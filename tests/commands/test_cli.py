@@ -19,7 +19,7 @@ from conformance.judge.runner import run_cell
 from conformance.judge.verdicts import Verdict
 from oracle.spec import default_rulebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 BUGGY = textwrap.dedent('''
     from conformance import OracleBackend

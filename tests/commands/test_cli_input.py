@@ -58,7 +58,7 @@ def test_replay_of_a_folder_replays_its_reproducers(tmp_path, capsys):
     assert "a folder with no reproducer in it" in capsys.readouterr().err
     kept = tmp_path / "kept"
     kept.mkdir()
-    from test_hostile_files import REPRO
+    from tests.reports.test_hostile_files import REPRO
     for name in ("b.yaml", "a.yaml"):
         (kept / name).write_text(REPRO)
     (kept / "notes.txt").write_text("not a reproducer")

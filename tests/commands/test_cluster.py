@@ -16,10 +16,10 @@ import command
 
 distributed = pytest.importorskip("distributed", reason="the 'dask' extra is not installed")
 
-from test_cli import BUGGY       # a module of user backends (userbackends.OneBurstTooFew, ...)
+from tests.commands.test_cli import BUGGY       # a module of user backends (userbackends.OneBurstTooFew, ...)
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from command import cli
-from test_fuzz import redis_url  # noqa: F401  (the fixture: a redis-server of our own)
+from tests.commands.test_fuzz import redis_url  # noqa: F401  (the fixture: a redis-server of our own)
 from kit_path import ROOT
 from oracle import Call, check
 from oracle.spec import default_rulebook

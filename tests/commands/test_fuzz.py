@@ -18,7 +18,7 @@ from conformance.supervise.pool import Supervisor
 from conformance.supervise.tasks import Stop
 from oracle.spec import default_rulebook
 
-from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
+from tests.commands.test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
 BUGGY = "userbackends:OneBurstTooFew"
 

@@ -117,7 +117,7 @@ def test_a_bundle_neither_holds_nor_checksums_a_lock(tmp_path):
 def test_the_bundle_writer_skips_a_lock_left_in_the_folder(tmp_path):
     from conformance.report.bundle import write_bundle
     from oracle.spec import default_rulebook
-    from test_verdict_scope import doc
+    from tests.reports.test_verdict_scope import doc
     results = doc([("data_move/ascend910b/legal/int8", {"counts": {"PASS": 25}})], seed=0, profile="quick")
     results["certify"] = {"frozen_hash": "f" * 16, "frozen_cases": 0}
     bundle = tmp_path / "b"          # a folder of its own (the lock's directory is beside it)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NARROW = ["--ascend-product", "ascend910b", "--ascend-api", "data_move", "--ascend-profile", "quick",
           "--ascend-seed", "1"]
 STRIDE_BUG = "buggy_backends:StrideHeadToHead"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
+from tests.commands.test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
 BUGGY = "userbackends:OneBurstTooFew"
 BASE = ["run", "--product", "ascend910b", "--api", "data_move", "--profile", "quick", "-n", "1", "--seed", "3"]

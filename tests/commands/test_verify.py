@@ -21,7 +21,7 @@ from oracle.spec import default_rulebook
 
 from conformance import OracleBackend
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHALLENGE = "5e" * 32
 OTHER = "a7" * 32
 CERTIFY = ["certify", "--product", "ascend910b", "--api", "data_move", "--profile", "quick"]
@@ -205,9 +205,9 @@ class Memoriser(OracleBackend):
 
 
 def test_a_backend_that_memorised_the_unchallenged_test_fails_a_challenged_one(tmp_path):
-    plain = certify(tmp_path / "plain", "tests.test_verify:Memoriser")
+    plain = certify(tmp_path / "plain", "tests.commands.test_verify:Memoriser")
     assert plain.returncode == 0, plain.stdout
-    challenged = certify(tmp_path / "challenged", "tests.test_verify:Memoriser", "--challenge", CHALLENGE)
+    challenged = certify(tmp_path / "challenged", "tests.commands.test_verify:Memoriser", "--challenge", CHALLENGE)
     assert challenged.returncode == 1, challenged.stdout
     assert json.loads((tmp_path / "challenged" / "results.json").read_text())["totals"].get("FAIL", 0) > 0
 
@@ -253,5 +253,5 @@ def test_the_artefact_is_named_by_digest(tmp_path, monkeypatch):
 
 
 def test_verify_names_an_artefact_that_is_not_the_one_certified(bundles):
-    done = cli("verify", str(bundles["honest"]), "--backend", "tests.test_verify:Reference")
+    done = cli("verify", str(bundles["honest"]), "--backend", "tests.commands.test_verify:Reference")
     assert done.returncode == 4 and "certify.artefact.sha256" in done.stdout, done.stdout

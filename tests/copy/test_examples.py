@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, IllegalCall, Tensor, check, expected
-from test_scatter_gather_examples import ALL_ONES, assert_only, put, random_ub, run_legal
+from tests.scatter.test_examples import ALL_ONES, assert_only, put, random_ub, run_legal
 
 SRC, DST = 0, 16384
 

@@ -1,6 +1,6 @@
 """What the generators reach for DataCopy NZ->ND (004_dc35eb371305363d.txt) under the `ci` profile.
 
-Cases are drawn as the runner draws them (tests/test_strategies.collect). Checked: every cell of the
+Cases are drawn as the runner draws them (tests/generate/test_strategies.collect). Checked: every cell of the
 three products generates what it claims (each reject rule alone); legal calls reach the range ends that
 fit in UB / GM: nValue 8192 with a narrow dValue (a whole 256 KB UB of one column block), dValue 8192
 with a short nValue, srcNStride 0, ndNum 0 (an empty move) and large; dValue is always a multiple of 16.
@@ -15,7 +15,7 @@ from conformance.generate.cells import Cell, cells
 from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.spec import default_rulebook
-from test_strategies import collect
+from tests.generate.test_strategies import collect
 
 API = "data_copy_nz2nd"
 PRODUCTS = ["ascend310p-aicore", "ascend910b", "ascend910_93"]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, IllegalCall, Tensor, check, expected
-from test_scatter_gather_examples import ALL_ONES, abbreviates, as_bytes, assert_only, put, random_ub, run_legal, values
+from tests.scatter.test_examples import ALL_ONES, abbreviates, as_bytes, assert_only, put, random_ub, run_legal, values
 
 PRODUCTS = ["ascend910_93", "ascend910b", "ascend310b", "ascend310p-aicore"]   # "产品支持情况 ... 支持"
 SRC, OFFS, DST = 0, 4096, 8192

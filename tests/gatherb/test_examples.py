@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, IllegalCall, Tensor, check, expected
-from test_scatter_gather_examples import as_bytes, assert_only, put, random_ub, run_legal, values
+from tests.scatter.test_examples import as_bytes, assert_only, put, random_ub, run_legal, values
 
 SRC, OFFS, DST = 0, 4096, 8192
 OFFSETS = values("224 192 160 128 96 64 32 0")                 # 输入数据(offsetLocal)

@@ -31,7 +31,7 @@ from oracle import check, verdict_class
 from oracle.spec import default_rulebook
 
 from kit_path import HELPERS
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CI = profile("ci")
 PRODUCTS = list(default_rulebook().products)
 SEEDS = (3, 1009, 20240601)

@@ -4,7 +4,7 @@ it was; any string is stored losslessly in results.json and escaped in junit.xml
 terminal.
 
 Results documents come from a quick in-process run of the reference and of a buggy simulator
-(tests/test_reports.py), then are damaged by hand.
+(tests/reports/test_reports.py), then are damaged by hand.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from conformance.report.text import markup, printable
 from conformance.report.untrusted import MAX_FILE_BYTES, MAX_RESULTS_BYTES
 from conformance.report.waivers import WaiverError, load_waivers
 
-from test_reports import assert_valid_and_self_contained, run_of
+from tests.reports.test_reports import assert_valid_and_self_contained, run_of
 
 HOSTILE = "a\udc80b\x00c\x1b[31mred\x1b[0m\u2028<script>alert(1)</script>&\ufffe"
 ESCAPED = ("\\udc80", "\\x00", "\\x1b", "\\u2028", "\\ufffe")

@@ -30,8 +30,8 @@ from oracle.spec import default_rulebook
 
 from buggy_vts_backends import B32HalvesMispaired
 from catching import QUICK, select_cells
-from test_report_screenshot import BROWSER
-from test_reports import run_of
+from tests.reports.test_report_screenshot import BROWSER
+from tests.reports.test_reports import run_of
 
 pytestmark = [
     pytest.mark.skipif(sync_playwright is None, reason="playwright is not installed (pip install playwright: "

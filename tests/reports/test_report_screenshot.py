@@ -14,7 +14,7 @@ import pytest
 from conformance.report.outputs import write_outputs
 from oracle.spec import default_rulebook
 
-from test_reports import run_of
+from tests.reports.test_reports import run_of
 
 BROWSER = next((shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
 WIDTH, HEIGHT = 1400, 2400

@@ -8,7 +8,7 @@ import io
 
 from conformance.commands import terminal as term
 from conformance.commands.terminal import NORMAL, QUIET, VERBOSE, Terminal
-from test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
+from tests.commands.test_cli import cli, modules  # noqa: F401  (the fixture: a module of user backends)
 
 BUGGY = "userbackends:OneBurstTooFew"
 RUN = ["run", "--product", "ascend910b", "--profile", "quick", "--seed", "3", "--report", "r",

@@ -31,7 +31,7 @@ from conformance.supervise.plan import plan
 INT8 = "data_move/ascend910b/legal/int8"
 SCATTER = "scatter/ascend910b/legal/count/float16"
 QUICK = ["--profile", "quick", "--seed", "1"]
-HERE = "tests.test_verdict_scope"
+HERE = "tests.reports.test_verdict_scope"
 MERGE = "merge every shard with `ascend-conformance report` for the product's verdict"
 
 
@@ -86,7 +86,7 @@ def doc(specs: list[tuple[str, dict]], backend: str = "sim", planned: list[str] 
 
 
 def valid_page(text: str) -> None:
-    from test_reports import assert_valid_and_self_contained     # html5lib: not for the backend's import
+    from tests.reports.test_reports import assert_valid_and_self_contained     # html5lib: not for the backend's import
     assert_valid_and_self_contained(text)
 
 
@@ -348,7 +348,7 @@ def _verdict_line(out: str) -> str:
 
 def run(*args: str, cwd) -> tuple[int, str]:
     """The command as a user runs it (a process of its own); its exit status and output."""
-    done = command.cli(*args, cwd=cwd, paths=(Path(__file__).resolve().parent,))   # this module imports `command`
+    done = command.cli(*args, cwd=cwd, paths=(Path(__file__).resolve().parents[1],))   # this module imports `command`
     return done.returncode, done.stdout + done.stderr
 
 

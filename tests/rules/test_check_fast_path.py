@@ -9,7 +9,7 @@ import pytest
 from oracle import Call, Tensor, check, default_rulebook
 from oracle.rulebook import in_ranges
 from oracle.rules import KINDS, cell_plan, context
-from test_check_plan import PRODUCTS, drawn
+from tests.rules.test_check_plan import PRODUCTS, drawn
 
 
 def screened(ctx):

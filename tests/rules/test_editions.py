@@ -12,7 +12,7 @@ from conformance.backends.contract import BackendLoadError, OracleBackend
 from conformance.backends.declared_readings import declare, edition_described
 from oracle import SpecError, load_rulebook
 from oracle.spec import SEED, default_rulebook
-from test_spec_loading import edit_yaml, refused, specs_copy  # noqa: F401  (a fixture)
+from tests.rules.test_spec_loading import edit_yaml, refused, specs_copy  # noqa: F401  (a fixture)
 
 BOOK = default_rulebook()
 

@@ -11,7 +11,7 @@ import yaml
 from oracle.kinds import KINDS, UNBROKEN, RuleKind, kind_of
 from oracle.spec import default_rulebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HELPERS = {"__init__", "base", "tables", "grid", "values"}       # oracle/kinds/ modules that are no kind
 
 

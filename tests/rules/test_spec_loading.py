@@ -155,7 +155,7 @@ def test_rule_ids_unique_and_prefixed(spec):
 
 
 def test_data_move_rule_ids(spec):
-    """The rule set the checker tests rely on (test_check.py has one test per id)."""
+    """The rule set the checker tests rely on (data_move/test_check.py has one test per id)."""
     assert {r.id for r in spec.rules} == {
         "data_move.product.supported", "data_move.path.supported", "data_move.dtype.supported",
         "data_move.dtype.same", "data_move.sid.range", "data_move.nburst.range", "data_move.burst.range",

@@ -1,7 +1,7 @@
 """What the generators reach for Scatter (002_94c60850db7e14df.txt) and asc_gather
 (003_5f0a5de14d724856.txt) under the `ci` profile: offset tensors in memory.
 
-Cases are drawn as the runner draws them (tests/test_strategies.collect). Checked: every cell generates
+Cases are drawn as the runner draws them (tests/generate/test_strategies.collect). Checked: every cell generates
 cases whose violations, evaluated on the memory they carry (the offsets are data), are exactly what the
 label claims; the offsets reach permutations, collisions, the top of the allowed range and one past
 it, and past UB; every mask shape; repeat 0 and 255; counts that are not a multiple of a repeat.
@@ -19,7 +19,7 @@ from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.rules import context
 from oracle.spec import default_rulebook
-from test_strategies import collect
+from tests.generate.test_strategies import collect
 
 PRODUCTS = {"scatter": ["ascend310p-aicore", "ascend310b"], "asc_gather": ["ascend910b", "ascend910_93"]}
 OFFSETS = {"scatter": "dstOffsetLocal", "asc_gather": "src_offset"}

@@ -15,7 +15,7 @@ from oracle import load_rulebook
 from oracle.apis import index_math
 from oracle.spec import DEFAULT_SPEC_DIR, PARSED_FILE, VALIDATED_FILE, specs_digest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOOK = load_rulebook()
 APIS = sorted(BOOK.apis)
 # (api, step) not done yet: the C example simulator covers data_move, the DataCopy family (data_copy_nz2nd,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CODE = sorted([*ROOT.joinpath("oracle").rglob("*.py"), *ROOT.joinpath("conformance").rglob("*.py")])
 NOT_AS_IT_IS = {
     "an issue number": re.compile(r"\bissue #?\d+", re.I),

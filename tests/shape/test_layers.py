@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ["oracle", "conformance.generate", "conformance.backends", "conformance.judge", "conformance.supervise",
           "conformance.report", "conformance.commands"]
 # the two modules of conformance/ itself: the public facade (DESIGN.md's `from conformance import Backend,
@@ -65,7 +65,7 @@ def layer(name: str) -> int:
     for rank, prefix in reversed(list(enumerate(LAYERS))):
         if name == prefix or name.startswith(prefix + "."):
             return rank
-    raise AssertionError(f"{name} is in no layer: add its package to LAYERS (tests/test_layers.py)")
+    raise AssertionError(f"{name} is in no layer: add its package to LAYERS (tests/shape/test_layers.py)")
 
 
 def test_every_module_is_in_a_layer():

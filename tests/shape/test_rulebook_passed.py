@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BELOW_COMMANDS = ("generate", "backends", "judge", "supervise", "report")
 NAME = "default_rulebook"
 MODULES = sorted(p for layer in BELOW_COMMANDS for p in (ROOT / "conformance" / layer).rglob("*.py"))

@@ -185,7 +185,7 @@ def _sixteen_entries(failure: dict[str, Any], call: Call) -> None:
 
 
 # A region that is an ambiguity: the planted behaviour is its other reading, and the region is not
-# generated while no reading is declared; caught once the run declares last_wins (test_catches_ambiguity_bugs.py).
+# generated while no reading is declared; caught once the run declares last_wins (ambiguities/test_catches_ambiguity_bugs.py).
 IN_AN_AMBIGUITY = {"vts-bug-k-earlier-iteration-wins": "vec_trans_scatter.dst.repeat_overlap"}
 
 

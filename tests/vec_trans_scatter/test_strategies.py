@@ -1,6 +1,6 @@
 """What the generators reach for vec_trans_scatter under the `ci` profile (000_4bcb8e5856d111e9.txt).
 
-Cases are drawn as the runner draws them (tests/test_strategies.collect). Checked: every cell of every
+Cases are drawn as the runner draws them (tests/generate/test_strategies.collect). Checked: every cell of every
 supported product generates cases carrying exactly the violations their label claims; legal calls reach
 the in-place single repeat, list entries scattered over the whole UB (up to its last block), the largest
 repeat count with strides that keep every access inside UB, and all four 8-bit half combinations; the
@@ -19,7 +19,7 @@ from conformance.generate.environment import Case
 from oracle import check, verdict_class
 from oracle.rules import context
 from oracle.spec import default_rulebook
-from test_strategies import collect
+from tests.generate.test_strategies import collect
 
 API = "vec_trans_scatter"
 SUPPORTED = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b", "ascend910b"]
