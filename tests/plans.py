@@ -1,0 +1,136 @@
+"""The test plans: each folder of tests/ opens with a README.md that says what its files hold, and an API's
+folder (tests/<api>/, named by the spec's `api`) also names its page and, for every rule id of the API, the
+tests that hold it. tests/shape/test_plans.py holds the plans to the folders and to the rulebook.
+
+A plan, as written (Markdown, so that it reads as a plan where the folder is browsed):
+
+    # data_move: test plan
+
+    Page: `001_e45651b2d591d11d.txt` (TIK data_move)
+
+    ## Files
+
+    - `test_check.py`: the legality checker, one group of tests per rule.
+
+    ## Rules
+
+    | rule | held by |
+    |---|---|
+    | `data_move.nburst.range` | `test_check.py::test_nburst_range`, `../rules/test_every_rule.py::test_sweep_breaks_only_its_rule[data_move.nburst.range]` |
+
+A test is named `FILE::NAME` (or `FILE::CLASS::NAME`), FILE relative to the plan's folder; `[ID]` after a
+parametrized test names the parameter the row is held by."""
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+PLAN = "README.md"
+# folders of tests/ that hold no tests of their own (programs the tests start, caches)
+NOT_TEST_FOLDERS = {"exec_programs", "__pycache__"}
+
+_FILE = re.compile(r"^- `(?P<file>[^`]+\.py)`: \S")
+_ROW = re.compile(r"^\| `(?P<rule>[^`]+)` \| (?P<refs>.+?) \|$")
+_REF = re.compile(r"`([^`]+)`")
+_PAGE = re.compile(r"^Page: `(?P<page>[^`]+)`")
+
+
+@dataclass
+class Plan:
+    folder: Path
+    title: str
+    page: str | None
+    files: list[str] = field(default_factory=list)
+    rules: dict[str, list[str]] = field(default_factory=dict)
+    repeated: list[str] = field(default_factory=list)       # rule ids with two rows
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One test a plan names: its file, the function (and class) in it, the parameter id if any."""
+    file: Path
+    name: str
+    cls: str | None
+    param: str | None
+
+
+def folders() -> list[Path]:
+    """The folders of tests/ that hold tests (each has a plan)."""
+    return sorted(p for p in TESTS.iterdir() if p.is_dir() and p.name not in NOT_TEST_FOLDERS)
+
+
+def read(folder: Path) -> Plan:
+    lines = (folder / PLAN).read_text(encoding="utf-8").splitlines()
+    plan = Plan(folder, lines[0].removeprefix("# ") if lines else "", None)
+    section = None
+    for line in lines:
+        if line.startswith("## "):
+            section = line[3:].strip()
+        elif (page := _PAGE.match(line)) and plan.page is None:
+            plan.page = page["page"]
+        elif section == "Files" and (item := _FILE.match(line)):
+            plan.files.append(item["file"])
+        elif section == "Rules" and (row := _ROW.match(line)):
+            if row["rule"] in plan.rules:
+                plan.repeated.append(row["rule"])
+            plan.rules.setdefault(row["rule"], []).extend(_REF.findall(row["refs"]))
+    return plan
+
+
+def ref(folder: Path, text: str) -> Ref:
+    """`FILE::[CLASS::]NAME[ID]` read against the plan's folder."""
+    file, *names = text.split("::")
+    name = names[-1] if names else ""
+    param = None
+    if name.endswith("]") and "[" in name:
+        name, param = name[:-1].split("[", 1)
+    return Ref((folder / file).resolve(), name, names[0] if len(names) == 2 else None, param)
+
+
+@lru_cache(maxsize=None)
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def source_of(test: Ref) -> str | None:
+    """The source of the test function a reference names (its decorators included), or None where the file
+    has no such test."""
+    if not test.file.is_file() or not test.name.startswith("test"):
+        return None
+    body = _tree(test.file).body
+    if test.cls is not None:
+        body = next((n.body for n in body if isinstance(n, ast.ClassDef) and n.name == test.cls), [])
+    node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == test.name),
+                None)
+    if node is None:
+        return None
+    lines = test.file.read_text(encoding="utf-8").splitlines()
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    return "\n".join(lines[first - 1:node.end_lineno])
+
+
+def param_ids(test: Ref) -> list[str]:
+    """The ids of a parametrized test's parameters (one `parametrize` mark with ids, or string values)."""
+    module = importlib.import_module(".".join(test.file.relative_to(TESTS.parent).with_suffix("").parts))
+    function = getattr(getattr(module, test.cls) if test.cls else module, test.name)
+    out: list[str] = []
+    for mark in getattr(function, "pytestmark", []):
+        if mark.name == "parametrize":
+            values = list(mark.args[1])
+            ids = mark.kwargs.get("ids")
+            out += [ids(v) for v in values] if callable(ids) else list(ids) if ids else [str(v) for v in values]
+    return out
+
+
+def names_rule(test: Ref, rule: str) -> bool:
+    """Does the named test name the rule itself: the id in its own source or its file's (a table the test is
+    parametrized by), or as the parameter the plan names (one of the test's parameter ids)?"""
+    if test.param is not None:
+        return test.param == rule and source_of(test) is not None and rule in param_ids(test)
+    return source_of(test) is not None and re.search(re.escape(rule) + r"(?![\w.])",
+                                                     test.file.read_text(encoding="utf-8")) is not None
