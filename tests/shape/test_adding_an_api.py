@@ -24,7 +24,7 @@ PENDING = {("scatter", "C example"), ("asc_gather", "C example"), ("vec_trans_sc
 
 
 def _tests_text() -> str:
-    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("*.py"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
 
 
 def steps(api: str) -> dict[str, bool]:
@@ -37,8 +37,10 @@ def steps(api: str) -> dict[str, bool]:
         "spec": (DEFAULT_SPEC_DIR / BOOK.api(api).file).is_file() and bool(BOOK.api(api).rules),
         "index math": all(hasattr(module, name) for name in ("accesses", "apply", "VARIANTS"))
         and "default" in module.VARIANTS,
+        # tests/<api>/: its plan (README.md; tests/shape/test_plans.py holds it to the folder and the spec)
+        "tests: folder and plan": (ROOT / "tests" / api / "README.md").is_file(),
         "tests: examples": any(f'"{api}"' in p.read_text(encoding="utf-8")
-                               for p in (ROOT / "tests").glob("test_*examples*.py")),
+                               for p in (ROOT / "tests").glob("*/test_examples.py")),
         "tests: buggy backends": any(f'"{api}"' in p.read_text(encoding="utf-8")
                                      for p in (ROOT / "tests").glob("buggy_*.py")),
         "tests: ambiguity regions": all(f'"{a.id}"' in tests for a in BOOK.api(api).ambiguities),
