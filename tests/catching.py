@@ -222,7 +222,7 @@ def assert_listed(backends: list[type], bugs: list[Expect], least: int, document
 
 
 def region_cases(cell: Cell, drawn: int = 25, seed: int = 18) -> list:
-    """The cell's edge sweep and `drawn` seeded calls: what the ambiguity tests of issue 18 judge one by one
+    """The cell's edge sweep and `drawn` seeded calls: what the ambiguity tests judge one by one
     under the readings they declare (verdicts.judge: no search, no shrinking)."""
     from conformance.generate.edges import sweep
     cases = sweep(cell, default_rulebook()) + cell.draw(drawn, seed, default_rulebook())

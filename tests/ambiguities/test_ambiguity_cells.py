@@ -1,4 +1,4 @@
-"""Ambiguity cells (issue 18): `cells(..., ambiguities=ids)` gives one cell per ambiguity and product whose
+"""Ambiguity cells: `cells(..., ambiguities=ids)` gives one cell per ambiguity and product whose
 region holds calls; their calls lie in the region and are legal but for it (the plain rulebook flags the
 ambiguity and its companions only; with a legal reading of each declared, nothing at all); both ends of
 each region range come up; the edge sweep reaches every edge it lists; ordinary cells do not change.

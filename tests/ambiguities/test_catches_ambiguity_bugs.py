@@ -1,4 +1,4 @@
-"""Bugs that are one reading of an ambiguity (issue 18): not caught while no reading is declared (the
+"""Bugs that are one reading of an ambiguity: not caught while no reading is declared (the
 strict xfails of scatter/test_catches_bugs.py and data_copy_nz2nd/test_catches_bugs.py), caught as soon as the run
 declares the other reading — by the ambiguity's own cell, the calls `run` enters the region with.
 

@@ -1,4 +1,4 @@
-"""Issue 18: readings declared by the backend (its `readings` attribute, an exec program's hello) or on the
+"""Readings declared by the backend (its `readings` attribute, an exec program's hello) or on the
 command line (--reading, --readings FILE, over the backend's), resolved in the worker, judged by, and
 shown in results.json, the report, the terminal and the certification bundle."""
 from __future__ import annotations

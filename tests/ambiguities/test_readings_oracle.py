@@ -1,4 +1,4 @@
-"""Readings in the oracle (issue 18): `check(call, memory, readings=...)` judges a call inside an
+"""Readings in the oracle: `check(call, memory, readings=...)` judges a call inside an
 ambiguity's region by the declared reading's legality, and `expected(..., readings=...)` moves its bytes
 by the reading's index-math variant (VARIANTS of the API's module, chosen by name). The images of the
 variants are worked here by hand, element by element, from the readings' sentences, not by the oracle's
@@ -388,7 +388,7 @@ def test_dummy_readings(amb, dtype, value, reading):
     ids = {r.id for r in BOOK.ambiguity(amb).readings}
     if reading not in ids:
         assert (reading == "padding_value" and "without_isPad" in amb) or (reading.endswith("_32bit") and dtype != "int64")
-        return
+        pytest.skip(f"{amb} has no reading {reading} for {dtype}")
     call = pad_g2u(dtype, 8, is_pad="without_isPad" not in amb, value=value)
     memory = offsets_image(call, None)
     width = np.dtype(_np(dtype)).itemsize

@@ -1,4 +1,4 @@
-"""Readings as data (issue 18): every ambiguity of the specs lists its readings (id, sentence, sources,
+"""Readings as data: every ambiguity of the specs lists its readings (id, sentence, sources,
 legality, variant); the review's findings are recorded; `inferred` says what is inferred; a declared
 reading decides the verdict of its region; a broken reading is refused at load time."""
 from __future__ import annotations
@@ -19,15 +19,15 @@ ROOT = Path(__file__).resolve().parents[2]
 BOOK = default_rulebook()
 AMBIGUITIES = [a for spec in BOOK.apis.values() for a in spec.ambiguities]
 
-# The readings the issue names, at least.
-ISSUE_READINGS = {
+# Readings these ambiguities have at least (each region's two plain outcomes).
+PLAIN_READINGS = {
     "vec_trans_scatter.repeat_times.zero": {"nop", "reject"},
     "scatter.count.zero": {"nop", "reject"},
     "asc_gather.count.zero": {"nop", "reject"},
     "vec_trans_scatter.stride.single_repeat": {"ignored", "applied"},
     "data_move.sid.reserved": {"same_data", "undefined"},
 }
-# The ambiguities the review of issue 18 added to the ten there were.
+# Ambiguities a second reading of the pages found (repeat layouts, overlaps, zero repeats).
 FROM_THE_REVIEW = {"scatter.offset.repeat_advance", "asc_gather.offset.repeat_advance", "asc_gather.repeat.layout",
                    "asc_gather.dst.repeat_overlap", "asc_gather.repeat.zero", "vec_trans_scatter.overlap.half_block",
                    "vec_trans_scatter.b32.older_products", "data_copy_nz2nd.srcNStride.max"}
@@ -64,7 +64,7 @@ def test_every_reading_is_data(amb):
     assert len({(r.legality, r.variant) for r in amb.readings}) == len(amb.readings), "two readings alike"
 
 
-@pytest.mark.parametrize("amb_id, ids", sorted(ISSUE_READINGS.items()))
+@pytest.mark.parametrize("amb_id, ids", sorted(PLAIN_READINGS.items()))
 def test_the_reading_ids_the_issue_names(amb_id, ids):
     assert ids <= {r.id for r in BOOK.ambiguity(amb_id).readings}
 

@@ -1,4 +1,4 @@
-"""Differential runs (issue 19): one stream of calls, two backends, every byte compared."""
+"""Differential runs: one stream of calls, two backends, every byte compared."""
 from __future__ import annotations
 
 import json
@@ -182,7 +182,7 @@ def test_no_oracle_needs_against(tmp_path):
 
 
 def test_against_enters_the_regions_no_reading_declares(others):
-    """Issue 19: under --against the ambiguity cells are run though neither backend declares a reading;
+    """Under --against the ambiguity cells are run though neither backend declares a reading;
     the oracle has no answer there (UNDEFINED) and the two backends are held to each other: the reference
     against itself agrees, against the reference following the other reading of the single-repeat stride
     it diverges in that region alone, with a reproducer `replay --against` runs again."""

@@ -1,4 +1,4 @@
-"""The referee survives the backends it judges and every way a run is stopped (issue 15), run through the
+"""The referee survives the backends it judges and every way a run is stopped, run through the
 CLI as a user runs it: backends that segfault, exit, hang in Python and in C; SIGINT, SIGTERM and
 SIGKILL sent mid-run; two runs on one folder. Cells are small and time limits short."""
 from __future__ import annotations
@@ -345,7 +345,7 @@ def test_the_first_write_waits_for_every_worker_to_have_a_task(tmp_path, monkeyp
     monkeypatch.setenv("STAGGERED_DIR", str(tmp_path / "loaded"))
     monkeypatch.setenv("STAGGERED_DELAY", str(delay))
     monkeypatch.setattr(pool, "FIRST_WRITE_WAIT", bound)
-    book = default_rulebook()           # the tasks below: ~0.6 s for one worker
+    book = default_rulebook()           # the tasks below: under a second for one worker
     tasks = plan(cells(["ascend910b"], ["data_move"], rulebook=book)[:9], profile("ci"), 1, book)
     supervisor = pool.Supervisor("staggered:Staggered", 3, specs=default_rulebook)
     seen: list = []

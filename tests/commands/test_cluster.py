@@ -1,4 +1,4 @@
-"""`--cluster`: the cells of `run` and `fuzz` sent to a Dask distributed scheduler (issue 20), tested on a
+"""`--cluster`: the cells of `run` and `fuzz` sent to a Dask distributed scheduler, tested on a
 LocalCluster of processes on loopback, started and stopped here."""
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Certificates a receiver can verify: evidence per call, `verify`, challenges, the artefact named.
 
 Bundles are made as a certifier makes them (`certify`, the quick profile, data_move on one product) and
-checked as a receiver checks them (`verify`); the forgeries are made the way the issue that asked for
-`verify` made them: an edit and SHA256SUMS summed again by hand."""
+checked as a receiver checks them (`verify`); the forgeries are made the way a hostile certifier
+would make them: an edit and SHA256SUMS summed again by hand."""
 from __future__ import annotations
 
 import gzip

@@ -268,7 +268,7 @@ def test_every_bug_is_listed() -> None:
             assert select_cells([pattern]), (e.id, pattern)
 
 
-# Issue 18 made these regions ambiguities: the planted behaviour is one of their readings (or the region
+# These regions are ambiguities: the planted behaviour is one of their readings (or the region
 # is not generated while no reading is declared); they are caught again once a backend declares readings.
 IN_AN_AMBIGUITY = {'nz2nd-bug-m-src-n-stride-in-12-bits': 'data_copy_nz2nd.srcNStride.max',
                    'nz2nd-bug-h-ndnum-zero-as-one': 'data_copy_nz2nd.ndNum.zero'}

@@ -347,8 +347,8 @@ def test_src_alignment(shift, dtype):
 
 @pytest.mark.parametrize("addr", [1, 2, 6, 30])
 def test_dst_in_gm_has_no_alignment(addr):
-    """GM addresses carry no alignment constraint (DESIGN.md: "UB and L1 operand addresses 32-byte aligned,
-    GM none"), and the page states none for dst."""
+    """GM addresses carry no alignment constraint (the kit's general constraint: UB and L1 operand addresses 32-byte aligned,
+    GM none), and the page states none for dst."""
     assert found(nz(dst=Tensor("GM", addr, "float16", dst_extent(FIGURE)))) == []
 
 

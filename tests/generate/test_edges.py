@@ -1,4 +1,4 @@
-"""The edge sweep (conformance/generate/edges.py) and the calls a seed draws (conformance/generate/seal.py): issue 16.
+"""The edge sweep (conformance/generate/edges.py) and the calls a seed draws (conformance/generate/seal.py).
 
 Checked: in every cell of every product the sweep reaches every edge the cell's rules make reachable,
 with calls that carry exactly the violations of their cell and tags that say true things; the sweep and
@@ -114,7 +114,7 @@ def test_sweep_reaches_every_reachable_edge(product: str) -> None:
 
 def test_targets_name_the_page_edges() -> None:
     """What the sweep must reach, on cells where the page's numbers say what it is: nValue 8192 fits a
-    310P AI Core's 256 KB of UB in 16-bit (the 13-bit nValue bug of issue 16); burst 65535 fits no
+    310P AI Core's 256 KB of UB in 16-bit (where a 13-bit nValue field would wrap); burst 65535 fits no
     buffer (its largest fit instead); one past both ends of nburst; every misalignment of a UB address
     for 8-bit data; every forbidden path."""
     nz = targets(_one("data_copy_nz2nd/ascend310p-aicore/legal/int16"), default_rulebook())

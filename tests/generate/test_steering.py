@@ -1,6 +1,6 @@
 """The drawing steps steer a call to break its target rule alone, so that the final check (strategies._case:
 exactly the target's violation, or none) throws few draws away: a draw it rejects costs nearly a whole
-call (issue 20). Counted on seeded draws, never timed: each bound here is one the generator before the
+call. Counted on seeded draws, never timed: each bound here is one the generator before the
 steering exceeded (in brackets, the share of its draws the final check threw away)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tensor and Call as plain data (DESIGN.md, "Public contract"): a call round-trips exactly through YAML
+"""Tensor and Call as plain data (docs/architecture.md): a call round-trips exactly through YAML
 and JSON (that is what a reproducer file is), and `from_dict` refuses malformed input with a message
 naming the field."""
 from __future__ import annotations

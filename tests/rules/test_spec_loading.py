@@ -240,7 +240,7 @@ def test_alignment_rules_match_the_page(spec, book):
 
 
 def test_products_figures(book):
-    """DESIGN.md's figures: UB 256 KB (910, 310P, 310), 192 KB (910B, 910_93), 248 KB (310B); L1 1 MB /
+    """The products' figures: UB 256 KB (910, 310P, 310), 192 KB (910B, 910_93), 248 KB (310B); L1 1 MB /
     512 KB; the Vector Core has no L1. Every figure names its source."""
     ub = {p: book.product(p).capacity("UB") for p in PRODUCTS}
     assert ub == {"ascend310": 262144, "ascend910": 262144, "ascend310p-aicore": 262144,
@@ -257,7 +257,7 @@ def test_products_figures(book):
 
 
 def test_sid_ambiguity(spec):
-    """The issue's reading ids: same_data (the stated range: legal) | undefined ('输入0即可'); each quote is
+    """The reading ids: same_data (the stated range: legal) | undefined ('输入0即可'); each quote is
     on the page."""
     (amb,) = spec.ambiguities
     assert amb.region == {"params": {"sid": [1, 15]}}

@@ -18,7 +18,7 @@ legal call they refuse (FALSE_REJECT, by the bounds check) is as much a catch as
 
 Pages: 002_94c60850db7e14df.txt (Scatter), 003_5f0a5de14d724856.txt (asc_gather). Budget: about 50 s of
 CPU on one core, half of it the controls. (Shrinking is capped at 300 backend runs per failing
-cell since; it once cost MaskBitsReversed ~90 s in scatter/ascend310p-aicore/legal/mask_bits/uint32.)
+cell, which bounds MaskBitsReversed in scatter/ascend310p-aicore/legal/mask_bits/uint32.)
 """
 from __future__ import annotations
 

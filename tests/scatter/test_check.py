@@ -19,7 +19,7 @@ from oracle import (
 )
 from oracle.spec import default_rulebook
 from oracle import check as oracle_check
-from readings import check, expected     # under the readings the default index math models (issue 18)
+from readings import check, expected     # under the readings the default index math models
 
 ALL_PRODUCTS = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b",
                 "ascend910b", "ascend910_93"]
@@ -645,7 +645,7 @@ def test_gather_offsets_past_count_are_not_read():
 
 @pytest.mark.parametrize("form", ["count", "mask_bits", "mask_continuous"])
 def test_scatter_writes_onto_src(form):
-    """The page says nothing about overlap (约束说明 empty): DESIGN.md's general constraint -- unsupported."""
+    """The page says nothing about overlap (约束说明 empty): the kit's general constraint -- unsupported."""
     call = scatter(form=form)
     n = 128 if form == "count" else 256
     assert found(call, memory(call, {17: S_SRC - S_DST})) == sc("overlap.src", severity="undefined")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, IllegalCall, Tensor
-from readings import check, expected     # under the readings the default index math models (issue 18)
+from readings import check, expected     # under the readings the default index math models
 
 ALL_PRODUCTS = ["ascend310", "ascend910", "ascend310p-aicore", "ascend310p-vectorcore", "ascend310b",
                 "ascend910b", "ascend910_93"]

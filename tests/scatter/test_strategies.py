@@ -72,7 +72,7 @@ def test_cells_follow_forms_and_ambiguities() -> None:
     assert "scatter/ascend310b/reject/scatter.mask.bits_64bit" not in ids   # no 64-bit dtype is legal
     aicore = {c.id for c in _cells("scatter", "ascend310p-aicore")}
     assert not any("offset.range" in i for i in aicore)              # the 310b line's sentence only
-    # asc_gather's repeat form is the ambiguity asc_gather.repeat.layout (issue 18): no legal cell
+    # asc_gather's repeat form is the ambiguity asc_gather.repeat.layout: no legal cell
     assert {c.form for c in _cells("asc_gather", "ascend910b") if c.kind == "legal"} == {"count", "count_sync"}
 
 

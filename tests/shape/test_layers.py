@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ["oracle", "conformance.generate", "conformance.backends", "conformance.judge", "conformance.supervise",
           "conformance.report", "conformance.commands"]
-# the two modules of conformance/ itself: the public facade (DESIGN.md's `from conformance import Backend,
+# the two modules of conformance/ itself: the public facade (docs/architecture.md: `from conformance import Backend,
 # Rejected, load_backend`) over the backends layer, and `python -m conformance` over the commands
 TOP = {"conformance": "conformance.backends", "conformance.__main__": "conformance.commands"}
 MAX_LINES = 400

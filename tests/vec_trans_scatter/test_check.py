@@ -10,7 +10,7 @@ import pytest
 from oracle import Call, CallFormatError, Tensor
 from oracle import check as oracle_check
 from oracle.spec import default_rulebook
-from readings import check, expected     # under the readings the default index math models (issue 18)
+from readings import check, expected     # under the readings the default index math models
 from oracle.footprint import Runs
 from oracle.iterations import family, first_meeting, iteration_hits, iterations_identical
 

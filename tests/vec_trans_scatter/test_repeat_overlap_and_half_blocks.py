@@ -1,5 +1,5 @@
-"""Two decisions about TIK vec_trans_scatter (000_4bcb8e5856d111e9.txt) the kit made silently, now
-ambiguities whose readings are data:
+"""Repeat overlap and half-block bounds of TIK vec_trans_scatter (000_4bcb8e5856d111e9.txt): two places
+the page reads two ways, ambiguities whose readings are data:
 
 - vec_trans_scatter.dst.repeat_overlap: with repeat_times > 1 two iterations write one dst block (a
   dst_rep_stride of 0, or one that walks an entry onto another's block). last_wins (legal: the later

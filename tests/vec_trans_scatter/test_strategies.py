@@ -50,7 +50,7 @@ def test_every_cell_generates_what_it_claims(product: str) -> None:
     ids = {c.id for c in _cells(product)}
     assert f"{API}/{product}/reject/{API}.overlap.single_repeat" in ids
     dtypes = {c.dtype for c in _cells(product) if c.kind == "legal"}
-    # 32-bit types on ascend310 / ascend910: the ambiguity vec_trans_scatter.b32.older_products (issue 18)
+    # 32-bit types on ascend310 / ascend910: the ambiguity vec_trans_scatter.b32.older_products
     assert dtypes == ({"int8", "uint8", "int16", "uint16", "int32", "uint32"} if product == "ascend310b"
                       else {"int8", "uint8", "int16", "uint16", "float16"} if product in ("ascend310", "ascend910")
                       else {"int8", "uint8", "int16", "uint16", "float16", "int32", "uint32", "float32"})
