@@ -160,3 +160,57 @@ def _tables(path: Path, rule: str) -> list[str]:
             out += [n.value.id for n in ast.walk(node) if isinstance(n, ast.Subscript)
                     and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Store)]
     return out
+
+
+def _first_sentence(path: Path) -> str:
+    doc = " ".join((ast.get_docstring(_tree(path)) or "").split())
+    found = re.match(r"(.+?[.:])(\s|$)", doc)
+    sentence = (found.group(1) if found else doc).rstrip(":")
+    return sentence if sentence.endswith(".") else sentence + "."
+
+
+def _tests_in(path: Path) -> list[str]:
+    out = []
+    for node in _tree(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            out.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            out += [f"{node.name}::{n.name}" for n in node.body
+                    if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+    return out
+
+
+def draft(api: str) -> str:
+    """A first plan for tests/<api>/ as it stands: its files with their docstrings' first sentences, and per
+    rule id the tests of the folder that name it, then the edge sweep's tests where a cell breaks the rule
+    alone (`python tests/plans.py API > tests/API/README.md`, then read it and say more where it says
+    little)."""
+    from oracle.spec import default_rulebook
+    from tests.rules.test_every_rule import breaking_cells
+
+    spec, folder = default_rulebook().api(api), TESTS / api
+    files = sorted(folder.glob("test_*.py"))
+    ids = [rule.id for rule in spec.rules]
+    out = [f"# {api}: test plan", "", f"Page: `{spec.page}` ({spec.title})", "", "## Files", ""]
+    out += [f"- `{f.name}`: {_first_sentence(f)}" for f in files] + ["", "## Rules", "", "| rule | held by |", "|---|---|"]
+    for rule in spec.rules:
+        refs = []
+        for path in files:
+            for name in _tests_in(path):
+                test = ref(folder, f"{path.name}::{name}")
+                if rule.id in param_ids(test):
+                    refs.append(f"{path.name}::{name}[{rule.id}]")
+                elif names_rule(test, rule.id, ids):
+                    refs.append(f"{path.name}::{name}")
+        if rule.id in breaking_cells():
+            refs += [f"../rules/test_every_rule.py::{name}[{rule.id}]"
+                     for name in ("test_sweep_breaks_only_its_rule", "test_the_legal_cell_beside_it_passes")]
+        out.append(f"| `{rule.id}` | " + ", ".join(f"`{r}`" for r in refs) + " |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.path[:0] = [str(TESTS), str(TESTS.parent)]
+    print(draft(sys.argv[1]), end="")

@@ -17,8 +17,8 @@ GENERIC = plans.TESTS / "rules" / "test_every_rule.py"
 
 def _plan(folder):
     if not (folder / plans.PLAN).is_file():
-        pytest.fail(f"tests/{folder.name}/ opens with no plan: write tests/{folder.name}/{plans.PLAN} "
-                    "(tests/plans.py shows the format)")
+        pytest.fail(f"tests/{folder.name}/ opens with no plan: write tests/{folder.name}/{plans.PLAN} (tests/plans.py "
+                    f"shows the format; `python tests/plans.py {folder.name}` drafts an API's)")
     return plans.read(folder)
 
 
