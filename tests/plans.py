@@ -139,10 +139,15 @@ def names_rule(test: Ref, rule: str, rules: list[str]) -> bool:
         return test.param == rule and rule in param_ids(test)
     if sum(_names(source, r) for r in rules) * 2 >= len(rules) > 2:
         return False
-    short = rule.split(".", 1)[1]
-    if _names(source, rule) or f'"{short}"' in source or f"'{short}'" in source:
+    if names_directly(source, rule):
         return True
-    return any(re.search(rf"\b{name}\b", source) for name in _tables(test.file, rule))
+    return "parametrize" in source and any(re.search(rf"\b{name}\b", source) for name in _tables(test.file, rule))
+
+
+def names_directly(source: str, rule: str) -> bool:
+    """The rule's id in a test's own source, or the id without its API's prefix, quoted."""
+    short = rule.split(".", 1)[1]
+    return _names(source, rule) or f'"{short}"' in source or f"'{short}'" in source
 
 
 def _names(text: str, rule: str) -> bool:
@@ -164,8 +169,8 @@ def _tables(path: Path, rule: str) -> list[str]:
 
 def _first_sentence(path: Path) -> str:
     doc = " ".join((ast.get_docstring(_tree(path)) or "").split())
-    found = re.match(r"(.+?[.:])(\s|$)", doc)
-    sentence = (found.group(1) if found else doc).rstrip(":")
+    found = re.match(r"(.+?\.)(\s|$)", doc)
+    sentence = found.group(1) if found else doc
     return sentence if sentence.endswith(".") else sentence + "."
 
 
@@ -180,31 +185,42 @@ def _tests_in(path: Path) -> list[str]:
     return out
 
 
-def draft(api: str) -> str:
+# the order a draft names a rule's tests in: a test written for the rule before one that only meets it
+FIRST = ("test_check.py", "test_rules.py", "test_examples.py", "test_expected.py")
+
+
+def draft(api: str, also: tuple[str, ...] = (), most: int = 3, unless: str | None = None) -> str:
     """A first plan for tests/<api>/ as it stands: its files with their docstrings' first sentences, and per
-    rule id the tests of the folder that name it, then the edge sweep's tests where a cell breaks the rule
-    alone (`python tests/plans.py API > tests/API/README.md`, then read it and say more where it says
-    little)."""
+    rule id up to `most` tests of the folder (and of the folders `also`) that name it, those that name it in
+    their own source first, then the edge sweep's tests where a cell breaks the rule alone
+    (`python tests/plans.py API > tests/API/README.md`, then read it and say more where it says little).
+    `unless`: a word in the names of tests that are about another API of a shared file."""
     from oracle.spec import default_rulebook
-    from tests.rules.test_every_rule import breaking_cells
+    from tests.rules.test_every_rule import holds
 
     spec, folder = default_rulebook().api(api), TESTS / api
     files = sorted(folder.glob("test_*.py"))
     ids = [rule.id for rule in spec.rules]
     out = [f"# {api}: test plan", "", f"Page: `{spec.page}` ({spec.title})", "", "## Files", ""]
     out += [f"- `{f.name}`: {_first_sentence(f)}" for f in files] + ["", "## Rules", "", "| rule | held by |", "|---|---|"]
+    searched = sorted([*files, *(p for other in also for p in (TESTS / other).glob("test_*.py"))],
+                      key=lambda p: (p.parent != folder, FIRST.index(p.name) if p.name in FIRST else len(FIRST), p.name))
     for rule in spec.rules:
-        refs = []
-        for path in files:
+        ranked = []
+        for path in searched:
+            where = path.name if path.parent == folder else f"../{path.parent.name}/{path.name}"
             for name in _tests_in(path):
-                test = ref(folder, f"{path.name}::{name}")
+                if unless and unless in name:
+                    continue
+                test = ref(folder, f"{where}::{name}")
                 if rule.id in param_ids(test):
-                    refs.append(f"{path.name}::{name}[{rule.id}]")
+                    ranked.append((0, f"{where}::{name}[{rule.id}]"))
                 elif names_rule(test, rule.id, ids):
-                    refs.append(f"{path.name}::{name}")
-        if rule.id in breaking_cells():
-            refs += [f"../rules/test_every_rule.py::{name}[{rule.id}]"
-                     for name in ("test_sweep_breaks_only_its_rule", "test_the_legal_cell_beside_it_passes")]
+                    ranked.append((0 if names_directly(source_of(test) or "", rule.id) else 1, f"{where}::{name}"))
+        refs = [text for _, text in sorted(ranked, key=lambda r: r[0])][:most]
+        refs += [f"../rules/test_every_rule.py::{name}[{rule.id}]" for name in
+                 ("test_sweep_breaks_only_its_rule", "test_the_legal_cell_beside_it_passes", "test_range_ends_are_legal")
+                 if holds(name, rule.id)]
         out.append(f"| `{rule.id}` | " + ", ".join(f"`{r}`" for r in refs) + " |")
     return "\n".join(out) + "\n"
 
