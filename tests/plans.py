@@ -141,7 +141,8 @@ def names_rule(test: Ref, rule: str, rules: list[str]) -> bool:
         return False
     if names_directly(source, rule):
         return True
-    return "parametrize" in source and any(re.search(rf"\b{name}\b", source) for name in _tables(test.file, rule))
+    return any(re.search(rf"\b{name}\b", source) and ("parametrize" in source or short)
+               for name, short in _tables(test.file, rule))
 
 
 def names_directly(source: str, rule: str) -> bool:
@@ -154,15 +155,18 @@ def _names(text: str, rule: str) -> bool:
     return re.search(re.escape(rule) + r"(?![\w.])", text) is not None
 
 
-def _tables(path: Path, rule: str) -> list[str]:
-    """The module-level names of a test file whose assignment (or a loop filling it) names the rule."""
+def _tables(path: Path, rule: str) -> list[tuple[str, bool]]:
+    """The module-level names of a test file whose assignment (or a loop filling it) names the rule, each
+    with whether it is a constant of a line or two (the rule's expected verdict) rather than a table of many
+    rules: a test reading a table holds its rules where the table parametrizes it."""
     lines = path.read_text(encoding="utf-8").splitlines()
     out = []
     for node in _tree(path).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.For)) and _names(
-                "\n".join(lines[node.lineno - 1:node.end_lineno]), rule):
-            out += [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-            out += [n.value.id for n in ast.walk(node) if isinstance(n, ast.Subscript)
+        text = "\n".join(lines[node.lineno - 1:node.end_lineno]) if hasattr(node, "end_lineno") else ""
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.For)) and names_directly(text, rule):
+            short = node.end_lineno - node.lineno < 2
+            out += [(n.id, short) for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+            out += [(n.value.id, short) for n in ast.walk(node) if isinstance(n, ast.Subscript)
                     and isinstance(n.value, ast.Name) and isinstance(n.ctx, ast.Store)]
     return out
 
