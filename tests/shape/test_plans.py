@@ -4,6 +4,8 @@ API's page and, for every rule id of the API (the mask rules it takes from specs
 rulebook merges them), tests that exist and that name that rule."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import plans
@@ -77,3 +79,16 @@ def test_every_test_a_plan_names_exists_and_names_its_rule(api: str) -> None:
                 continue            # skipped there, saying why: the plan must name another test
             held.append(plans.names_rule(test, rule, ids))
         assert any(held), f"{api}: {rule}: none of {texts} names the rule"
+
+
+def test_every_test_file_the_repository_names_exists() -> None:
+    """CI, the README, the docs, the kit's comments and the tests name test files by path (`tests/...py`):
+    each exists, wherever the tests' layout moves them."""
+    root = plans.TESTS.parent
+    named = [root / ".ci" / "run", root / "README.md", root / "pyproject.toml", *root.joinpath("docs").glob("*.md"),
+             *(p for top in ("oracle", "conformance", "examples", "benchmarks", "tests") for p in root.joinpath(top).rglob("*")
+               if p.suffix in (".py", ".md", ".c") and "__pycache__" not in p.parts)]
+    missing = sorted({f"{p.relative_to(root)}: {m}" for p in named if p.is_file()
+                      for m in re.findall(r"\btests/[\w/]+\.py\b", p.read_text(encoding="utf-8", errors="replace"))
+                      if "<" not in m and not (root / m).is_file()})
+    assert not missing, "\n".join(missing)
