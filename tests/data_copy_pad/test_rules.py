@@ -57,12 +57,21 @@ RULES = {
     "data_copy_pad.src.capacity": (ub_to_gm(src=ub(UB_END - 64, 32)), ub_to_gm(src=ub(UB_END - 32, 32))),
     "data_copy_pad.dst.capacity": (gm_to_ub(dst=ub(UB_END - 64, 32)), gm_to_ub(dst=ub(UB_END - 32, 32))),
 }
-# the paddings and padding value per element width: (rule suffix, dtype, the range's top)
-WIDTHS = [("b8", "int8", 32, 255), ("b16", "int16", 16, 65535), ("b32", "int32", 8, 2**32 - 1), ("b64", "int64", 4, 0)]
-for width, dtype, most, top in WIDTHS:
-    RULES[f"data_copy_pad.leftPadding.{width}"] = (gm_to_ub(dtype, left=most), gm_to_ub(dtype, left=most + 1))
-    RULES[f"data_copy_pad.rightPadding.{width}"] = (gm_to_ub(dtype, right=most), gm_to_ub(dtype, right=most + 1))
-    RULES[f"data_copy_pad.paddingValue.{width}"] = (gm_to_ub(dtype, value=top), gm_to_ub(dtype, value=top + 1))
+# the paddings (at most 32 bytes: 32 / 16 / 8 / 4 elements) and the padding value per element width
+RULES.update({
+    "data_copy_pad.leftPadding.b8": (gm_to_ub("int8", left=32), gm_to_ub("int8", left=33)),
+    "data_copy_pad.rightPadding.b8": (gm_to_ub("int8", right=32), gm_to_ub("int8", right=33)),
+    "data_copy_pad.paddingValue.b8": (gm_to_ub("int8", value=255), gm_to_ub("int8", value=256)),
+    "data_copy_pad.leftPadding.b16": (gm_to_ub("int16", left=16), gm_to_ub("int16", left=17)),
+    "data_copy_pad.rightPadding.b16": (gm_to_ub("int16", right=16), gm_to_ub("int16", right=17)),
+    "data_copy_pad.paddingValue.b16": (gm_to_ub("int16", value=65535), gm_to_ub("int16", value=65536)),
+    "data_copy_pad.leftPadding.b32": (gm_to_ub("int32", left=8), gm_to_ub("int32", left=9)),
+    "data_copy_pad.rightPadding.b32": (gm_to_ub("int32", right=8), gm_to_ub("int32", right=9)),
+    "data_copy_pad.paddingValue.b32": (gm_to_ub("int32", value=2**32 - 1), gm_to_ub("int32", value=2**32)),
+    "data_copy_pad.leftPadding.b64": (gm_to_ub("int64", left=4), gm_to_ub("int64", left=5)),
+    "data_copy_pad.rightPadding.b64": (gm_to_ub("int64", right=4), gm_to_ub("int64", right=5)),
+    "data_copy_pad.paddingValue.b64": (gm_to_ub("int64", value=0), gm_to_ub("int64", value=1)),
+})
 
 
 @pytest.mark.parametrize("rule", RULES, ids=list(RULES))
