@@ -19,7 +19,8 @@ A plan, as written (Markdown, so that it reads as a plan where the folder is bro
     | `data_move.nburst.range` | `test_check.py::test_nburst_range`, `../rules/test_every_rule.py::test_sweep_breaks_only_its_rule[data_move.nburst.range]` |
 
 A test is named `FILE::NAME` (or `FILE::CLASS::NAME`), FILE relative to the plan's folder; `[ID]` after a
-parametrized test names the parameter the row is held by."""
+parametrized test names the parameter the row is held by. A folder that is no API's has no Rules section.
+`python tests/plans.py API` drafts an API's plan from its folder as it stands."""
 from __future__ import annotations
 
 import ast
