@@ -27,17 +27,18 @@ PLAIN_READINGS = {
     "vec_trans_scatter.stride.single_repeat": {"ignored", "applied"},
     "data_move.sid.reserved": {"same_data", "undefined"},
 }
-# Ambiguities a second reading of the pages found (repeat layouts, overlaps, zero repeats).
-FROM_THE_REVIEW = {"scatter.offset.repeat_advance", "asc_gather.offset.repeat_advance", "asc_gather.repeat.layout",
-                   "asc_gather.dst.repeat_overlap", "asc_gather.repeat.zero", "vec_trans_scatter.overlap.half_block",
-                   "vec_trans_scatter.b32.older_products", "data_copy_nz2nd.srcNStride.max"}
+# Where the TIK and C-API pages read two ways on repeat layouts, overlaps and zero repeats.
+LAYOUTS_AND_OVERLAPS = {"scatter.offset.repeat_advance", "asc_gather.offset.repeat_advance", "asc_gather.repeat.layout",
+                        "asc_gather.dst.repeat_overlap", "asc_gather.repeat.zero", "vec_trans_scatter.overlap.half_block",
+                        "vec_trans_scatter.b32.older_products", "data_copy_nz2nd.srcNStride.max"}
 
 
-# The decisions the third review of the pages found made silently, and the zero counts of the repeat forms.
-ROUND_THREE = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_copy_nz2nd.ndNum.zero",
-               "data_copy_nz2nd.srcNdMatrixStride.divisible", "asc_gather.dst_repeat_stride.max",
-               "vec_trans_scatter.dst.repeat_overlap", "vec_trans_scatter.src_list.half_block_bounds",
-               "vec_trans_scatter.dst_list.half_block_bounds"}
+# Where they read two ways on which write stays, what an 8-bit entry's half block reaches, strides past a
+# field's width, and the zero counts of the repeat forms.
+STAYS_REACHES_AND_ZEROS = {"scatter.repeatTimes.zero", "scatter.offset.duplicate", "data_copy_nz2nd.ndNum.zero",
+                           "data_copy_nz2nd.srcNdMatrixStride.divisible", "asc_gather.dst_repeat_stride.max",
+                           "vec_trans_scatter.dst.repeat_overlap", "vec_trans_scatter.src_list.half_block_bounds",
+                           "vec_trans_scatter.dst_list.half_block_bounds"}
 # The Ascend C data-movement family from the vendor's 2026 pages (their quotes: tests/rules/test_vendor_spec_quotes.py).
 VENDOR_FAMILY = {a.id for api in ("data_copy", "data_copy_pad", "data_copy_nd2nz", "gather", "copy", "gatherb")
                  if api in BOOK.apis for a in BOOK.api(api).ambiguities}
@@ -45,8 +46,8 @@ VENDOR_FAMILY = {a.id for api in ("data_copy", "data_copy_pad", "data_copy_nd2nz
 
 def test_the_list_of_ambiguities():
     ids = {a.id for a in AMBIGUITIES}
-    assert FROM_THE_REVIEW <= ids and ROUND_THREE <= ids and VENDOR_FAMILY <= ids
-    assert len(ids) == 18 + len(ROUND_THREE) + len(VENDOR_FAMILY)
+    assert LAYOUTS_AND_OVERLAPS <= ids and STAYS_REACHES_AND_ZEROS <= ids and VENDOR_FAMILY <= ids
+    assert len(ids) == 18 + len(STAYS_REACHES_AND_ZEROS) + len(VENDOR_FAMILY)
 
 
 @pytest.mark.parametrize("amb", AMBIGUITIES, ids=lambda a: a.id)
