@@ -1,8 +1,6 @@
 """Comments and docstrings describe the code as it is: no timings, dates, issue numbers or history in
 oracle/ and conformance/ (figures live in benchmarks/ and its output, history in the commit log), and no
-citation of a document the repository does not have. The tests likewise: no issue number, history or
-timing in a test file, a helper module or a plan, and no test file named after one; a date in a test is
-data (a waiver's expiry, a report's time)."""
+citation of a document the repository does not have."""
 from __future__ import annotations
 
 import re
@@ -19,9 +17,6 @@ NOT_AS_IT_IS = {
     "history": re.compile(r"\bas before\b|\bround[ _]?(?:\d+|one|two|three|four)\b|\bonce cost\b|made silently", re.I),
     "a missing document": re.compile(r"\bDESIGN\.md\b"),
 }
-# every test file, helper and plan but this one, whose patterns name what they look for
-TESTS = sorted(p for p in ROOT.joinpath("tests").rglob("*") if p.suffix in (".py", ".md") and "__pycache__" not in p.parts
-               and p != Path(__file__).resolve())
 # where the words are data, not commentary: an example waiver's expiry date, the edition of a page
 DATA = {"conformance/report/waivers.py": {"a date"}}
 
@@ -31,14 +26,4 @@ def test_comments_describe_the_code_as_it_is(path):
     allowed = DATA.get(str(path.relative_to(ROOT)), set())
     found = [f"line {n}: {what}: {line.strip()[:100]}" for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              for what, pattern in NOT_AS_IT_IS.items() if what not in allowed and pattern.search(line)]
-    assert not found, "\n".join(found)
-
-
-@pytest.mark.parametrize("path", TESTS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_tests_describe_what_they_test(path):
-    checked = {what: pattern for what, pattern in NOT_AS_IT_IS.items() if what != "a date"}
-    found = [f"line {n}: {what}: {line.strip()[:100]}" for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             for what, pattern in checked.items() if pattern.search(line)]
-    found += [f"the file's name: {what}" for what, pattern in checked.items()
-              if pattern.search(path.stem.replace("_", " "))]
     assert not found, "\n".join(found)
