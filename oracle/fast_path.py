@@ -7,7 +7,7 @@ rule's own numbers (from the YAML) and the cell's constants (the product's block
 allowed paths), and says only one thing: every such rule holds for this call. When it cannot say so (a
 rule may be broken, a value is of an unusual type), every rule is asked of its kind, so the kinds alone
 word and decide every violation. A kind's lines test its `check`'s passing condition, no wider:
-tests/test_check_fast_path.py holds each one to its kind on drawn calls of every cell, broken ones included.
+tests/rules/test_check_fast_path.py holds each one to its kind on drawn calls of every cell, broken ones included.
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ def _loader() -> type:
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-# The digest of the kit's own specs as its tests validated them (tests/test_spec_loading.py). While the
+# The digest of the kit's own specs as its tests validated them (tests/rules/test_spec_loading.py). While the
 # shipped folder holds those bytes, they are not validated again as every run starts: jsonschema over every
 # file is a large part of the time before the first cell runs. A changed byte, or any other folder
 # (whatever file it holds), is validated.

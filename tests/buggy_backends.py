@@ -10,7 +10,7 @@ tables, its own range / alignment / bounds / capacity checks, and a loop over th
 
 Each subclass below overrides ONE piece of it with one realistic mistake. The docstring of each says
 what the bug is and which verdict (FAIL / MISSED_REJECT / FALSE_REJECT / CRASH) the suite must give, in
-which cells. `BUGGY_BACKENDS` lists them all; tests/test_catches_bugs.py runs them through the real
+which cells. `BUGGY_BACKENDS` lists them all; tests/data_move/test_catches_bugs.py runs them through the real
 strategies and runner.
 
 Nothing here imports the oracle's index math or calls `oracle.expected`: a bug that corrupted the

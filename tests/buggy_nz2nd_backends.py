@@ -23,7 +23,7 @@ Where destination rows overlap the page gives no order: the simulator writes the
 
 Each subclass below overrides ONE piece of it with one realistic mistake. The docstring of each says
 what the bug is and which verdict (FAIL / MISSED_REJECT / FALSE_REJECT / CRASH) the suite must give, in
-which cells. `BUGGY_NZ2ND_BACKENDS` lists them all; tests/test_catches_nz2nd_bugs.py runs them through
+which cells. `BUGGY_NZ2ND_BACKENDS` lists them all; tests/data_copy_nz2nd/test_catches_bugs.py runs them through
 the real strategies and runner.
 
 One geometry (`layout`) serves the mover and the bounds checks, as it would in a real simulator: a bug

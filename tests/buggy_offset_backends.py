@@ -22,7 +22,7 @@ the simulator drops an element sent past UB and reads zeros past UB, and never c
 
 Each subclass below overrides ONE piece of it with one realistic mistake. The docstring of each says
 what the bug is and which verdict (FAIL / MISSED_REJECT / FALSE_REJECT / CRASH) the suite must give, in
-which cells. `BUGGY_OFFSET_BACKENDS` lists them all; tests/test_catches_offset_bugs.py runs them through
+which cells. `BUGGY_OFFSET_BACKENDS` lists them all; tests/scatter/test_catches_bugs.py runs them through
 the real strategies and runner.
 
 Nothing here imports the oracle's index math or calls `oracle.expected` / `oracle.check`: a bug that

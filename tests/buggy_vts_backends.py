@@ -17,7 +17,7 @@ All reads of a call happen before its writes; a block two iterations write keeps
 
 Each subclass below overrides ONE piece of it with one realistic mistake. The docstring of each says
 what the bug is and which verdict (FAIL / MISSED_REJECT / FALSE_REJECT / CRASH) the suite must give, in
-which cells. `BUGGY_VTS_BACKENDS` lists them all; tests/test_catches_vts_bugs.py runs them through the
+which cells. `BUGGY_VTS_BACKENDS` lists them all; tests/vec_trans_scatter/test_catches_bugs.py runs them through the
 real strategies and runner.
 
 Nothing here imports the oracle's index math or calls `oracle.expected` / `oracle.check`: a bug that

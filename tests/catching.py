@@ -1,4 +1,4 @@
-"""What the tests that run known-buggy backends through the suite share (tests/test_catches_*.py).
+"""What the tests that run known-buggy backends through the suite share (tests/<api>/test_catches_bugs.py).
 
 Each of them: runs a buggy backend on some cells with the real strategies and runner, checks every failure
 the suite records (its verdict and cell, that generation stopped at the first non-conforming call, that the
@@ -222,7 +222,7 @@ def assert_listed(backends: list[type], bugs: list[Expect], least: int, document
 
 
 def region_cases(cell: Cell, drawn: int = 25, seed: int = 18) -> list:
-    """The cell's edge sweep and `drawn` seeded calls: what the ambiguity tests of issue 18 judge one by one
+    """The cell's edge sweep and `drawn` seeded calls: what the ambiguity tests judge one by one
     under the readings they declare (verdicts.judge: no search, no shrinking)."""
     from conformance.generate.edges import sweep
     cases = sweep(cell, default_rulebook()) + cell.draw(drawn, seed, default_rulebook())

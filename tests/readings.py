@@ -1,5 +1,5 @@
-"""The readings the oracle's default index math models, for tests written before issue 18 made them
-ambiguities: under these, the repeat forms of Scatter / asc_gather and the int8 half-block overlaps are
+"""The readings the oracle's default index math models in regions the specs record as ambiguities, for the
+tests that judge those calls as the index math moves them: under these, the repeat forms of Scatter / asc_gather and the int8 half-block overlaps are
 judged as they were (offsets advance one whole repeat, 8 DataBlocks per gather iteration, the later of two
 gather iterations wins, overlap judged on blocks). Tests of the ambiguities themselves use the plain book.
 """

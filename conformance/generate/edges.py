@@ -20,7 +20,7 @@ choices instead of Hypothesis's (strategies.Picks), one plan per edge, alone and
 `targets(cell, rulebook)` lists the edges a cell can reach (its *reachable* edges, worked out from the rules
 and the scope sizes, not from the sweep); `sweep(cell, rulebook)` gives the calls (`rulebook`: the plain
 specs the calls are drawn from, as for the search; the caches below are kept per environment, which
-environment.py makes once per rulebook object). tests/test_edges.py checks that the
+environment.py makes once per rulebook object). tests/generate/test_edges.py checks that the
 sweep reaches every reachable edge, that it does not depend on the seed, and that an off-by-one range
 check is caught at every range end. A plan's choices not in the plan come from a `random.Random` seeded
 by the cell and the plan: the same calls on every machine, whatever the seed or the Hypothesis release.

@@ -3,7 +3,7 @@
     quick    25 calls per cell   a smoke test in seconds
     ci      120 calls per cell   the certification default, after the cell's edge sweep: every edge
                                  its rules define that a call can reach, the same calls on every run
-                                 (conformance/generate/edges.py; tests/test_edges.py checks it)
+                                 (conformance/generate/edges.py; tests/generate/test_edges.py checks it)
    nightly 2500 calls per cell   long fuzzing runs, after the same sweep
 
 A cell that finds a non-conforming call stops there and shrinks it to a minimal reproducer.

@@ -8,7 +8,7 @@ this off, so `seal()` replaces the function the installed release asks for those
 (`hypothesis.internal.conjecture.providers._get_local_constants`, a private name) by one that returns none.
 
 It is guarded: the names are looked up, never assumed; where they are missing (a release without the
-mixing, or one that moved it) nothing is patched and `seal()` says so, and tests/test_edges.py checks on
+mixing, or one that moved it) nothing is patched and `seal()` says so, and tests/generate/test_edges.py checks on
 the installed release that the stream of a seed does not change with the constants of a loaded backend.
 The patch is process-wide and idempotent; it only takes away a heuristic, so other Hypothesis tests in the
 same process keep working (with the release's own global constants still mixed in).
