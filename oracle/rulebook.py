@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .call import Call, Tensor
+from .kinds import kind_of
 
 
 class SpecError(ValueError):
@@ -193,14 +194,18 @@ class ApiSpec:
                 return rule
         raise KeyError(f"{self.api} has no rule {rule_id!r}")
 
-    def rules_of(self, kind: str) -> list[Rule]:
-        return [r for r in self.rules if r.kind == kind]
+    def listed_products(self) -> Sequence[str] | None:
+        """The products the API's rules list as having it (None: they list none)."""
+        return next((p for r in self.rules for p in [kind_of(r).products(r)] if p is not None), None)
+
+    def supported_on(self, product: str) -> bool:
+        """Do the API's rules allow it on `product`?"""
+        return all(product in p for r in self.rules for p in [kind_of(r).products(r)] if p is not None)
 
     @functools.cached_property
     def path_operands(self) -> tuple[str, str] | None:
         """(from, to) operand names of the API's path rule, if it has one."""
-        rules = self.rules_of("path")
-        return (rules[0]["from"], rules[0]["to"]) if rules else None
+        return next((e for r in self.rules for e in [kind_of(r).path_ends(r)] if e is not None), None)
 
     def path_of(self, call: Call) -> str | None:
         ends = self.path_operands
@@ -350,14 +355,6 @@ class Rulebook:
             return False
         return "params" not in when or in_ranges(param_ranges(when["params"]), call.args)
 
-    def align_bytes(self, rule: Rule, product: Product, element: int = 1) -> int:
-        """The bytes an `align` rule asks for: a number, the product's block, or `element` (the width of
-        the operand's dtype: "按照对应数据类型所占字节数对齐")."""
-        value = rule["bytes"]
-        if value == "element":
-            return element
-        return product.block_bytes if value == "block_bytes" else int(value)
-
     def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
         """The alignment every applicable `align` rule asks of `operand` in `scope`, with the element size."""
         tensor = call.args.get(operand)
@@ -366,9 +363,12 @@ class Rulebook:
         itemsize = self.itemsize(tensor.dtype) if isinstance(tensor, Tensor) else 1
         product = self.products.get(call.product)
         need = itemsize
-        for rule in spec.rules_of("align"):
-            if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
-                need = math.lcm(need, self.align_bytes(rule, product, itemsize))
+        if product is None:
+            return need
+        for rule in spec.rules:
+            asked = kind_of(rule).alignment(rule, operand, scope, product, itemsize)
+            if asked is not None and self.matches(rule.when, call, spec):
+                need = math.lcm(need, asked)
         return need
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .kinds import KINDS, UNBROKEN
 from .mask import with_masks
 from .rulebook import (INFERRED_ASPECTS, LEGALITIES, SEED, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
                        Rulebook, Source, SpecError)
@@ -276,13 +277,8 @@ def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: M
     for key in ("param", "of_param"):
         if key in raw and raw[key] not in params:
             fail(f"{where}.{key}", f"{raw[key]!r} is not a parameter of {api}")
-    for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
-        if name not in dtypes:
-            fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")
-    if raw["kind"] == "range" and raw["min"] > raw["max"]:
-        fail(where, f"min {raw['min']} is larger than max {raw['max']}")
-    if raw["kind"] == "list_length" and raw.get("operand") in operands and "entries" not in operands[raw["operand"]]:
-        fail(f"{where}.operand", f"{raw['operand']!r} is not a list operand (it has no `entries`)")
+    for under, message in KINDS.get(raw["kind"], UNBROKEN).validate(raw, operands, dtypes):
+        fail(f"{where}{under}", message)
 
 
 def _check_when(when: Mapping[str, Any] | None, where: str, params: Mapping[str, Any], fail: Any) -> None:

@@ -15,16 +15,29 @@ class Align(RuleKind):
         for label, tensor in ctx.labelled[rule.fields["operand"]]:
             if tensor.scope == scope:                          # the rule speaks of this scope only
                 if need is None:
-                    need = ctx.rulebook.align_bytes(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
+                    need = self.need(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
                 if tensor.addr % need:
                     return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
         return None
+
+    def need(self, rule, product, element=1) -> int:
+        """The bytes the rule asks for: a number, the product's block, or `element` (the width of the
+        operand's dtype: "按照对应数据类型所占字节数对齐")."""
+        value = rule.fields["bytes"]
+        if value == "element":
+            return element
+        return product.block_bytes if value == "block_bytes" else int(value)
+
+    def alignment(self, rule, operand, scope, product, element):
+        if rule.fields["operand"] != operand or rule.fields["scope"] != scope:
+            return None
+        return self.need(rule, product, element)
 
     def fast_entries(self, rule, ctx):
         names = plain(rule, ctx, "operand")
         if rule.fields["bytes"] == "element":       # the operand's own width: left to the check
             return None
-        need = ctx.rulebook.align_bytes(rule, ctx.product)
+        need = self.need(rule, ctx.product)
         return names and [(name, rule.fields["scope"], need) for name in names]
 
     def fast_source(self, entries, src):
@@ -39,7 +52,7 @@ class Align(RuleKind):
         if rule.fields["bytes"] == "element":       # by each entry's own width: left to the check
             return False
         for name in names:
-            listed(name).align.append((rule.fields["scope"], ctx.rulebook.align_bytes(rule, ctx.product)))
+            listed(name).align.append((rule.fields["scope"], self.need(rule, ctx.product)))
         return True
 
     def edges(self, rule, sweep):
@@ -62,7 +75,7 @@ class Align(RuleKind):
         probe = env.probe(form, env.operand_dtypes(dtype), scopes, {})
         align = env.rulebook.alignment(env.spec, probe, op, scopes[op])
         size = env.rulebook.itemsize(env.operand_dtypes(dtype)[op])
-        need = env.rulebook.align_bytes(rule, env.product, size)
+        need = self.need(rule, env.product, size)
         return misalignments(size, align, need, rule["bytes"] == "element")
 
     def breakable_in(self, rule, scopes):
@@ -78,7 +91,7 @@ class Align(RuleKind):
         k = max(range(p.draft.count(op)), key=lambda i: p.addrs[op][i])
         runs = p.runs(op, k)
         size = p.itemsize[op]
-        need = p.env.rulebook.align_bytes(rule, p.env.product, size)
+        need = self.need(rule, p.env.product, size)
         require(p.draft.scopes[op] == rule["scope"])
         deltas = misalignments(size, p.op_aligns[op], need, rule["bytes"] == "element")
         require(deltas)

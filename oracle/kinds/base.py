@@ -17,7 +17,7 @@ steps hand it what it draws with (`pick`, the environment, the draft).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 PASS = object()         # a fast path entry meaning: the rule holds for every call of the cell
 
@@ -41,6 +41,58 @@ class RuleKind:
         """The message naming how ctx's call breaks `rule`, or None when it holds."""
         raise NotImplementedError(f"the rule kind {self.name!r} has no check")
 
+    def validate(self, raw: Mapping[str, Any], operands: Mapping[str, Any], dtypes: Mapping[str, int]
+                 ) -> Iterator[tuple[str, str]]:
+        """What the schema cannot say of a rule's own fields: (where under the rule, message) per fault."""
+        return iter(())
+
+    # -- what the rule says, for the machinery to ask ------------------------------------------------
+    def products(self, rule: Any) -> Optional[Sequence[str]]:
+        """The products the rule lists as having the API (None: it says nothing of products)."""
+        return None
+
+    def paths(self, rule: Any, product: Optional[str]) -> Optional[list[str]]:
+        """The paths the rule allows on `product` (None product: on any product it lists; None: it says
+        nothing of paths, or nothing of this product's)."""
+        return None
+
+    def path_ends(self, rule: Any) -> Optional[tuple[str, str]]:
+        """(from, to): the operands whose scopes make the call's path (None: not a path rule)."""
+        return None
+
+    def interval(self, rule: Any, param: str) -> Optional[tuple[int, int]]:
+        """[lo, hi] the rule gives `param` (None: it bounds no such parameter)."""
+        return None
+
+    def multiple(self, rule: Any, param: str, element: Callable[[], int], unit: Callable[[], int]
+                 ) -> Optional[int]:
+        """What the rule asks `param`'s value to be a multiple of (None: nothing); element(): the call's
+        element width, unit(): the bytes of one step of `param`."""
+        return None
+
+    def alignment(self, rule: Any, operand: str, scope: str, product: Any, element: int) -> Optional[int]:
+        """The bytes the rule asks `operand`'s address in `scope` to be a multiple of (None: nothing)."""
+        return None
+
+    def words_param(self, rule: Any) -> Optional[str]:
+        """The bitwise-mask parameter whose words the rule bounds (None: none)."""
+        return None
+
+    on_dtypes = False                   # it speaks of the operands' dtypes: a legal call's dtypes pass it
+
+    def offset_grid(self, rule: Any, operand: str) -> Optional[int]:
+        """The bytes the offsets of `operand` step by where the rule asks a grid of them (None: none)."""
+        return None
+
+    def offset_limit(self, rule: Any, operand: str) -> Optional[int]:
+        """The largest offset of `operand` the rule allows (None: no limit)."""
+        return None
+
+    def kept_apart(self, rule: Any, operand: str, identical: Callable[[str], bool]) -> frozenset[str]:
+        """The operands the rule keeps `operand`'s bytes apart from (identical(op): op is `operand`'s
+        tensor given twice)."""
+        return frozenset()
+
     # -- the fast path -------------------------------------------------------------------------------
     fast_rank: Optional[int] = None     # where its lines stand in a compiled pass (None: no fast path)
     entry_field: Optional[str] = None   # the field naming its operands, where a list operand's entries
@@ -61,7 +113,6 @@ class RuleKind:
         return False
 
     holds_bytes = False                 # it holds an operand's touched bytes inside its tensor (bounds)
-    steps_values = False                # it says what a parameter's legal values are a multiple of
 
     def later_self(self, rule: Any) -> Optional[str]:
         """The operand the rule tests against its own later iterations (None: not such a rule)."""
@@ -208,6 +259,19 @@ class RuleKind:
     def break_offset(self, rule: Any, values: Any) -> Optional[str]:
         """Move one offset (values.offsets[values.j]) to break the rule; the style it gives, or None."""
         return None
+
+
+# the registry: kind name -> its object, filled once by oracle/kinds/__init__.py from the modules here
+KINDS: dict[str, RuleKind] = {}
+
+# what a call breaking no rule (a legal call; an ambiguity region without checks) is drawn by: the
+# base kind, which changes nothing
+UNBROKEN = RuleKind()
+
+
+def kind_of(rule: Any) -> RuleKind:
+    """The kind of `rule` (None, or an ambiguity region's target without a check: UNBROKEN)."""
+    return UNBROKEN if rule is None else KINDS.get(rule.kind, UNBROKEN)
 
 
 def _when(rule: Any) -> Mapping[str, Any]:

@@ -11,6 +11,7 @@ class Dtype(OneOfAllowed):
     entry_field = "operands"
     dtype_free = True
     draws_dtype_rule = True
+    on_dtypes = True
 
     def check(self, rule, ctx):
         allowed = rule.fields["allowed"]
@@ -19,6 +20,11 @@ class Dtype(OneOfAllowed):
                 if t.dtype not in allowed:
                     return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
         return None
+
+    def validate(self, raw, operands, dtypes):
+        for j, name in enumerate(raw.get("allowed", [])):
+            if name not in dtypes:
+                yield f".allowed[{j}]", f"unknown dtype {name!r}"
 
     def edges(self, rule, sweep):
         return {f"dtype={d}": [{"wrong-dtype": d, "form": f} for f in sweep.forms(rule)]

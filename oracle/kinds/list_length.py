@@ -14,6 +14,10 @@ class ListLength(RuleKind):
             return f"{name} has {got} entries; it must have {want}"
         return None
 
+    def validate(self, raw, operands, dtypes):
+        if raw.get("operand") in operands and "entries" not in operands[raw["operand"]]:
+            yield ".operand", f"{raw['operand']!r} is not a list operand (it has no `entries`)"
+
     def edges(self, rule, sweep):
         op, n = rule["operand"], sweep.env.spec.operands[rule["operand"]]["entries"]
         return {f"{op}=entries-{k}": [{"entries": k}] for k in _wrong_counts(n)}

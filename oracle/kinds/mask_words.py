@@ -19,6 +19,9 @@ class MaskWords(RuleKind):
             return f"{rule.fields['param']} selects no element (every word is 0)"
         return None
 
+    def words_param(self, rule):
+        return rule.fields["param"]
+
     def edges(self, rule, sweep):
         """A mask of zeros, one past each word's range, or (where neither breaks it) one word too few."""
         env, out = sweep.env, {}

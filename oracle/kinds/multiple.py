@@ -2,13 +2,14 @@
 `bytes`, the parameter's bytes (its value times its unit) are ("count * sizeof(T)需要32字节对齐")."""
 from __future__ import annotations
 
+import math
+
 from .base import RuleKind, require
 
 
 class Multiple(RuleKind):
     name = "multiple"
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
-    steps_values = True
     region_top_searched = True      # an ambiguity's check: the region's top may lie on the multiple
 
     def check(self, rule, ctx):
@@ -23,6 +24,14 @@ class Multiple(RuleKind):
         if value % of:
             return f"{name}={value} is not a multiple of {of}"
         return None
+
+    def multiple(self, rule, param, element, unit):
+        if rule.fields["param"] != param:
+            return None
+        of = element() if rule.fields["of"] == "element" else rule.fields["of"]
+        if rule.fields.get("bytes"):                           # the value's bytes: in steps of its unit
+            of //= math.gcd(of, unit())
+        return of
 
     def edges(self, rule, sweep):
         return {f"{rule['param']}=off-multiple": [{f"{rule['param']}.off": o, "path": p}

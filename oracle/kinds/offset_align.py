@@ -26,6 +26,9 @@ class OffsetAlign(RuleKind):
                         f"not a multiple of {width}")
         return None
 
+    def offset_grid(self, rule, operand):
+        return rule.fields["bytes"] if rule.fields["operand"] == operand and "bytes" in rule.fields else None
+
     def break_offset(self, rule, values):
         """An offset a few bytes off the grid (the element's, or the rule's `bytes`: the drawing's grid)."""
         v = values

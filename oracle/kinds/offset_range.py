@@ -20,6 +20,9 @@ class OffsetRange(RuleKind):
             return f"{rule.fields['operand']} entry {i} is {int(values[i])}, past {rule.fields['max']}"
         return None
 
+    def offset_limit(self, rule, operand):
+        return rule.fields["max"] if rule.fields["operand"] == operand else None
+
     def landing_room(self, rule, env, element):
         """The bytes from its base that the operand its offsets address keeps to itself, up to the end of
         the element the offset one past the range sends there (at most one element width more to reach

@@ -54,6 +54,12 @@ class Overlap(RuleKind):
                           f" or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
                           f"{at}        return False"]
 
+    def kept_apart(self, rule, operand, identical):
+        ops = rule.fields["operands"]
+        if operand not in ops:
+            return frozenset()
+        return frozenset(op for op in ops if not (rule.fields.get("allow") == "identical" and identical(op)))
+
     def breakable_in(self, rule, scopes):
         return len({scopes[op] for op in rule["operands"]}) == 1
 

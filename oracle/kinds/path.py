@@ -18,6 +18,14 @@ class Path(RuleKind):
             return f"path {path} is not supported on {ctx.call.product} (supported: {', '.join(allowed)})"
         return None
 
+    def paths(self, rule, product):
+        if product is None:
+            return [p for paths in rule.fields["allowed"].values() for p in paths]
+        return rule.fields["allowed"].get(product)
+
+    def path_ends(self, rule):
+        return rule.fields["from"], rule.fields["to"]
+
     def fast_entries(self, rule, ctx):
         allowed = rule.fields["allowed"].get(ctx.call.product)
         if allowed is None:                 # the check leaves such a product to the product rule

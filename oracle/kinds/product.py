@@ -15,6 +15,9 @@ class Product(RuleKind):
             return f"{ctx.spec.api} is not supported on {ctx.call.product} (supported: {supported})"
         return None
 
+    def products(self, rule):
+        return rule.fields["products"]
+
     def fast_entries(self, rule, ctx):
         return PASS if ctx.call.product in rule.fields["products"] else None
 

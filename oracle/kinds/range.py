@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from .base import RuleKind, require
+from .base import RuleKind, kind_of, require
 
 
 class Range(RuleKind):
@@ -22,6 +22,13 @@ class Range(RuleKind):
             return f"{rule.fields['param']}={value} is outside [{rule.fields['min']}, {rule.fields['max']}]"
         return None
 
+    def validate(self, raw, operands, dtypes):
+        if raw["min"] > raw["max"]:
+            yield "", f"min {raw['min']} is larger than max {raw['max']}"
+
+    def interval(self, rule, param):
+        return (rule.fields["min"], rule.fields["max"]) if rule.fields["param"] == param else None
+
     def fast_entries(self, rule, ctx):
         name = rule.fields["param"]
         return None if "." in name else [(name, rule.fields["min"], rule.fields["max"])]
@@ -38,8 +45,8 @@ class Range(RuleKind):
         for side, value in _past(rule):
             plans = [{f"{param}.outside": value, "path": p, **sweep.shape_plan(f)}
                      for f in sweep.forms(rule) for p in sweep.paths]
-            step = math.lcm(1, *(r["of"] for r in env.spec.rules_of("multiple")     # of the element: some dtype is 1 byte
-                                 if r["param"] == param and r["of"] != "element"))
+            step = math.lcm(1, *(m for r in env.spec.rules                    # of the element: some dtype is 1 byte
+                                 for m in [kind_of(r).multiple(r, param, _one, _one)] if m is not None))
             if value % step == 0 and sweep.range_fits(rule, value):
                 out[f"{param}={side}"] = plans
         return out
@@ -66,6 +73,10 @@ class Range(RuleKind):
         require(outside)
         value = pick.choice(outside, f"{param}.outside")
         return value, f"{param}={'below-min' if value < rule['min'] else 'above-max'}"
+
+
+def _one() -> int:
+    return 1
 
 
 def _past(rule) -> tuple:

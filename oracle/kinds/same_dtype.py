@@ -11,6 +11,7 @@ class SameDtype(RuleKind):
     entry_field = "operands"
     dtype_free = True
     draws_dtype_rule = True
+    on_dtypes = True
 
     def check(self, rule, ctx):
         labelled = ctx.labelled
