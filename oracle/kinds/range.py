@@ -1,9 +1,16 @@
 """range: a parameter lies in [min, max] ("取值范围")."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Optional
+
 import math
 
+from oracle.records import Rule
+
 from .base import RuleKind, kind_of, require
+from .phases import Entries, Pass
+from .protocols import Checked, Picks, Plan, Plans, Source, Sweep
 
 
 class Range(RuleKind):
@@ -11,7 +18,7 @@ class Range(RuleKind):
     fast_rank = 1
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         name = rule.fields["param"]
         value = ctx.call.param(name) if "." in name else ctx.call.args[name]
         if isinstance(value, bool):                            # a bool parameter: 0 / 1
@@ -22,23 +29,24 @@ class Range(RuleKind):
             return f"{rule.fields['param']}={value} is outside [{rule.fields['min']}, {rule.fields['max']}]"
         return None
 
-    def validate(self, raw, operands, dtypes):
+    def validate(self, raw: Mapping[str, Any], operands: Mapping[str, Any], dtypes: Mapping[str, int]
+                 ) -> Iterator[tuple[str, str]]:
         if raw["min"] > raw["max"]:
             yield "", f"min {raw['min']} is larger than max {raw['max']}"
 
-    def interval(self, rule, param):
+    def interval(self, rule: Rule, param: str) -> Optional[tuple[int, int]]:
         return (rule.fields["min"], rule.fields["max"]) if rule.fields["param"] == param else None
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         name = rule.fields["param"]
         return None if "." in name else [(name, rule.fields["min"], rule.fields["max"])]
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for name, lo, hi in entries:
             src.lines.append(f"    v = args[{name!r}]")
             src.fail_if(f"type(v) is not int or not {src.literal(lo)} <= v <= {src.literal(hi)}")
 
-    def edges(self, rule, sweep):
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         """One past each end, where that is on the parameter's multiples (else it breaks a multiple
         rule too) and a call fits its scopes with it."""
         env, param, out = sweep.env, rule["param"], {}
@@ -51,7 +59,7 @@ class Range(RuleKind):
                 out[f"{param}={side}"] = plans
         return out
 
-    def extra_plans(self, rule, sweep):
+    def extra_plans(self, rule: Rule, sweep: Sweep) -> list[Plan]:
         """One past an end with each other parameter at its top."""
         env, paths, out = sweep.env, sweep.paths, []
         for _, value in _past(rule):
@@ -63,10 +71,10 @@ class Range(RuleKind):
                                 n: "max", f"{n}.interval": "last", **sweep.shape_plan(form)})
         return out
 
-    def forced_param(self, rule):
-        return rule["param"]
+    def forced_param(self, rule: Rule) -> Optional[str]:
+        return str(rule["param"])
 
-    def outside(self, rule, pick, step, fits):
+    def outside(self, rule: Rule, pick: Picks, step: int, fits: Callable[[int], bool]) -> tuple[int, str]:
         """A value past each end, on the multiples the parameter's multiple rules ask for, that fits."""
         param = rule["param"]
         outside = [v for v in ((rule["min"] - 1) // step * step, -(-(rule["max"] + 1) // step) * step) if fits(v)]
@@ -79,5 +87,5 @@ def _one() -> int:
     return 1
 
 
-def _past(rule) -> tuple:
+def _past(rule: Rule) -> tuple[tuple[str, int], tuple[str, int]]:
     return ("below-min", rule["min"] - 1), ("above-max", rule["max"] + 1)
