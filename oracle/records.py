@@ -21,7 +21,7 @@ SEED = "seed"           # the edition of the seed pages, every spec's `page`: th
 LEGALITIES = ("legal", "reject", "undefined")
 
 
-class Inferred(dict):
+class Inferred(dict[str, str]):
     """aspect -> why the kit takes it. A dict (JSON-ready); as text, "severity: why; extent: why"."""
 
     def __str__(self) -> str:

@@ -61,14 +61,15 @@ class ApiSpec:
                 if field_name:
                     mappings.setdefault(head, set()).add(field_name)
             cache[form] = ([(n, self.param_type(n, form)) for n in names], mappings)
-        return cache[form]
+        made: tuple[list[tuple[str, str]], dict[str, set[str]]] = cache[form]
+        return made
 
     def param_type(self, name: str, form: str | None) -> str:
         """int | bool | words: a parameter's `type`, or its type in this form (`forms: {form: type}`)."""
         forms = self.params[name].get("forms")
         if isinstance(forms, Mapping) and forms.get(form):
-            return forms[form]
-        return self.params[name].get("type", "int")
+            return str(forms[form])
+        return str(self.params[name].get("type", "int"))
 
     def is_list(self, operand: str) -> bool:
         return "entries" in self.operands[operand]
@@ -130,7 +131,8 @@ class ApiSpec:
         if form not in cache:
             cache[form] = frozenset(self.operands) | {p.partition(".")[0] for p, d in self.params.items()
                                                       if form in d.get("forms", [form])}
-        return cache[form]
+        names: frozenset[str] = cache[form]
+        return names
 
     def forms_or_default(self) -> tuple[str | None, ...]:
         return self.forms or (None,)
@@ -200,7 +202,7 @@ class Rulebook:
         by an index-math variant the oracle does not provide is refused (ValueError), never judged by
         the default math."""
         key = frozenset(declared.items())
-        cache = self.__dict__.setdefault("_with_readings", {})
+        cache: dict[frozenset[tuple[str, str]], Rulebook] = self.__dict__.setdefault("_with_readings", {})
         if key in cache:
             return cache[key]
         chosen = self.readings(declared)
@@ -257,13 +259,16 @@ class Rulebook:
         return need
 
 
-def param_ranges(params: Mapping[str, Any]) -> tuple[tuple[str, str, int, int], ...]:
+Ranges = tuple[tuple[str, str, int, int], ...]      # a `when`'s params: (name, field or "", lo, hi) per param
+
+
+def param_ranges(params: Mapping[str, Any]) -> Ranges:
     """A `when`'s params ({"name" or "name.field": [lo, hi]}) as (name, field or "", lo, hi) per param."""
     return tuple((head, field_name, lo, hi) for name, (lo, hi) in params.items()
                  for head, _, field_name in [name.partition(".")])
 
 
-def in_ranges(ranges: tuple[tuple[str, str, int, int], ...], args: Mapping[str, Any]) -> bool:
+def in_ranges(ranges: Ranges, args: Mapping[str, Any]) -> bool:
     """Every param of `ranges` (param_ranges) lies in its range (a bool parameter matches as 0 / 1)."""
     for head, field_name, lo, hi in ranges:
         value = args.get(head)

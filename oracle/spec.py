@@ -311,7 +311,7 @@ def load_rulebook(directory: str | Path | None = None, validate: bool | None = N
     products = _products(read("products.yaml"), directory / "products.yaml", checked)
     masks = read("masks.yaml")
     _validate(masks, _sub_schema(checked, "masks_file"), directory / "masks.yaml")
-    apis = {}
+    apis: dict[str, ApiSpec] = {}
     for name in names[len(fixed):]:
         spec = _api(read(name), directory / name, checked, dtypes, masks)
         if spec.api in apis:
