@@ -204,7 +204,8 @@ class Env:
         """Does the call pass every dtype rule that applies to it?"""
         ctx = Context(call, self.spec, self.rulebook, self.product)
         for rule in self.spec.rules:
-            if kind_of(rule).on_dtypes and self.rulebook.matches(rule.when, call, self.spec) and kind_of(rule).check(rule, ctx):
+            kind = kind_of(rule)
+            if kind.on_dtypes and self.rulebook.matches(rule.when, call, self.spec) and kind.check(rule, ctx):
                 return False
         return True
 
