@@ -80,18 +80,29 @@ class ApiSpec:
                 return rule
         raise KeyError(f"{self.api} has no rule {rule_id!r}")
 
+    def rules_that(self, hook: str) -> tuple[Rule, ...]:
+        """The rules, in spec order, whose kinds answer `hook` (oracle/kinds/phases.py) for themselves:
+        those the machinery asks it of (found once per spec)."""
+        cache: dict[str, tuple[Rule, ...]] = self.__dict__.setdefault("_rules_that", {})
+        found = cache.get(hook)
+        if found is None:
+            found = cache[hook] = tuple(r for r in self.rules if kind_of(r).provides(hook))
+        return found
+
     def listed_products(self) -> Sequence[str] | None:
         """The products the API's rules list as having it (None: they list none)."""
-        return next((p for r in self.rules for p in [kind_of(r).products(r)] if p is not None), None)
+        return next((p for r in self.rules_that("products") for p in [kind_of(r).products(r)] if p is not None), None)
 
     def supported_on(self, product: str) -> bool:
         """Do the API's rules allow it on `product`?"""
-        return all(product in p for r in self.rules for p in [kind_of(r).products(r)] if p is not None)
+        return all(product in p for r in self.rules_that("products") for p in [kind_of(r).products(r)]
+                   if p is not None)
 
     @functools.cached_property
     def path_operands(self) -> tuple[str, str] | None:
         """(from, to) operand names of the API's path rule, if it has one."""
-        return next((e for r in self.rules for e in [kind_of(r).path_ends(r)] if e is not None), None)
+        return next((e for r in self.rules_that("path_ends") for e in [kind_of(r).path_ends(r)] if e is not None),
+                    None)
 
     def path_of(self, call: Call) -> str | None:
         ends = self.path_operands
@@ -252,7 +263,7 @@ class Rulebook:
         need = itemsize
         if product is None:
             return need
-        for rule in spec.rules:
+        for rule in spec.rules_that("alignment"):
             asked = kind_of(rule).alignment(rule, operand, scope, product, itemsize)
             if asked is not None and self.matches(rule.when, call, spec):
                 need = math.lcm(need, asked)

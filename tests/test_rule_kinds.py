@@ -130,7 +130,13 @@ def test_a_kind_name_test_is_seen():
 
 
 def test_the_specs_rules_are_asked_not_picked_by_kind():
-    """ApiSpec has no look-up of rules by a kind's name: the machinery asks each rule's kind."""
+    """ApiSpec has no look-up of rules by a kind's name: the machinery asks the rules whose kinds answer a
+    hook (by what they provide), in spec order."""
     spec = default_rulebook().api("data_move")
     assert not hasattr(spec, "rules_of")
     assert spec.supported_on("ascend910b") and spec.path_operands is not None
+    intervals = spec.rules_that("interval")
+    assert intervals and [r for r in spec.rules if r in intervals] == list(intervals)
+    assert all(kind_of(r).provides("interval") for r in intervals)
+    assert {r.id for r in spec.rules if kind_of(r).interval(r, r.get("param", "")) is not None} == {r.id for r in intervals}
+    assert not UNBROKEN.provides("interval") and not UNBROKEN.provides("on_dtypes")

@@ -154,7 +154,7 @@ class Env:
         """Allowed paths on this product; the union of all products' where the page lists none for it.
         A path rule of some forms (`when: {forms: ...}`: DataCopyPad's GM->UB and UB->GM overloads) holds
         for those forms; `form` None: the paths of every form."""
-        rules = [r for r in self.spec.rules if kind_of(r).paths(r, None) is not None
+        rules = [r for r in self.spec.rules_that("paths") if kind_of(r).paths(r, None) is not None
                  and (form is None or not r.when or form in r.when.get("forms", (form,)))]
         if not rules:
             return []
@@ -193,7 +193,7 @@ class Env:
         units = Context(template, self.spec, self.rulebook, self.product).units
         names = [n for n in self.param_names(form) if self.spec.param_type(n, form) != "words"]
         domains, op_aligns, aligns = self.shape(form, tuple(dtypes.items()), tuple(scopes.items()))
-        word_rules = {name: [r for r in self.spec.rules if kind_of(r).words_param(r) == name
+        word_rules = {name: [r for r in self.spec.rules_that("words_param") if kind_of(r).words_param(r) == name
                              and self.rulebook.matches(r.when, template, self.spec)]
                       for name in self.param_names(form) if self.spec.param_type(name, form) == "words"}
         return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in self.variants], names,
@@ -203,7 +203,7 @@ class Env:
     def dtype_ok(self, call: Call) -> bool:
         """Does the call pass every dtype rule that applies to it?"""
         ctx = Context(call, self.spec, self.rulebook, self.product)
-        for rule in self.spec.rules:
+        for rule in self.spec.rules_that("on_dtypes"):
             kind = kind_of(rule)
             if kind.on_dtypes and self.rulebook.matches(rule.when, call, self.spec) and kind.check(rule, ctx):
                 return False
@@ -282,13 +282,13 @@ class Env:
             unit = self.spec.params[name].get("unit", 1)
             return unit["elements"] * width() if isinstance(unit, Mapping) else unit
         step = 1
-        for rule in self.spec.rules:
-            of = kind_of(rule).multiple(rule, name, width, unit)
+        for rule in self.spec.rules_that("multiple_of"):
+            of = kind_of(rule).multiple_of(rule, name, width, unit)
             if of is not None and self.rulebook.matches(rule.when, probe, self.spec):
                 step = math.lcm(step, of)
         for amb in self.spec.ambiguities if regions else ():
             for check in amb.checks:
-                of = kind_of(check).multiple(check, name, width, unit)
+                of = kind_of(check).multiple_of(check, name, width, unit)
                 if of is not None and all(set(r.get("params", {})) <= {name} and self.rulebook.matches(
                         {k: v for k, v in r.items() if k != "params"}, probe, self.spec) for r in amb.regions):
                     step = math.lcm(step, of)
@@ -322,7 +322,7 @@ class Env:
         """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
         lo, hi = None, None
         bounded = False
-        for rule in self.spec.rules:
+        for rule in self.spec.rules_that("interval"):
             interval = kind_of(rule).interval(rule, name)
             bounded = bounded or interval is not None
             if interval is not None and self.rulebook.matches(rule.when, probe, self.spec):

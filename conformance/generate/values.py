@@ -49,7 +49,8 @@ def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
 def offset_grid(spec: Any, operand: str, element: int) -> int:
     """The bytes the offsets of `operand` step by: its element's width, or the widest grid its offset_align
     rules ask for (whole DataBlocks)."""
-    return max([g for r in spec.rules for g in [kind_of(r).offset_grid(r, operand)] if g is not None] + [element])
+    grids = [g for r in spec.rules_that("offset_grid") for g in [kind_of(r).offset_grid(r, operand)] if g is not None]
+    return max(grids + [element])
 
 
 class Offsets:
@@ -211,7 +212,7 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
     """The largest offset of `v_name` the offset_range rules that hold for `call` allow (None: no limit)."""
-    limits = [m for r in env.spec.rules for m in [kind_of(r).offset_limit(r, v_name)]
+    limits = [m for r in env.spec.rules_that("offset_limit") for m in [kind_of(r).offset_limit(r, v_name)]
               if m is not None and env.rulebook.matches(r.when, call, env.spec)]
     return min(limits) if limits else None
 
@@ -221,7 +222,7 @@ def _others(call: Call, ctx: Context, x_name: str, aimed: tuple = ()) -> list[tu
     (their spans), but those `aimed` at (an overlap target's)."""
     x_tensor = call.tensor(x_name)
     scope = x_tensor.scope
-    apart = {op for r in ctx.spec.rules for op in kind_of(r).kept_apart(
+    apart = {op for r in ctx.spec.rules_that("kept_apart") for op in kind_of(r).kept_apart(
         r, x_name, lambda op: _identical(ctx, call.tensor(op), x_tensor))}
     out = []
     for op, runs in ctx.accesses.items():

@@ -161,7 +161,7 @@ class Minimizer:
 
     def lower_params(self) -> None:
         """Each integer parameter towards the bottom of its range."""
-        floors = {n: i[0] for r in self.spec.rules for n in self.spec.params
+        floors = {n: i[0] for r in self.spec.rules_that("interval") for n in self.spec.params
                   for i in [kind_of(r).interval(r, n)] if i is not None}
         for name in self.spec.params:
             if self.best.call.form not in self.spec.params[name].get("forms", [self.best.call.form]):

@@ -20,6 +20,11 @@ class RuleKind(Checking, Saying, FastPath, Edges, Reaching, DrawingCall, Drawing
                DrawingMemory):
     """One sort of sentence. Subclasses set `name` and override the phases their sentence changes."""
 
+    def provides(self, hook: str) -> bool:
+        """Does the kind answer `hook` (a hook or flag of the phases) otherwise than a rule that changes
+        nothing? The machinery asks only such kinds' rules (ApiSpec.rules_that)."""
+        return bool(getattr(type(self), hook) != getattr(RuleKind, hook))
+
 
 # the registry: kind name -> its object, filled once by oracle/kinds/__init__.py from the modules here
 KINDS: dict[str, RuleKind] = {}

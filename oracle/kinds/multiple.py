@@ -30,7 +30,7 @@ class Multiple(RuleKind):
             return f"{name}={value} is not a multiple of {of}"
         return None
 
-    def multiple(self, rule: Rule, param: str, element: Element, unit: Element) -> Optional[int]:
+    def multiple_of(self, rule: Rule, param: str, element: Element, unit: Element) -> Optional[int]:
         if rule.fields["param"] != param:
             return None
         of = element() if rule.fields["of"] == "element" else rule.fields["of"]

@@ -79,7 +79,7 @@ class Saying:
         """[lo, hi] the rule gives `param` (None: it bounds no such parameter)."""
         return None
 
-    def multiple(self, rule: Rule, param: str, element: Element, unit: Element) -> Optional[int]:
+    def multiple_of(self, rule: Rule, param: str, element: Element, unit: Element) -> Optional[int]:
         """What the rule asks `param`'s value to be a multiple of (None: nothing); element(): the call's
         element width, unit(): the bytes of one step of `param`."""
         return None

@@ -53,8 +53,8 @@ class Range(RuleKind):
         for side, value in _past(rule):
             plans = [{f"{param}.outside": value, "path": p, **sweep.shape_plan(f)}
                      for f in sweep.forms(rule) for p in sweep.paths]
-            step = math.lcm(1, *(m for r in env.spec.rules                    # of the element: some dtype is 1 byte
-                                 for m in [kind_of(r).multiple(r, param, _one, _one)] if m is not None))
+            step = math.lcm(1, *(m for r in env.spec.rules_that("multiple_of")   # of the element: some dtype
+                                 for m in [kind_of(r).multiple_of(r, param, _one, _one)] if m is not None))   # is 1 byte
             if value % step == 0 and sweep.range_fits(rule, value):
                 out[f"{param}={side}"] = plans
         return out
