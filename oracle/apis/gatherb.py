@@ -23,7 +23,8 @@ def _dst(call: Call, units: Mapping[str, int]) -> Grid:
 
 
 def _blocks(call: Call, units: Mapping[str, int]) -> int:
-    return max(int(call.args["repeatTime"]), 0) * units["repeat"]
+    repeat: int = call.args["repeatTime"]
+    return max(repeat, 0) * units["repeat"]
 
 
 def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:

@@ -87,10 +87,12 @@ class Align(RuleKind):
         return misalignments(size, align, need, rule["bytes"] == "element")
 
     def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
-        return bool(scopes[rule["operand"]] == rule["scope"])
+        scope: str = rule["scope"]
+        return scopes[rule["operand"]] == scope
 
     def spare_operand(self, rule: Rule) -> Optional[str]:
-        return str(rule["operand"])
+        operand: str = rule["operand"]
+        return operand
 
     def finish(self, rule: Rule, placing: Placing) -> None:
         """The entry furthest up misaligned into its group's spare unit (not onto a neighbour)."""

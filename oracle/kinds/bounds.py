@@ -98,8 +98,10 @@ class Bounds(RuleKind):
                   and any(env.rulebook.matches(r, probe, env.spec) for r in amb.regions)]
         draft.tags.append(f"{op}=one-short")
         if any(itemsize == 1 and not draft.params[c["half_by"]] for c in halved):
-            return int(-(-low_end // itemsize) - 1)
-        return int(-(-runs.end // itemsize) - 1)
+            below_half: int = -(-low_end // itemsize) - 1
+            return below_half
+        below_end: int = -(-runs.end // itemsize) - 1
+        return below_end
 
 
 def _outside(entries: Any, ctx: Checked) -> str | None:

@@ -91,7 +91,8 @@ class Capacity(RuleKind):
         return None
 
     def reserved(self, rule: Rule) -> Optional[int]:
-        return int(rule.get("reserve", 0))
+        reserve: int = rule.get("reserve", 0)
+        return reserve
 
     def usable_dtypes(self, rule: Rule, env: Env, form: str | None, legal: list[str]) -> list[str]:
         return [d for d in legal if not self.reserves_top(rule, env, form, d)]

@@ -25,7 +25,8 @@ class MaskWords(RuleKind):
         return None
 
     def words_param(self, rule: Rule) -> Optional[str]:
-        return str(rule.fields["param"])
+        param: str = rule.fields["param"]
+        return param
 
     def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         """A mask of zeros, one past each word's range, or (where neither breaks it) one word too few."""

@@ -41,7 +41,8 @@ class OffsetUnique(RuleKind):
         return None
 
     def collides(self, rule: Rule, operand: str) -> bool:
-        return bool(rule.get("operand") == operand)
+        named: str | None = rule.get("operand")
+        return named == operand
 
 
 def _distinct_runs(runs: object) -> bool:

@@ -28,8 +28,8 @@ class Path(RuleKind):
     def paths(self, rule: Rule, product: Optional[str]) -> Optional[list[str]]:
         if product is None:
             return [p for paths in rule.fields["allowed"].values() for p in paths]
-        allowed = rule.fields["allowed"].get(product)
-        return None if allowed is None else list(allowed)
+        allowed: list[str] | None = rule.fields["allowed"].get(product)
+        return allowed
 
     def path_ends(self, rule: Rule) -> Optional[tuple[str, str]]:
         return rule.fields["from"], rule.fields["to"]

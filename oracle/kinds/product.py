@@ -23,7 +23,8 @@ class Product(RuleKind):
         return None
 
     def products(self, rule: Rule) -> Optional[Sequence[str]]:
-        return tuple(rule.fields["products"])
+        products: Sequence[str] = rule.fields["products"]
+        return products
 
     def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         return PASS if ctx.call.product in rule.fields["products"] else None

@@ -72,7 +72,8 @@ class Range(RuleKind):
         return out
 
     def forced_param(self, rule: Rule) -> Optional[str]:
-        return str(rule["param"])
+        param: str = rule["param"]
+        return param
 
     def outside(self, rule: Rule, pick: Picks, step: int, fits: Callable[[int], bool]) -> tuple[int, str]:
         """A value past each end, on the multiples the parameter's multiple rules ask for, that fits."""

@@ -21,4 +21,5 @@ class SelfOverlap(RuleKind):
         return None
 
     def self_overlapping(self, rule: Rule) -> Optional[str]:
-        return str(rule["operand"])
+        operand: str = rule["operand"]
+        return operand
