@@ -510,7 +510,7 @@ def out_of_reach_figures(product: str, rounds: int = 3) -> None:
     print(f"(k) the judge out of reach: ci cells of each API through one worker, the backend in its own process "
           f"and --in-process (best of {rounds}, interleaved; target: data_move isolated within 25%)")
     for api in sorted(BIGGEST):
-        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        where = product if product in default_rulebook().api(api).listed_products() else PRODUCT[api]
         chosen = cells([where], [api], rulebook=default_rulebook())
         best = {True: 0.0, False: 0.0}
         counted = set()
@@ -539,7 +539,7 @@ def evidence_figures(product: str, rounds: int = 3) -> None:
     print(f"(l) evidence: the ci cells of each API in this process, recorded and not (best of {rounds}, "
           f"interleaved; target within 10%)")
     for api in sorted(BIGGEST):
-        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        where = product if product in default_rulebook().api(api).listed_products() else PRODUCT[api]
         chosen = cells([where], [api], rulebook=default_rulebook())
         best = {True: float("inf"), False: float("inf")}
         for _ in range(rounds):
@@ -663,7 +663,7 @@ def per_core(product: str) -> None:
     keep_freed_images()
     settle_collector()                      # as a worker does once it has loaded, before its first cell
     for api in sorted(BIGGEST):
-        where = product if product in default_rulebook().api(api).rules_of("product")[0]["products"] else PRODUCT[api]
+        where = product if product in default_rulebook().api(api).listed_products() else PRODUCT[api]
         chosen = cells([where], [api], rulebook=default_rulebook())
         run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
         rate = 0.0
@@ -874,7 +874,7 @@ def per_api(product: str) -> None:
     rulebook = default_rulebook()
     rates = {}
     for api in sorted(rulebook.apis, key=lambda a: a != "data_move"):
-        listed = rulebook.api(api).rules_of("product")[0]["products"]
+        listed = rulebook.api(api).listed_products()
         where = product if product in listed else listed[0]
         chosen = cells([where], [api], rulebook=default_rulebook())
         run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
@@ -957,7 +957,7 @@ def main() -> None:
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
-        if not default_rulebook().api(api).rules_of("product")[0]["products"].count(product):
+        if not default_rulebook().api(api).listed_products().count(product):
             product = PRODUCT[api]
         oracle_mix(product, api)
         BIGGEST[api](product)

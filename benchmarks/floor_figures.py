@@ -26,7 +26,7 @@ MAIN_CALLS = {"data_move": 1239.0, "data_copy": 2492.0, "data_copy_pad": 1550.0,
 
 def _cells_of(api: str, product: str) -> list:
     rulebook = default_rulebook()
-    listed = rulebook.api(api).rules_of("product")[0]["products"]
+    listed = rulebook.api(api).listed_products()
     return cells([product if product in listed else listed[0]], [api], rulebook=rulebook)
 
 

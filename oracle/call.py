@@ -130,7 +130,8 @@ class Call:
         value = self.param(name)
         if not _is_int(value):
             raise CallFormatError(f"call.args.{name}: expected an integer, got {value!r}")
-        return value
+        number: int = value
+        return number
 
     def replace(self, **args: Any) -> "Call":
         """A copy with some arguments replaced (the call itself is never mutated by the kit)."""

@@ -6,27 +6,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Generic, Optional, TypeVar, overload
 
 import numpy as np
 
 from . import fast_path
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
-from .footprint import Runs
 from .iterations import Family, family
-from .rulebook import in_ranges, param_ranges
+from .records import Ambiguity, Rule
+from .rulebook import Ranges, in_ranges, param_ranges
 from .spec import ApiSpec, Product, Rulebook, default_rulebook
 
+T = TypeVar("T")
 
-class _once:
+
+class _once(Generic[T]):
     """functools.cached_property without the lock it takes on every first access under Python 3.11
     (a context is made per call and never shared between threads)."""
 
-    def __init__(self, fn: Callable[[Any], Any]):
+    def __init__(self, fn: Callable[[Any], T]):
         self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
 
-    def __get__(self, obj: Any, owner: Any = None) -> Any:
+    @overload
+    def __get__(self, obj: None, owner: Any = None) -> _once[T]: ...
+    @overload
+    def __get__(self, obj: object, owner: Any = None) -> T: ...
+
+    def __get__(self, obj: Any, owner: Any = None) -> T | _once[T]:
         if obj is None:
             return self
         value = obj.__dict__[self.name] = self.fn(obj)
@@ -68,7 +75,8 @@ class Context:
     @_once
     def accesses(self) -> dict[str, Any]:
         """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
-        return index_math(self.spec.api).accesses(self.call, self.units, self.memory)
+        made: dict[str, Any] = index_math(self.spec.api).accesses(self.call, self.units, self.memory)
+        return made
 
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
@@ -96,7 +104,7 @@ class Context:
                 out[name] = [(name, tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
         return out
 
-    def entries(self, name: str) -> list[tuple[str, Tensor, Runs]]:
+    def entries(self, name: str) -> list[tuple[str, Tensor, Any]]:
         """(label, tensor, runs) of each tensor of an operand (see `labelled`)."""
         return self._entries[name]
 
@@ -104,10 +112,10 @@ class Context:
         """Per scope an operand's entries lie in (in order of first appearance), the positions of those
         entries and their runs as one Family: made once per context, as several iteration rules compare
         the same operands."""
-        made = self.__dict__.setdefault("_families", {})
+        made: dict[str, dict[str, tuple[list[int], Family]]] = self.__dict__.setdefault("_families", {})
         out = made.get(name)
         if out is None:
-            entries, positions = self.entries(name), {}
+            entries, positions = self.entries(name), dict[str, list[int]]()
             for i, (_, tensor, _) in enumerate(entries):
                 positions.setdefault(tensor.scope, []).append(i)
             out = made[name] = {scope: (where, family([(entries[i][1].addr, entries[i][2]) for i in where]))
@@ -136,7 +144,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
     spec, product = rulebook.apis.get(call.api), rulebook.products.get(call.product)
     if spec is None or product is None:
         try:
-            rulebook.api(call.api), rulebook.product(call.product)
+            spec, product = rulebook.api(call.api), rulebook.product(call.product)
         except ValueError as exc:
             raise CallFormatError(f"call: {exc}") from None
     form, args = call.form, call.args
@@ -149,10 +157,10 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
             raise CallFormatError(f"call.form: {form!r} is not a form of {spec.api} ({', '.join(spec.forms)})")
         if not spec.forms and form is not None:
             raise CallFormatError(f"call.form: {spec.api} has a single form; form must be null, got {form!r}")
-        params, mappings = spec.form_params(form)
+        typed, mappings = spec.form_params(form)
         operands = [(name, spec.is_list(name)) for name in spec.operands]
-        shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in params],
-                                operands, _plainly_valid(params, mappings, operands))
+        shape = shapes[form] = (spec.argument_names(form), mappings, [(n, k, "." in n) for n, k in typed],
+                                operands, _plainly_valid(typed, mappings, operands))
     expected_args, mappings, params, operands, plainly_valid = shape
     if expected_args != args.keys():
         for name in sorted(expected_args - set(args)):
@@ -183,7 +191,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
     return Context(call, spec, rulebook, product, memory)
 
 
-def _check_params(call: Call, params: list, spec: ApiSpec) -> None:
+def _check_params(call: Call, params: list[tuple[str, str, bool]], spec: ApiSpec) -> None:
     """Each parameter of the form has its type (CallFormatError naming the first that has not)."""
     args = call.args
     for name, kind, dotted in params:
@@ -212,7 +220,8 @@ def _check_structs(name: str, value: Any, fields: list[str]) -> None:
                 raise CallFormatError(f"call.args.{name}[{i}].{f}: expected an integer in [0, 2^32), got {v!r}")
 
 
-def _plainly_valid(params: list, mappings: Mapping, operands: list) -> Callable[[Mapping, Mapping], bool] | None:
+def _plainly_valid(params: list[tuple[str, str]], mappings: Mapping[str, set[str]], operands: list[tuple[str, bool]]
+                   ) -> Callable[[Mapping[str, Any], Mapping[str, int]], bool] | None:
     """For a form of int parameters and tensor operands only: one Python function telling at once that a
     call's arguments are all of their types and dtypes known (False: let the loops of `context` find and
     word what is not); None for a form with mappings, other parameters or list operands."""
@@ -220,19 +229,25 @@ def _plainly_valid(params: list, mappings: Mapping, operands: list) -> Callable[
         return None
     tests = [f"type(args[{name!r}]) is int" for name, _ in params]
     tests += [f"type(t := args[{name!r}]) is Tensor and t.dtype in dtypes" for name, _ in operands]
-    namespace = {"Tensor": Tensor}
+    namespace: dict[str, Any] = {"Tensor": Tensor}
     exec(compile(f"def plainly_valid(args, dtypes):\n    return {' and '.join(tests) or 'True'}\n",
                  "<call shape>", "exec"), namespace)
-    return namespace["plainly_valid"]
+    valid: Callable[[Mapping[str, Any], Mapping[str, int]], bool] = namespace["plainly_valid"]
+    return valid
 
 
-def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
+CellKey = tuple[str, Optional[str], Optional[str], Optional[tuple[str, str]]]   # product, form, dtype, path
+CellPlan = tuple[list[tuple[Rule, Optional[Ranges]]], list[tuple[Ambiguity, list[Optional[Ranges]]]],
+                 list[tuple[str, list[Optional[Ranges]]]], Mapping[str, int], Optional[fast_path.FastPath]]
+
+
+def cell_plan(ctx: Context) -> CellPlan:
     """What the call's cell decides, worked out once per cell (kept on the rulebook, per spec) and looked
     up once per context: (rule, its `when` ranges or None) of each rule and (ambiguity, the ranges of each
     region) of each ambiguity whose products, forms, dtypes and paths cover the call; (variant, regions)
     of those with a declared reading that has an index-math variant; the cell's units; and the fast path of
     its plainest rules (fast_path.py), or None."""
-    plan = ctx.__dict__.get("cell_plan")
+    plan: CellPlan | None = ctx.__dict__.get("cell_plan")
     if plan is not None:
         return plan
     call, spec, rulebook = ctx.call, ctx.spec, ctx.rulebook
@@ -244,22 +259,22 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
         src, dst = args.get(ends[0]), args.get(ends[1])
         if isinstance(src, Tensor) and isinstance(dst, Tensor):
             path = src.scope, dst.scope
-    dtype = args.get(spec.dtype_of)
-    dtype = dtype.dtype if type(dtype) is Tensor else spec.dtype_of_call(call)
-    key = call.product, call.form, dtype, path
+    named = args.get(spec.dtype_of)
+    dtype = named.dtype if type(named) is Tensor else spec.dtype_of_call(call)
+    key: CellKey = call.product, call.form, dtype, path
     plans = rulebook.__dict__.get("_plans")
     if plans is None:
         plans = rulebook.__dict__["_plans"] = {}
     cache = plans.get(spec.api)
     if cache is None or cache[0] is not spec:        # a spec the rulebook does not hold: its own cache
         cache = plans[spec.api] = (spec, {})
-    cache = cache[1]
-    plan = cache.get(key)
+    plans_of: dict[CellKey, CellPlan] = cache[1]
+    plan = plans_of.get(key)
     matches = rulebook.matches
     if plan is None:
         rules = [(rule, ranges) for rule in spec.rules
                  for shared, ranges in [_split(rule.when)] if matches(shared, call, spec)]
-        ambiguities = []
+        ambiguities: list[tuple[Ambiguity, list[Ranges | None]]] = []
         for amb in spec.ambiguities:
             regions = [ranges for shared, ranges in map(_split, amb.regions) if matches(shared, call, spec)]
             if regions:
@@ -269,13 +284,13 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
         # units: they depend on the call's path and dtype only
         dtype = key[2]
         units = spec.units(call)
-        width = rulebook.itemsize(dtype) if dtype in rulebook.dtypes else None
+        width = rulebook.itemsize(dtype) if dtype is not None and dtype in rulebook.dtypes else None
         if width is not None:
             units["element"] = width
         for name, unit in list(units.items()):            # {elements: n}: n elements of the call's dtype
             if isinstance(unit, Mapping):
                 units[name] = unit["elements"] * (width or 1)
-        plan = cache[key] = (rules, ambiguities, declared, MappingProxyType(units),
+        plan = plans_of[key] = (rules, ambiguities, declared, MappingProxyType(units),
                              fast_path.build(rules, ambiguities, ctx, key))
     ctx.__dict__["cell_plan"] = plan
     if not plan[2]:                          # no declared reading moves bytes otherwise: the cell's units
@@ -283,7 +298,7 @@ def cell_plan(ctx: Context) -> tuple[list, list, list, dict, Any]:
     return plan
 
 
-def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, tuple | None]:
+def _split(when: Mapping[str, Any] | None) -> tuple[Mapping[str, Any] | None, Ranges | None]:
     """(the part of `when` every call of a cell shares, its parameter ranges as `in_ranges` reads them
     or None)."""
     if not when or "params" not in when:

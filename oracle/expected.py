@@ -1,8 +1,9 @@
 """The memory image a legal call must leave: the index math applied to a copy of the input."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from .footprint import mark
 from .rules import Context, Violation, context
 from .rules import violations as rule_violations
 from .rules import with_readings
-from .spec import Rulebook
+from .spec import ApiSpec, Rulebook
 
 
 class IllegalCall(ValueError):
@@ -199,32 +200,34 @@ def _written_scopes(ctx: Context, memory: Mapping[str, np.ndarray], undefined: b
     return out
 
 
-def _roles(spec) -> tuple[tuple[str, bool, bool], ...]:
+def _roles(spec: ApiSpec) -> tuple[tuple[str, bool, bool], ...]:
     """(operand, is it an output, is it a list) of each operand of the spec, made once per spec."""
-    roles = spec.__dict__.get("_roles")
+    roles: tuple[tuple[str, bool, bool], ...] | None = spec.__dict__.get("_roles")
     if roles is None:
         roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output", spec.is_list(name))
                                                 for name, op in spec.operands.items())
     return roles
 
 
-class WrittenMasks(Mapping):
+class WrittenMasks(Mapping[str, np.ndarray]):
     """Expected.written of a legal call, made on first use: only a verdict explaining a difference reads
     it (which bytes a wrong byte lies among), and most calls have none."""
 
     def __init__(self, ctx: Context):
-        self._ctx, self._masks = ctx, None
+        self._ctx: Context | None = ctx
+        self._masks: dict[str, np.ndarray] | None = None
 
     def _all(self) -> dict[str, np.ndarray]:
         if self._masks is None:
-            self._masks = _written(self._ctx, _sizes(self._ctx.memory))
+            ctx = cast(Context, self._ctx)
+            self._masks = _written(ctx, _sizes(cast(Mapping[str, np.ndarray], ctx.memory)))
             self._ctx = None
         return self._masks
 
     def __getitem__(self, scope: str) -> np.ndarray:
         return self._all()[scope]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._all())
 
     def __len__(self) -> int:

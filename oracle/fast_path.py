@@ -12,20 +12,26 @@ tests/rules/test_check_fast_path.py holds each one to its kind on drawn calls of
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping, Sequence
+from types import CodeType
 from typing import Any
 
-from .kinds import RULE_KINDS, PASS
-from .rulebook import in_ranges
+from .call import Tensor
+from .kinds import RULE_KINDS, RuleKind
+from .kinds.phases import Pass
+from .kinds.protocols import Checked, Spec
+from .records import Ambiguity, Rule
+from .rulebook import Ranges, in_ranges
 
 LISTS_RANK = 8          # the entries of list operands are checked between the kinds below and above it
 
 
-def _names(rule, key: str) -> tuple:
+def _names(rule: Rule, key: str) -> tuple[str, ...]:
     names = rule.fields[key]
     return (names,) if isinstance(names, str) else tuple(names)
 
 
-def _list_operands(rule, ctx) -> tuple | None:
+def _list_operands(rule: Rule, ctx: Checked) -> tuple[str, ...] | None:
     """The operands a per-tensor rule names, when every one is a list operand (None: not such a rule)."""
     key = RULE_KINDS[rule.kind].entry_field
     if key is None:
@@ -42,9 +48,14 @@ class Listed:
     __slots__ = ("name", "scopes", "dtypes", "align", "limits", "bounds")
 
     def __init__(self, name: str):
-        self.name, self.scopes, self.dtypes, self.align, self.limits, self.bounds = name, None, None, [], [], False
+        self.name = name
+        self.scopes: frozenset[str] | None = None
+        self.dtypes: frozenset[str] | None = None
+        self.align: list[tuple[str, int]] = []
+        self.limits: list[Mapping[str, int | None]] = []
+        self.bounds = False
 
-    def holds(self, tensors, runs, itemsize) -> bool:
+    def holds(self, tensors: Sequence[Tensor], runs: Sequence[Any], itemsize: Mapping[str, int]) -> bool:
         scopes, dtypes, align, limits = self.scopes, self.dtypes, self.align, self.limits
         for t in tensors:
             if (scopes is not None and t.scope not in scopes) or (dtypes is not None and t.dtype not in dtypes):
@@ -78,9 +89,10 @@ class FastPath:
     __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
                  "dtypes", "guards", "__dict__")
 
-    def __init__(self, tables: dict[str, list], listed: dict[str, Listed], same_lists: list, itemsize,
-                 rest: list, regions: tuple | None = None, scopes: dict | None = None, dtypes: dict | None = None,
-                 guards: tuple = ()):
+    def __init__(self, tables: dict[str, list[Any]], listed: dict[str, Listed], same_lists: list[list[str]],
+                 itemsize: Mapping[str, int], rest: list[tuple[Rule, Ranges | None]],
+                 regions: tuple[Ranges, ...] | None = None, scopes: dict[str, str] | None = None,
+                 dtypes: dict[str, str] | None = None, guards: tuple[tuple[str, ...] | None, ...] = ()):
         self.tables = {kind: tuple(entries) for kind, entries in tables.items()}
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
@@ -89,11 +101,12 @@ class FastPath:
         self.guards = guards or (None,) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
 
-    def holds(self, ctx) -> bool:
+    def holds(self, ctx: Checked) -> bool:
         """Every rule of the fast path holds for ctx's call (False: some may not; ask the kinds). Made on
         first use from the tables into one straight Python function (`source`), each rule's numbers
         written in."""
-        self.holds = holds = _compiled(self)
+        holds = _compiled(self)
+        setattr(self, "holds", holds)
         return holds(ctx)
 
     @property
@@ -101,14 +114,14 @@ class FastPath:
         """The Python source of `holds` (what the tables compile to), to read when debugging."""
         return _source(self)[0]
 
-    def _lists_hold(self, args, ctx, itemsize) -> bool:
+    def _lists_hold(self, args: Mapping[str, Any], ctx: Checked, itemsize: Mapping[str, int]) -> bool:
         """The rules on the list operands hold (every entry of a same_dtype group has one dtype)."""
         for names in self.same_lists:
             if len({t.dtype for name in names for t in args[name]}) > 1:
                 return False
         accesses = ctx.accesses if any(listed.bounds for listed in self.listed) else None
         for listed in self.listed:
-            runs = accesses[listed.name] if listed.bounds else ()
+            runs = accesses[listed.name] if accesses is not None and listed.bounds else ()
             if not listed.holds(args[listed.name], runs, itemsize):
                 return False
         return True
@@ -127,7 +140,7 @@ class Source:
         self.spans: dict[str, str] = {}         # operand -> the variable holding its runs' span
         self._accesses = False
 
-    def literal(self, value) -> str:
+    def literal(self, value: object) -> str:
         """ints and strings written in; anything else named."""
         if type(value) in (int, str):
             return repr(value)
@@ -162,7 +175,7 @@ class Source:
         return "\n".join(self.lines + ["    return True"]) + "\n"
 
 
-def _source(fast: FastPath) -> tuple[str, dict]:
+def _source(fast: FastPath) -> tuple[str, dict[str, Any]]:
     """`holds` as Python source, and the constants it names (sets, limits)."""
     src = Source(fast)
     for ranges, guard in zip(fast.regions or (), fast.guards):     # inside an ambiguity region: ask the kinds
@@ -172,37 +185,45 @@ def _source(fast: FastPath) -> tuple[str, dict]:
                                             for head, _, lo, hi in ranges) or "True") + ")" + spread)
         else:
             src.fail_if(f"_in_ranges({src.literal(ranges)}, args){spread}")
-    kinds = sorted((RULE_KINDS[name] for name in fast.tables), key=lambda k: k.fast_rank)
-    for kind in (k for k in kinds if k.fast_rank < LISTS_RANK):
+    kinds = sorted((RULE_KINDS[name] for name in fast.tables), key=_rank)
+    for kind in (k for k in kinds if _rank(k) < LISTS_RANK):
         kind.fast_source(list(fast.tables[kind.name]), src)
     if fast.listed or fast.same_lists:
         src.fail_if("not _lists_hold(args, ctx, _itemsize)")
-    for kind in (k for k in kinds if k.fast_rank > LISTS_RANK):
+    for kind in (k for k in kinds if _rank(k) > LISTS_RANK):
         kind.fast_source(list(fast.tables[kind.name]), src)
     return src.text(), src.consts
 
 
-def _compiled(fast: FastPath):
+def _rank(kind: RuleKind) -> int:
+    """Where a kind with a fast path writes its lines (the tables hold no other kind)."""
+    return LISTS_RANK if kind.fast_rank is None else kind.fast_rank
+
+
+def _compiled(fast: FastPath) -> Callable[[Checked], bool]:
     """`holds` of the fast path, compiled from its source."""
     source, namespace = _source(fast)
     exec(_code(source), namespace)
-    return namespace["holds"]
+    holds: Callable[[Checked], bool] = namespace["holds"]
+    return holds
 
 
 @functools.lru_cache(maxsize=None)
-def _code(source: str):
+def _code(source: str) -> CodeType:
     """The code of a fast path's source. Those of different cells often have the same source (the same
     numbers written in, the rest named): a product's run compiles far fewer sources than fast paths."""
     return compile(source, "<fast path>", "exec")
 
 
-def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
+def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambiguity, list[Ranges | None]]],
+          ctx: Checked, cell: tuple[str, str | None, str | None, tuple[str, str] | None]) -> FastPath | None:
     """The fast path of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions'
     ranges) and the cell itself (context.cell_plan's key: product, form, dtype, path); None when no
     rule's kind has one."""
-    tables: dict[str, list] = {}
+    tables: dict[str, list[Any]] = {}
     listed: dict[str, Listed] = {}
-    same_lists, rest = [], []
+    same_lists: list[list[str]] = []
+    rest: list[tuple[Rule, Ranges | None]] = []
     for rule, ranges in rules:
         kind = RULE_KINDS[rule.kind]
         names = _list_operands(rule, ctx)
@@ -212,7 +233,7 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
         made = kind.fast_entries(rule, ctx) if kind.fast_rank is not None else None
         if made is None:
             rest.append((rule, ranges))
-        elif made is not PASS:
+        elif not isinstance(made, Pass):
             tables.setdefault(rule.kind, []).extend(made)
     if len(rest) == len(rules):
         return None
@@ -229,14 +250,17 @@ def build(rules: list, ambiguities: list, ctx, cell: tuple) -> FastPath | None:
     # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
     # operand: a list's is its first entry's): part of the cell, so the same for every call of it
     spec, (_, _, dtype, path) = ctx.spec, cell
-    scopes = dict(zip(spec.path_operands, path)) if path is not None else {}
-    dtypes = {spec.dtype_of: dtype} if dtype in ctx.rulebook.dtypes and not spec.is_list(spec.dtype_of) else {}
+    ends = spec.path_operands
+    scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
+    dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
+        and not spec.is_list(spec.dtype_of) else {}
+    ranged = [ranges for ranges in regions if ranges is not None]
     return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
-                    None if any(ranges is None for ranges in regions) else tuple(regions), scopes, dtypes,
+                    None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
                     tuple(_self_lists(amb, spec) for amb, _ in kept))
 
 
-def _self_lists(amb, spec) -> tuple | None:
+def _self_lists(amb: Ambiguity, spec: Spec) -> tuple[str, ...] | None:
     """The list operands of an ambiguity whose checks all test a list operand against its own later
     iterations (vec_trans_scatter.dst.repeat_overlap); None for any other."""
     ops = [op for c in amb.checks for op in [RULE_KINDS[c.kind].later_self(c)]
@@ -244,7 +268,7 @@ def _self_lists(amb, spec) -> tuple | None:
     return tuple(ops) if amb.checks and len(ops) == len(amb.checks) else None
 
 
-def _spread(ctx, names: tuple) -> bool:
+def _spread(ctx: Checked, names: tuple[str, ...]) -> bool:
     """Can no entry of these list operands meet an entry's later iteration? Told where it is cheap: one
     scope, one Runs for all, entries and step on a grid of the run's length (runs meet whole or not at
     all): entries in one residue class of the step need `count` steps between them. False where that

@@ -7,7 +7,7 @@ one start per element.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -18,7 +18,7 @@ class Runs(NamedTuple):
 
     first: int
     step: int
-    count: int
+    count: int  # type: ignore[assignment]     # a field, not tuple.count
     length: int
 
     @property
@@ -78,8 +78,11 @@ class Spots:
     __slots__ = ("_at", "length", "_entries", "_base", "_span")
 
     def __init__(self, at: np.ndarray | None, length: int):
-        self._at, self.length = at, length
-        self._entries, self._base, self._span = None, 0, None
+        self._at: np.ndarray | None = at
+        self.length = length
+        self._entries: np.ndarray | None = None             # with _base: the offsets of `offsets`, unshifted
+        self._base = 0
+        self._span: tuple[int, int] | None = None
 
     @classmethod
     def offsets(cls, entries: np.ndarray, base: int, length: int) -> "Spots":
@@ -92,8 +95,9 @@ class Spots:
     def at(self) -> np.ndarray:
         """int64, one start per element, in the order the call moves them."""
         if self._at is None:
-            self._at = self._entries.astype(np.int64)
-            self._at += self._base
+            at = cast(np.ndarray, self._entries).astype(np.int64)
+            at += self._base
+            self._at = at
         return self._at
 
     def __repr__(self) -> str:
@@ -107,7 +111,7 @@ class Spots:
 
     def _lowest_highest(self) -> tuple[int, int]:
         if self._span is None:
-            values = self._entries if self._at is None else self._at
+            values = cast(np.ndarray, self._entries if self._at is None else self._at)
             shift = self._base if self._at is None else 0
             self._span = (int(values.min()) + shift, int(values.max()) + shift)
         return self._span
@@ -135,7 +139,7 @@ class Spots:
 
     @property
     def count(self) -> int:
-        return int((self._entries if self._at is None else self._at).size)
+        return int(cast(np.ndarray, self._entries if self._at is None else self._at).size)
 
     @property
     def nbytes(self) -> int:
@@ -177,7 +181,7 @@ class Grid(NamedTuple):
         return self.outer <= 0 or self.inner <= 0 or self.length <= 0
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]     # a field of the grid, not tuple.count
         _, _, outer, _, inner, length = self
         return 0 if outer <= 0 or inner <= 0 or length <= 0 else outer * inner
 
@@ -262,7 +266,7 @@ def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
     return bool(np.any(a_ends[idx[hit]] > b_starts[hit]))
 
 
-def _solid(runs: Runs | Spots) -> bool:
+def _solid(runs: Runs | Spots | Grid) -> bool:
     """Runs that leave no gap between begin and end (bursts back to back, or a single one)."""
     return isinstance(runs, Runs) and (runs.count == 1 or 0 < abs(runs.step) <= runs.length)
 

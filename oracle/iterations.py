@@ -7,9 +7,14 @@ runs' four integers. Arrays are (iteration, entry of a, entry of b): at most 255
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+
+from .footprint import Runs
+
+Ints = int | np.ndarray          # a number, or one per entry (a family's columns)
 
 
 class Family(NamedTuple):
@@ -19,13 +24,13 @@ class Family(NamedTuple):
 
     base: np.ndarray
     step: np.ndarray
-    count: np.ndarray
+    count: np.ndarray  # type: ignore[assignment]     # a field, not tuple.count
     length: np.ndarray
     span: tuple[int, int] | None
     uniform: bool
 
 
-def family(entries) -> Family:
+def family(entries: Sequence[tuple[int, Runs]]) -> Family:
     """The Family of a non-empty sequence of (addr, Runs), made once per operand and scope where several
     iteration rules compare it (Context.families)."""
     runs = entries[0][1]
@@ -37,7 +42,7 @@ def family(entries) -> Family:
     return Family(base, step, count, length, _span(base, step, count, length), _uniform(step, count, length))
 
 
-def _shared(entries, runs: tuple[int, int, int, int]) -> Family:
+def _shared(entries: Sequence[tuple[int, Runs]], runs: Runs) -> Family:
     """The Family of entries that all have `runs` (a footprint.Runs: first, step, count, length): step,
     count and length as arrays of one (they broadcast), the span in Python integers (where they are
     exactly what int64 gives)."""
@@ -53,7 +58,7 @@ def _shared(entries, runs: tuple[int, int, int, int]) -> Family:
     return Family(base, step, count, length, span, True)
 
 
-def iteration_hits(a, b, lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
+def iteration_hits(a: Sequence[tuple[int, Runs]], b: Sequence[tuple[int, Runs]], lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
     """hits[r, i, j]: run r of entry i of `a` shares a byte with run r' of entry j of `b` for some r'
     with lag[0] <= r' - r <= lag[1] (None: no upper bound). `a`, `b`: sequences of (addr, Runs) in one
     scope. `distinct` leaves out i == j (an operand compared with itself)."""
@@ -142,11 +147,11 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
         at = _first_in_blocks(d, rounds, runs, lag, same, diagonal)
         if at is None:
             return None
-    r = int(at.min(initial=rounds))
-    if r >= rounds:
+    first_r = int(at.min(initial=rounds))
+    if first_r >= rounds:
         return None
-    i, j = divmod(int((at == r).argmax()), at.shape[1])
-    return r, i, j
+    first_i, first_j = divmod(int((at == first_r).argmax()), int(at.shape[1]))
+    return first_r, first_i, first_j
 
 
 def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int, int], lag: tuple[int, int | None],
@@ -232,7 +237,7 @@ def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
     return bool((step == step[0]).all() and (count == count[0]).all() and (length == length[0]).all())
 
 
-def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray:
+def _meets(x: np.ndarray, r: np.ndarray, la: Ints, lb: Ints, sb: Ints, b_count: Ints, lag: tuple[int, int | None]) -> np.ndarray:
     """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
     them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
     if np.ndim(sb) == 0:                    # one step for all of b (a uniform family): one branch
@@ -254,7 +259,8 @@ def _meets(x, r, la, lb, sb, b_count, lag: tuple[int, int | None]) -> np.ndarray
     hi = np.minimum(last, b_count - 1)
     if lag[1] is not None:
         hi = np.minimum(hi, r + lag[1])
-    return lo <= hi
+    met: np.ndarray = lo <= hi
+    return met
 
 
 def _meets_at_lag(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
@@ -283,7 +289,7 @@ def _lag_bounds(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb
     return first, last
 
 
-def _span(base, step, count, length) -> tuple[int, int] | None:
+def _span(base: np.ndarray, step: np.ndarray, count: np.ndarray, length: np.ndarray) -> tuple[int, int] | None:
     """Lowest to highest byte over the live runs of a family's columns (None: nothing is touched)."""
     live = (count > 0) & (length > 0)
     if not live.any():
@@ -292,7 +298,7 @@ def _span(base, step, count, length) -> tuple[int, int] | None:
     return int(np.minimum(base, far)[live].min()), int((np.maximum(base, far) + length)[live].max())
 
 
-def iterations_identical(a, b) -> np.ndarray:
+def iterations_identical(a: Sequence[tuple[int, Runs]], b: Sequence[tuple[int, Runs]]) -> np.ndarray:
     """same[r]: in iteration r every entry i of `a` touches exactly the bytes entry i of `b` does."""
     if len(a) != len(b) or not a:
         return np.zeros(0, dtype=bool)
@@ -305,4 +311,5 @@ def families_identical(a: Family, b: Family) -> np.ndarray:
     r = np.arange(rounds, dtype=np.int64)[:, None]
     same = (a.base + r * a.step == b.base + r * b.step) & (a.length == b.length)
     live = (r < a.count) | (r < b.count)
-    return np.all(same | ~live, axis=1)
+    identical: np.ndarray = np.all(same | ~live, axis=1)
+    return identical

@@ -31,7 +31,7 @@ class Lattice(NamedTuple):
         return self.length <= 0 or min(self.counts, default=1) <= 0
 
     @property
-    def count(self) -> int:
+    def count(self) -> int:  # type: ignore[override]     # a field of the lattice, not tuple.count
         return 0 if self.empty else math.prod(self.counts)
 
     @property

@@ -33,12 +33,12 @@ def positions(mask: int | Sequence[int], per: int) -> np.ndarray:
     return np.flatnonzero(selected(mask, per)).astype(np.int64)
 
 
-def hashable(mask: int | Sequence[int]) -> int | tuple:
+def hashable(mask: int | Sequence[int]) -> int | tuple[int, ...]:
     """A mask as a key (an int, or its words as a tuple): what the repeat forms' cached layouts are keyed by."""
     return mask if isinstance(mask, (int, np.integer)) else tuple(mask)
 
 
-def with_masks(data: Mapping[str, Any], masks: Mapping[str, Any], fail: Callable[[str, str], None]) -> dict:
+def with_masks(data: Mapping[str, Any], masks: Mapping[str, Any], fail: Callable[[str, str], None]) -> dict[str, Any]:
     """An API spec's data with the mask pages' rules and effects (masks.yaml) added for each mask parameter
     declared `general`, each with the API's id, the parameter and `when` the forms of its mode; checked:
     every form's mode agrees with the parameter's type in that form."""

@@ -6,137 +6,23 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .call import Call, Tensor
-
-
-class SpecError(ValueError):
-    """A spec file is malformed. The message names the file, the path inside it and the problem."""
-
-
-# What a rule's `inferred` may name: the rule itself (no sentence states it), its severity (the sentence
-# is on the page, refuse-or-undefined is not), or its extent (stated for fewer forms / dtypes than `when`).
-INFERRED_ASPECTS = ("rule", "severity", "extent")
-SEED = "seed"           # the edition of the seed pages, every spec's `page`: the default one
-LEGALITIES = ("legal", "reject", "undefined")
-
-
-class Inferred(dict):
-    """aspect -> why the kit takes it. A dict (JSON-ready); as text, "severity: why; extent: why"."""
-
-    def __str__(self) -> str:
-        return "; ".join(f"{aspect}: {' '.join(why.split())}" for aspect, why in self.items())
-
-    @property
-    def aspects(self) -> tuple[str, ...]:
-        return tuple(a for a in INFERRED_ASPECTS if a in self)
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One checkable sentence of a page: id, kind (what the checker evaluates), severity, quote.
-    `inferred` says what of it the page does not state (empty: all of it is stated)."""
-
-    id: str
-    kind: str
-    severity: str
-    quote: str
-    page: str
-    inferred: Inferred = field(default_factory=Inferred)
-    when: Mapping[str, Any] | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
-    note: str | None = None
-    quote_reads: str | None = None      # how the quote is read where its characters say otherwise
-    editions: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # edition -> {quote, says}
-
-    def __getitem__(self, key: str) -> Any:
-        return self.fields[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.fields.get(key, default)
-
-
-@dataclass(frozen=True)
-class Source:
-    """Where a reading comes from: a seed page and its exact text, a newer edition of the spec's page and
-    its exact text, or other vendor material and what it says."""
-
-    page: str | None = None
-    quote: str | None = None
-    material: str | None = None
-    says: str | None = None
-    edition: str | None = None
-
-    def __str__(self) -> str:
-        if self.edition:
-            return f"the {self.edition} edition: 「{self.quote}」"
-        return f"{self.page}: 「{self.quote}」" if self.page else f"{self.material}: {self.says}"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One way to read an ambiguity, as data: what every call of its region is under it (`legality`), and
-    for a legal region whose bytes move otherwise than the API's default index math, the `variant` by name."""
-
-    id: str
-    sentence: str
-    sources: tuple[Source, ...]
-    legality: str                       # legal | reject | undefined
-    variant: str | None = None
-
-
-@dataclass(frozen=True)
-class Ambiguity:
-    """A place where the page can be read two ways. Undeclared, the kit judges no reading (the region is
-    `undefined`, and no cell generates a call there); a backend declares the reading it follows by id."""
-
-    id: str
-    question: str
-    quote: str
-    readings: tuple[Reading, ...]
-    region: Mapping[str, Any]
-    page: str
-    used: int | None = None
-    checks: tuple[Rule, ...] = ()       # rule-shaped tests; the region holds the calls one of them flags
-    overrides: tuple[str, ...] = ()     # rules whose verdict the reading takes over inside the region
-    declared: Reading | None = None     # the reading a backend follows (Rulebook.with_readings); None: none
-    settled: Mapping[str, Mapping[str, str]] = field(default_factory=dict)   # edition -> {reading, quote, says}
-
-    @property
-    def legality(self) -> str:
-        """What a call of the region is: the declared reading's legality, `undefined` while none is."""
-        return self.declared.legality if self.declared else "undefined"
-
-    @property
-    def regions(self) -> tuple[Mapping[str, Any], ...]:
-        """`region` as a tuple of `when` mappings: a call is concerned if it matches any of them."""
-        return tuple(self.region) if isinstance(self.region, (list, tuple)) else (self.region,)
-
-    def reading(self, reading_id: str) -> Reading:
-        for r in self.readings:
-            if r.id == reading_id:
-                return r
-        raise ValueError(f"ambiguity {self.id} has no reading {reading_id!r} "
-                         f"(readings: {', '.join(r.id for r in self.readings)})")
-
-
-@dataclass(frozen=True)
-class Product:
-    id: str
-    names: tuple[str, ...]
-    block_bytes: int
-    scope_bytes: Mapping[str, int | None]   # UB / L1 sizes; GM is unbounded (None)
-    figures: Mapping[str, Mapping[str, Any]]
-
-    def capacity(self, scope: str) -> int | None:
-        return self.scope_bytes.get(scope)
-
-    def has_scope(self, scope: str) -> bool:
-        return scope == "GM" or bool(self.scope_bytes.get(scope))
+from .kinds import kind_of
+from .records import INFERRED_ASPECTS as INFERRED_ASPECTS
+from .records import LEGALITIES as LEGALITIES
+from .records import SEED as SEED
+from .records import Ambiguity as Ambiguity
+from .records import Inferred as Inferred
+from .records import Product as Product
+from .records import Reading as Reading
+from .records import Rule as Rule
+from .records import Source as Source
+from .records import SpecError as SpecError
 
 
 @dataclass
@@ -175,14 +61,15 @@ class ApiSpec:
                 if field_name:
                     mappings.setdefault(head, set()).add(field_name)
             cache[form] = ([(n, self.param_type(n, form)) for n in names], mappings)
-        return cache[form]
+        made: tuple[list[tuple[str, str]], dict[str, set[str]]] = cache[form]
+        return made
 
     def param_type(self, name: str, form: str | None) -> str:
         """int | bool | words: a parameter's `type`, or its type in this form (`forms: {form: type}`)."""
         forms = self.params[name].get("forms")
         if isinstance(forms, Mapping) and forms.get(form):
-            return forms[form]
-        return self.params[name].get("type", "int")
+            return str(forms[form])
+        return str(self.params[name].get("type", "int"))
 
     def is_list(self, operand: str) -> bool:
         return "entries" in self.operands[operand]
@@ -193,14 +80,29 @@ class ApiSpec:
                 return rule
         raise KeyError(f"{self.api} has no rule {rule_id!r}")
 
-    def rules_of(self, kind: str) -> list[Rule]:
-        return [r for r in self.rules if r.kind == kind]
+    def rules_that(self, hook: str) -> tuple[Rule, ...]:
+        """The rules, in spec order, whose kinds answer `hook` (oracle/kinds/phases.py) for themselves:
+        those the machinery asks it of (found once per spec)."""
+        cache: dict[str, tuple[Rule, ...]] = self.__dict__.setdefault("_rules_that", {})
+        found = cache.get(hook)
+        if found is None:
+            found = cache[hook] = tuple(r for r in self.rules if kind_of(r).provides(hook))
+        return found
+
+    def listed_products(self) -> Sequence[str] | None:
+        """The products the API's rules list as having it (None: they list none)."""
+        return next((p for r in self.rules_that("products") for p in [kind_of(r).products(r)] if p is not None), None)
+
+    def supported_on(self, product: str) -> bool:
+        """Do the API's rules allow it on `product`?"""
+        return all(product in p for r in self.rules_that("products") for p in [kind_of(r).products(r)]
+                   if p is not None)
 
     @functools.cached_property
     def path_operands(self) -> tuple[str, str] | None:
         """(from, to) operand names of the API's path rule, if it has one."""
-        rules = self.rules_of("path")
-        return (rules[0]["from"], rules[0]["to"]) if rules else None
+        return next((e for r in self.rules_that("path_ends") for e in [kind_of(r).path_ends(r)] if e is not None),
+                    None)
 
     def path_of(self, call: Call) -> str | None:
         ends = self.path_operands
@@ -240,7 +142,8 @@ class ApiSpec:
         if form not in cache:
             cache[form] = frozenset(self.operands) | {p.partition(".")[0] for p, d in self.params.items()
                                                       if form in d.get("forms", [form])}
-        return cache[form]
+        names: frozenset[str] = cache[form]
+        return names
 
     def forms_or_default(self) -> tuple[str | None, ...]:
         return self.forms or (None,)
@@ -310,7 +213,7 @@ class Rulebook:
         by an index-math variant the oracle does not provide is refused (ValueError), never judged by
         the default math."""
         key = frozenset(declared.items())
-        cache = self.__dict__.setdefault("_with_readings", {})
+        cache: dict[frozenset[tuple[str, str]], Rulebook] = self.__dict__.setdefault("_with_readings", {})
         if key in cache:
             return cache[key]
         chosen = self.readings(declared)
@@ -350,14 +253,6 @@ class Rulebook:
             return False
         return "params" not in when or in_ranges(param_ranges(when["params"]), call.args)
 
-    def align_bytes(self, rule: Rule, product: Product, element: int = 1) -> int:
-        """The bytes an `align` rule asks for: a number, the product's block, or `element` (the width of
-        the operand's dtype: "按照对应数据类型所占字节数对齐")."""
-        value = rule["bytes"]
-        if value == "element":
-            return element
-        return product.block_bytes if value == "block_bytes" else int(value)
-
     def alignment(self, spec: ApiSpec, call: Call, operand: str, scope: str) -> int:
         """The alignment every applicable `align` rule asks of `operand` in `scope`, with the element size."""
         tensor = call.args.get(operand)
@@ -366,19 +261,25 @@ class Rulebook:
         itemsize = self.itemsize(tensor.dtype) if isinstance(tensor, Tensor) else 1
         product = self.products.get(call.product)
         need = itemsize
-        for rule in spec.rules_of("align"):
-            if rule["operand"] == operand and rule["scope"] == scope and product and self.matches(rule.when, call, spec):
-                need = math.lcm(need, self.align_bytes(rule, product, itemsize))
+        if product is None:
+            return need
+        for rule in spec.rules_that("alignment"):
+            asked = kind_of(rule).alignment(rule, operand, scope, product, itemsize)
+            if asked is not None and self.matches(rule.when, call, spec):
+                need = math.lcm(need, asked)
         return need
 
 
-def param_ranges(params: Mapping[str, Any]) -> tuple[tuple[str, str, int, int], ...]:
+Ranges = tuple[tuple[str, str, int, int], ...]      # a `when`'s params: (name, field or "", lo, hi) per param
+
+
+def param_ranges(params: Mapping[str, Any]) -> Ranges:
     """A `when`'s params ({"name" or "name.field": [lo, hi]}) as (name, field or "", lo, hi) per param."""
     return tuple((head, field_name, lo, hi) for name, (lo, hi) in params.items()
                  for head, _, field_name in [name.partition(".")])
 
 
-def in_ranges(ranges: tuple[tuple[str, str, int, int], ...], args: Mapping[str, Any]) -> bool:
+def in_ranges(ranges: Ranges, args: Mapping[str, Any]) -> bool:
     """Every param of `ranges` (param_ranges) lies in its range (a bool parameter matches as 0 / 1)."""
     for head, field_name, lo, hi in ranges:
         value = args.get(head)

@@ -75,8 +75,8 @@ def violations(ctx: Context) -> list[Violation]:
         if quick.outside_regions:                    # and no ambiguity region holds the call
             if not rules:
                 return []
-            ambiguities = ()
-    concerned, overridden = [], set()
+            ambiguities = []
+    concerned, overridden = [], set[str]()
     for amb, regions in ambiguities:
         for ranges in regions:
             if ranges is None or in_ranges(ranges, args):

@@ -49,17 +49,17 @@ def places(entries: Sequence[Entry], units: Mapping[str, int], numbers: Sequence
     each piece of dimension 0 `piece` elements long; `gap_bytes`: dimension 0's gap in bytes where it is not
     stride elements (a reading of the UB side's gap)."""
     width = units["element"]
-    below, first, steps = 1, 0, []
+    below, first, higher = 1, 0, []
     for i, e in enumerate(entries):
         first += e["startIndex"] * below
-        steps.append((1 + e["stride"]) * below if i else None)
+        if i:
+            higher.append((1 + e["stride"]) * below * width)
         below *= e["shapeValue"]
     if not entries:
         return Lattice(0, (), (), 0)
     gap = entries[0]["stride"] * width if gap_bytes is None else gap_bytes
-    steps[0] = piece * width + gap
-    higher = [s * width for s in steps[1:]]
-    return Lattice(first * width, (*reversed(higher), steps[0]), (*reversed(numbers[1:]), numbers[0]), piece * width)
+    return Lattice(first * width, (*reversed(higher), piece * width + gap), (*reversed(numbers[1:]), numbers[0]),
+                   piece * width)
 
 
 def fields(value: Any) -> list[Entry]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .kinds import RULE_KINDS, UNBROKEN
 from .mask import with_masks
 from .rulebook import (INFERRED_ASPECTS, LEGALITIES, SEED, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
                        Rulebook, Source, SpecError)
@@ -289,16 +290,8 @@ def _check_rule_fields(raw: Mapping[str, Any], where: str, api: str, operands: M
     for key in ("param", "of_param"):
         if key in raw and raw[key] not in params:
             fail(f"{where}.{key}", f"{raw[key]!r} is not a parameter of {api}")
-    for j, name in enumerate(raw.get("lists", [])):
-        if params.get(name, {}).get("type") != "structs":
-            fail(f"{where}.lists[{j}]", f"{name!r} is not a parameter of {api} of type structs")
-    for j, name in enumerate(raw.get("allowed", []) if raw["kind"] == "dtype" else []):
-        if name not in dtypes:
-            fail(f"{where}.allowed[{j}]", f"unknown dtype {name!r}")
-    if raw["kind"] == "range" and raw["min"] > raw["max"]:
-        fail(where, f"min {raw['min']} is larger than max {raw['max']}")
-    if raw["kind"] == "list_length" and raw.get("operand") in operands and "entries" not in operands[raw["operand"]]:
-        fail(f"{where}.operand", f"{raw['operand']!r} is not a list operand (it has no `entries`)")
+    for under, message in RULE_KINDS.get(raw["kind"], UNBROKEN).validate(raw, operands, dtypes, params):
+        fail(f"{where}{under}", message)
 
 
 def _check_when(when: Mapping[str, Any] | None, where: str, params: Mapping[str, Any], fail: Any) -> None:
@@ -331,7 +324,7 @@ def load_rulebook(directory: str | Path | None = None, validate: bool | None = N
     products = _products(read("products.yaml"), directory / "products.yaml", checked)
     masks = read("masks.yaml")
     _validate(masks, _sub_schema(checked, "masks_file"), directory / "masks.yaml")
-    apis = {}
+    apis: dict[str, ApiSpec] = {}
     for name in names[len(fixed):]:
         spec = _api(read(name), directory / name, checked, dtypes, masks)
         if spec.api in apis:

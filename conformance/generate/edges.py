@@ -141,7 +141,8 @@ def _wide_count_masks(env: Env, form: str | None) -> list[str]:
     """Count-mode masks of this form whose range runs past an iteration (their values split there)."""
     covers = max(env.spec.mask_covers.values(), default=None)
     return [n for n, modes in env.spec.masks.items() if modes.get(form) == "count" and covers is not None
-            and any(r["param"] == n and r["max"] > covers for r in env.spec.rules_of("range"))]
+            and any(i is not None and i[1] > covers for r in env.spec.rules_that("interval")
+                    for i in [kind_of(r).interval(r, n)])]
 
 
 def _shape_plan(env: Env, form: str | None) -> dict[str, Any]:

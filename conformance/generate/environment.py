@@ -24,6 +24,17 @@ def round_up(value: int, align: int) -> int:
     return -(-value // align) * align
 
 
+@dataclass(frozen=True)
+class StructGroup:
+    """List-of-struct arguments drawn together: the rule whose kind draws them, the lists, their operands
+    (in the same order) and the int parameter holding their length."""
+
+    rule: Rule
+    lists: tuple[str, ...]
+    operands: tuple[str, ...]
+    length: str
+
+
 @dataclass(eq=False)
 class Frame:
     """What drawing a call needs that no pick changes: its form, dtypes, scopes and list counts fix the
@@ -72,15 +83,15 @@ class Env:
         return any("." in p for p in self.spec.params)
 
     @functools.cached_property
-    def struct_groups(self) -> list[tuple[Rule, str]]:
-        """Per pair of list-of-struct arguments (SliceInfo[]): a rule whose kind draws them (`draw_lists`, by
-        the lists it names) and the parameter holding their length (conformance/generate/structs.py)."""
+    def struct_groups(self) -> list[StructGroup]:
+        """Per group of list-of-struct arguments (SliceInfo[]): a rule whose kind draws them (`draw_lists`),
+        the lists with their operands, and the parameter holding their length (conformance/generate/structs.py)."""
         out, seen = [], set()
-        for rule in self.spec.rules:
-            lists = tuple(rule.fields.get("lists", ()))
-            if lists and lists not in seen and hasattr(kind_of(rule), "draw_lists"):
-                seen.add(lists)
-                out.append((rule, self.spec.params[lists[0]]["entries"]))
+        for rule in self.spec.rules_that("struct_lists"):
+            named = kind_of(rule).struct_lists(rule)
+            if named and named[0] not in seen:
+                seen.add(named[0])
+                out.append(StructGroup(rule, named[0], named[1], self.spec.params[named[0][0]]["entries"]))
         return out
 
     @functools.cached_property
@@ -90,7 +101,7 @@ class Env:
 
     @functools.cached_property
     def supported(self) -> bool:
-        return all(self.product.id in r["products"] for r in self.spec.rules_of("product"))
+        return self.spec.supported_on(self.product.id)
 
     @functools.cached_property
     def joint_regions(self) -> list[tuple[Mapping[str, Any], list[str]]]:
@@ -109,12 +120,12 @@ class Env:
         """Allowed paths on this product; the union of all products' where the page lists none for it.
         A path rule of some forms (`when: {forms: ...}`: DataCopyPad's GM->UB and UB->GM overloads) holds
         for those forms; `form` None: the paths of every form."""
-        rules = [r for r in self.spec.rules_of("path")
-                 if form is None or not r.when or form in r.when.get("forms", (form,))]
+        rules = [r for r in self.spec.rules_that("paths") if kind_of(r).paths(r, None) is not None
+                 and (form is None or not r.when or form in r.when.get("forms", (form,)))]
         if not rules:
             return []
-        mine = [p for r in rules for p in r["allowed"].get(self.product.id, ())]
-        paths = list(dict.fromkeys(mine)) or sorted({p for r in rules for ps in r["allowed"].values() for p in ps})
+        mine = [p for r in rules for p in kind_of(r).paths(r, self.product.id) or ()]
+        paths = list(dict.fromkeys(mine)) or sorted({p for r in rules for p in kind_of(r).paths(r, None) or ()})
         return [p for p in paths if all(self.product.has_scope(s) for s in p.split("->"))]
 
     def forbidden_paths(self, form: str | None = None) -> list[str]:
@@ -146,11 +157,11 @@ class Env:
         template = self.probe(form, dtypes, scopes, {}, counts)
         math_ = index_math(self.spec.api)
         units = Context(template, self.spec, self.rulebook, self.product).units
-        alone = frozenset(n for rule, length in self.struct_groups for n in (*rule["lists"], length))
+        alone = frozenset(n for g in self.struct_groups for n in (*g.lists, g.length))
         names = [n for n in self.param_names(form) if self.spec.param_type(n, form) != "words" and n not in alone]
         domains, op_aligns, aligns = self.shape(form, tuple(dtypes.items()), tuple(scopes.items()))
-        word_rules = {name: [r for r in self.spec.rules_of("mask_words")
-                             if r["param"] == name and self.rulebook.matches(r.when, template, self.spec)]
+        word_rules = {name: [r for r in self.spec.rules_that("words_param") if kind_of(r).words_param(r) == name
+                             and self.rulebook.matches(r.when, template, self.spec)]
                       for name in self.param_names(form) if self.spec.param_type(name, form) == "words"}
         return Frame(template, math_, units, [math_.VARIANTS[v](units) for v in self.variants], names,
                      {n: self.multiple_of(n, template) for n in domains}, domains, op_aligns, aligns, word_rules,
@@ -159,8 +170,9 @@ class Env:
     def dtype_ok(self, call: Call) -> bool:
         """Does the call pass every dtype rule that applies to it?"""
         ctx = Context(call, self.spec, self.rulebook, self.product)
-        for rule in self.spec.rules_of("dtype") + self.spec.rules_of("same_dtype"):
-            if self.rulebook.matches(rule.when, call, self.spec) and kind_of(rule).check(rule, ctx):
+        for rule in self.spec.rules_that("on_dtypes"):
+            kind = kind_of(rule)
+            if kind.on_dtypes and self.rulebook.matches(rule.when, call, self.spec) and kind.check(rule, ctx):
                 return False
         return True
 
@@ -230,20 +242,23 @@ class Env:
         """What every legal value of a parameter is a multiple of (its `multiple` rules and, with `regions`,
         the `multiple` checks on it of the ambiguities whose region holds the probe's cell but for a range
         of that parameter: the calls off them are the region's), or 1, for calls like `probe`."""
-        rules = [r for r in self.spec.rules_of("multiple") if self.rulebook.matches(r.when, probe, self.spec)]
-        rules += [c for amb in self.spec.ambiguities if regions for c in amb.checks if kind_of(c).steps_values
-                  and all(set(r.get("params", {})) <= {name} and self.rulebook.matches(
-                      {k: v for k, v in r.items() if k != "params"}, probe, self.spec) for r in amb.regions)]
+        def width() -> int:
+            return self.rulebook.itemsize(self.spec.dtype_of_call(probe))
+
+        def unit() -> int:
+            unit = self.spec.params[name].get("unit", 1)
+            return unit["elements"] * width() if isinstance(unit, Mapping) else unit
         step = 1
-        for rule in rules:
-            if rule["param"] == name:
-                width = self.rulebook.itemsize(self.spec.dtype_of_call(probe))
-                of = width if rule["of"] == "element" else rule["of"]
-                if rule.get("bytes"):
-                    unit = self.spec.params[name].get("unit", 1)
-                    unit = unit["elements"] * width if isinstance(unit, Mapping) else unit
-                    of //= math.gcd(of, unit)
+        for rule in self.spec.rules_that("multiple_of"):
+            of = kind_of(rule).multiple_of(rule, name, width, unit)
+            if of is not None and self.rulebook.matches(rule.when, probe, self.spec):
                 step = math.lcm(step, of)
+        for amb in self.spec.ambiguities if regions else ():
+            for check in amb.checks:
+                of = kind_of(check).multiple_of(check, name, width, unit)
+                if of is not None and all(set(r.get("params", {})) <= {name} and self.rulebook.matches(
+                        {k: v for k, v in r.items() if k != "params"}, probe, self.spec) for r in amb.regions):
+                    step = math.lcm(step, of)
         return step
 
     def param_names(self, form: str | None) -> list[str]:
@@ -273,13 +288,16 @@ class Env:
     def domain(self, name: str, probe: Call) -> list[tuple[int, int]]:
         """Legal values of a parameter: the intersection of its range rules, minus ambiguity regions."""
         lo, hi = None, None
-        for rule in self.spec.rules_of("range"):
-            if rule["param"] == name and self.rulebook.matches(rule.when, probe, self.spec):
-                lo = rule["min"] if lo is None else max(lo, rule["min"])
-                hi = rule["max"] if hi is None else min(hi, rule["max"])
+        bounded = False
+        for rule in self.spec.rules_that("interval"):
+            interval = kind_of(rule).interval(rule, name)
+            bounded = bounded or interval is not None
+            if interval is not None and self.rulebook.matches(rule.when, probe, self.spec):
+                lo = interval[0] if lo is None else max(lo, interval[0])
+                hi = interval[1] if hi is None else min(hi, interval[1])
         if lo is None and self.spec.params[name].get("type") == "bool":
             lo, hi = 0, 1                                  # drawn as 0 / 1, passed as False / True
-        if lo is None and any(r["param"] == name for r in self.spec.rules_of("range")):
+        if lo is None and bounded:
             return []                                      # no range applies to this dtype / form
         if lo is None:
             raise ValueError(f"{self.spec.file}: parameter {name!r} has no range rule; the generators need one")

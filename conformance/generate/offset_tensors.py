@@ -50,8 +50,8 @@ def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
 def offset_grid(spec: Any, operand: str, element: int) -> int:
     """The bytes the offsets of `operand` step by: its element's width, or the widest grid its offset_align
     rules ask for (whole DataBlocks)."""
-    return max([r["bytes"] for r in spec.rules_of("offset_align") if r["operand"] == operand and "bytes" in r.fields]
-               + [element])
+    grids = [g for r in spec.rules_that("offset_grid") for g in [kind_of(r).offset_grid(r, operand)] if g is not None]
+    return max(grids + [element])
 
 
 class Offsets:
@@ -213,8 +213,8 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
     """The largest offset of `v_name` the offset_range rules that hold for `call` allow (None: no limit)."""
-    limits = [r["max"] for r in env.spec.rules_of("offset_range")
-              if r["operand"] == v_name and env.rulebook.matches(r.when, call, env.spec)]
+    limits = [m for r in env.spec.rules_that("offset_limit") for m in [kind_of(r).offset_limit(r, v_name)]
+              if m is not None and env.rulebook.matches(r.when, call, env.spec)]
     return min(limits) if limits else None
 
 
@@ -223,8 +223,8 @@ def _others(call: Call, ctx: Context, x_name: str, aimed: tuple = ()) -> list[tu
     (their spans), but those `aimed` at (an overlap target's)."""
     x_tensor = call.tensor(x_name)
     scope = x_tensor.scope
-    apart = {op for r in ctx.spec.rules_of("overlap") if x_name in r["operands"] for op in r["operands"]
-             if not (r.get("allow") == "identical" and _identical(ctx, call.tensor(op), x_tensor))}
+    apart = {op for r in ctx.spec.rules_that("kept_apart") for op in kind_of(r).kept_apart(
+        r, x_name, lambda op: _identical(ctx, call.tensor(op), x_tensor))}
     out = []
     for op, runs in ctx.accesses.items():
         if op == x_name or op not in apart or op in aimed or runs is None or isinstance(runs, list) or runs.empty:

@@ -37,16 +37,16 @@ def draw_structs(pick: Picks, env: Env, draft: CallDraft, target: Rule | None,
     out: dict[str, Any] = {}
     frame = frame_of(env, draft)
     target_kind = kind_of(target)
-    for rule, length in env.struct_groups:
-        forced = None
+    for group in env.struct_groups:
+        length, forced = group.length, None
         if target is not None and target_kind.forced_param(target) == length:
             forced, tag = target_kind.outside(target, pick, 1, lambda v: v >= 0)
             draft.tags.append(tag)
-        scopes = {name: draft.scopes[op] for name, op in zip(rule["lists"], rule["operands"])}
-        request = ListsRequest(list(rule["lists"]), scopes, frame.units,
+        scopes = {name: draft.scopes[op] for name, op in zip(group.lists, group.operands)}
+        request = ListsRequest(list(group.lists), scopes, frame.units,
                                {name: scope_capacity(env, draft, s) for name, s in scopes.items()},
                                list(domains.get(length, ())), forced, target, draft.tags)
-        lists, value = kind_of(rule).draw_lists(pick, request)
+        lists, value = kind_of(group.rule).draw_lists(pick, request)
         require(value >= 0)
         out.update(lists)
         out[length] = value

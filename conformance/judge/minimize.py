@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from oracle import Call, Tensor, check
 from oracle.rules import context
+from oracle.kinds import kind_of
 from oracle.spec import Rulebook
 
 from conformance.backends.contract import Backend
@@ -160,7 +161,8 @@ class Minimizer:
 
     def lower_params(self) -> None:
         """Each integer parameter towards the bottom of its range."""
-        floors = {r["param"]: r["min"] for r in self.spec.rules_of("range")}
+        floors = {n: i[0] for r in self.spec.rules_that("interval") for n in self.spec.params
+                  for i in [kind_of(r).interval(r, n)] if i is not None}
         for name in self.spec.params:
             if self.best.call.form not in self.spec.params[name].get("forms", [self.best.call.form]):
                 continue

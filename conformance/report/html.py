@@ -220,7 +220,7 @@ def product_view(results: dict[str, Any], product: str, rulebook: Rulebook, repr
     backend = {"name": "", "spec": "", "version": "", **(results.get("backend") or {})}
     meta = {**_META, **results}
     traced = [{"api": api, "title": rulebook.api(api).title, "page": rulebook.api(api).page,
-               "supported": all(product in r["products"] for r in rulebook.api(api).rules_of("product")),
+               "supported": rulebook.api(api).supported_on(product),
                "rules": rule_rows(rulebook.api(api), cells, product, rulebook)} for api in apis]
     shown = banner(results, product)
     return {

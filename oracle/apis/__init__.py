@@ -36,7 +36,7 @@ from types import ModuleType
 HELPERS = frozenset({"offsets", "fractal"})     # modules of this package that serve several APIs
 
 
-class _Modules(dict):
+class _Modules(dict[str, ModuleType]):
     """api -> its index-math module, `oracle/apis/<api>.py`, imported on first use: adding an API is a spec
     and a module of its name, registered nowhere else."""
 

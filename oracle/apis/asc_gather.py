@@ -26,7 +26,7 @@ Spots(at=array([6, 4, 2, 0]), length=2)
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from ..footprint import Runs, Spots
 from .offsets import advance, follow_stride, gather_into, moved, offset_entries, plain_extents, plain_side
 
 
-def repeats(call: Call, units: Mapping[str, int]) -> tuple:
+def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
     """What the elements of the repeat form depend on (offsets.repeat_elements's arguments): dst moves by
     dst_repeat_stride blocks a repeat, every element of a repeat moves."""
     args, width = call.args, units["element"]
@@ -43,7 +43,7 @@ def repeats(call: Call, units: Mapping[str, int]) -> tuple:
     return args["repeat"], units["repeat"] // width, stride, width, None, advance(units, stride)
 
 
-def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     """src's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), repeats)
@@ -51,7 +51,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
     index, at = moved(call, units, call.form in ("count", "count_sync"), repeats)
@@ -62,12 +62,12 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     return []
 
 
-def nominal(call: Call, units: Mapping[str, int]) -> dict:
+def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """src's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
     return {"src": extents(call, units)["src"]}
 
 
-def extents(call: Call, units: Mapping[str, int]) -> dict:
+def extents(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """Each operand's end and bytes moved as accesses (src as nominal) give them, in closed form (see
     scatter.extents)."""
     width = units["element"]

@@ -28,7 +28,7 @@ mask_continuous: the first 3 int16 elements of one iteration, src 64 bytes (2 Da
 from __future__ import annotations
 
 import functools
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -41,7 +41,7 @@ _FIELDS = {"dst": ("dstRepeatSize", "dstStride"), "src": ("srcRepeatSize", "srcS
 
 
 @functools.lru_cache(maxsize=1024)
-def _picked(mask: int | tuple, per: int, width: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+def _picked(mask: int | tuple[int, ...], per: int, width: int, block: int) -> tuple[np.ndarray, np.ndarray]:
     """(DataBlock, byte in it) of each element of an iteration the mask selects (read-only arrays)."""
     e = positions(mask, per) * width
     blocks, inside = e // block, e % block
@@ -75,20 +75,20 @@ def places(call: Call, units: Mapping[str, int], operand: str) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=256)
-def _places(mask: int | tuple, per: int, width: int, block: int, repeat: int, between: int, within: int) -> np.ndarray:
+def _places(mask: int | tuple[int, ...], per: int, width: int, block: int, repeat: int, between: int, within: int) -> np.ndarray:
     blocks, inside = _picked(mask, per, width, block)
     r = np.arange(repeat, dtype=np.int64)[:, None]
-    at = (r * between + blocks * within + inside).reshape(-1)
+    at: np.ndarray = (r * between + blocks * within + inside).reshape(-1)
     at.flags.writeable = False
     return at
 
 
-def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     width = units["element"]
     return {op: Spots(places(call, units, op), width) for op in ("dst", "src")}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:
     """Every element read, then written (two sent to one dst place: copy.dst.self_overlap leaves it open)."""
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
@@ -101,7 +101,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     return []
 
 
-def extents(call: Call, units: Mapping[str, int]) -> dict:
+def extents(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """Each operand's end and bytes moved, in closed form: the furthest element is in the last iteration
     (the steps are not negative), at the furthest of the selected elements."""
     width = units["element"]

@@ -45,7 +45,8 @@ from .fractal import nd_rows
 
 
 def _fields(call: Call) -> dict[str, int]:
-    return call.args["intriParams"]
+    fields: dict[str, int] = call.args["intriParams"]
+    return fields
 
 
 def accesses(call: Call, units: Mapping[str, int],

@@ -37,7 +37,7 @@ the left and two on the right, padded with 0x7777; the dummy bytes up to the 32-
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -77,15 +77,15 @@ TRANSFER_FIRST, PADDING_VALUE = 1, 2    # the first element of the whole transfe
 DUMMY_WORD = "variant.dummy_word"       # set: the element the dummy repeats is at most 4 bytes
 
 
-def _dummy(code: int):
+def _dummy(code: int) -> Callable[[Mapping[str, int]], dict[str, int]]:
     return lambda units: {**units, DUMMY: code}
 
 
-def _word(units: Mapping[str, int]) -> dict:
+def _word(units: Mapping[str, int]) -> dict[str, Any]:
     return {**units, DUMMY_WORD: 1}
 
 
-def _dummy_values(units: Mapping[str, int], data: np.ndarray, pad: Mapping, width: int, size: int) -> np.ndarray:
+def _dummy_values(units: Mapping[str, int], data: np.ndarray, pad: Mapping[str, Any], width: int, size: int) -> np.ndarray:
     """(blocks, size) bytes of the dummy of blocks without padding, as the variant in `units` reads
     "dummy会默认填充待搬运数据块的第一个元素值"."""
     how = units.get(DUMMY, 0)
@@ -98,7 +98,7 @@ def _dummy_values(units: Mapping[str, int], data: np.ndarray, pad: Mapping, widt
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
-          runs: Mapping[str, Runs] | None = None) -> list | None:
+          runs: Mapping[str, Runs] | None = None) -> list[Any] | None:
     src, dst = call.tensor("src"), call.tensor("dst")
     runs = runs or accesses(call, units)
     s, d = runs["src"], runs["dst"]

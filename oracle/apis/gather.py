@@ -28,7 +28,7 @@ Spots(at=array([8, 6, 4, 2]), length=2)
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from ..mask import hashable
 from .offsets import advance, follow_stride, gather_into, moved, offset_entries, plain_extents, plain_side
 
 
-def repeats(call: Call, units: Mapping[str, int]) -> tuple:
+def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
     """What the elements of a mask form depend on (offsets.repeat_elements's arguments): dst moves by
     dstRepStride DataBlocks an iteration, the mask picks the elements of each."""
     args, width = call.args, units["element"]
@@ -47,7 +47,7 @@ def repeats(call: Call, units: Mapping[str, int]) -> tuple:
     return args["repeatTime"], per, stride, width, hashable(args["mask"]), advance(units, stride)
 
 
-def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     """src's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form == "count", repeats)
@@ -58,7 +58,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     return {"dst": dst, "src": Spots.offsets(offsets, base, width), "srcOffset": offs}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:
     width = units["element"]
     src, dst = call.tensor("src"), call.tensor("dst")
     index, at = moved(call, units, call.form == "count", repeats)
@@ -84,17 +84,17 @@ def _placed(offsets: np.ndarray, base: int, width: int, units: Mapping[str, int]
     return np.minimum(sums, 2**32 - 1).astype(offsets.dtype), 0
 
 
-def _floored(units: Mapping[str, int]) -> dict:
+def _floored(units: Mapping[str, int]) -> dict[str, Any]:
     """floored: element i reads the src element (srcBaseAddr + srcOffset[i]) // width."""
     return {**units, FLOORED: 1}
 
 
-def nominal(call: Call, units: Mapping[str, int]) -> dict:
+def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """src's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
     return {"src": extents(call, units)["src"]}
 
 
-def extents(call: Call, units: Mapping[str, int]) -> dict:
+def extents(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """Each operand's end and bytes moved as accesses (src as nominal) give them, in closed form (see
     scatter.extents)."""
     width = units["element"]

@@ -28,7 +28,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -46,10 +46,11 @@ def _dst(call: Call, units: Mapping[str, int]) -> Grid:
 
 
 def _blocks(call: Call, units: Mapping[str, int]) -> int:
-    return max(call.args["repeatTime"], 0) * units["repeat"]
+    repeat: int = call.args["repeatTime"]
+    return max(repeat, 0) * units["repeat"]
 
 
-def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     """src's blocks are known only from the offsets in memory (None without memory)."""
     n = _blocks(call, units)
     offsets = offset_entries(call, memory, "offset", n)
@@ -57,7 +58,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
             "offset": Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:
     block, n = units["block"], _blocks(call, units)
     src, dst = call.tensor("src"), call.tensor("dst")
     offsets = offset_entries(call, image, "offset", n)
@@ -73,7 +74,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     return []
 
 
-def nominal(call: Call, units: Mapping[str, int]) -> dict:
+def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """src's footprint if the offsets were 0, 32, 64, ...: what a generator sizes it by."""
     block = units["block"]
     return {"src": Runs(0, block, _blocks(call, units), block)}

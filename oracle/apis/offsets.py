@@ -22,11 +22,11 @@ reads offset entry r * 4 + e and lies r * 64 + e * 2 bytes into the strided oper
 from __future__ import annotations
 
 import functools
-from typing import Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from ..call import Call
+from ..call import Call, Tensor
 from ..footprint import Runs, Spots
 from ..mask import positions
 
@@ -49,7 +49,7 @@ def repeated(repeat: int, per: int, stride: int, width: int,
 FOLLOW_STRIDE = "variant.offsets_follow_stride"    # set: the offsets advance with the strided operand
 
 
-def follow_stride(units: Mapping[str, int]) -> dict:
+def follow_stride(units: Mapping[str, int]) -> dict[str, Any]:
     """offsets_follow_stride: entry r * stride / width + e places element e of repeat r."""
     return {**units, FOLLOW_STRIDE: 1}
 
@@ -59,7 +59,7 @@ def advance(units: Mapping[str, int], stride: int) -> int | None:
     return stride // units["element"] if units.get(FOLLOW_STRIDE) else None
 
 
-def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple | None,
+def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple[int, ...] | None,
                     advance: int | None) -> tuple[np.ndarray, np.ndarray]:
     """`repeated` of a repeat form given by value (a mask: None for every element, else as oracle/mask.py reads it)."""
     return repeated(repeat, per, stride, width, None if mask is None else positions(mask, per), advance)
@@ -69,9 +69,10 @@ class _Kept:
     """Values by key, up to `budget` elements in all (past it, every one is forgotten at once)."""
 
     def __init__(self, budget: int):
-        self.values, self.elements, self.budget = {}, 0, budget
+        self.values: dict[Any, Any] = {}
+        self.elements, self.budget = 0, budget
 
-    def keep(self, key, value, elements: int) -> None:
+    def keep(self, key: object, value: object, elements: int) -> None:
         if self.elements + elements > self.budget:
             self.values.clear()
             self.elements = 0
@@ -79,10 +80,11 @@ class _Kept:
         self.elements += elements
 
 
+Repeats = Callable[[Call, Mapping[str, int]], tuple[Any, ...]]     # a repeat form's repeat_elements arguments
 _SIDES = _Kept(1 << 20)              # a form's elements take 24 bytes each: 24 MiB at most
 
 
-def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
+def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """(offset entries read: a count or an index array, footprint of the operand that is not addressed by
     the offsets, footprint of the offsets tensor). A count form needs no arrays: count may be anything a
     uint32 holds; a repeat form lists its elements (`repeats(call, units)`: repeat_elements's arguments)."""
@@ -93,7 +95,7 @@ def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats) -> 
     return repeat_sides(repeats(call, units))
 
 
-def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
+def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """plain_side with ends and bytes moved alone: (elements moved, the operand not addressed by the
     offsets, the offsets tensor); a count form's as plain_side gives them, a repeat form's in closed form."""
     if counted:
@@ -101,7 +103,7 @@ def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats) 
     return repeat_extents(repeats(call, units))
 
 
-def repeat_sides(key: tuple) -> tuple:
+def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
     it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""
     sides = _SIDES.values.get(key)
@@ -124,13 +126,13 @@ class Extent(NamedTuple):
 
 
 @functools.lru_cache(maxsize=4096)
-def _chosen(mask: int | tuple | None, per: int) -> tuple[int, int]:
+def _chosen(mask: int | tuple[int, ...] | None, per: int) -> tuple[int, int]:
     """(elements a repeat moves, the position of the last one) under `mask` (as repeat_elements reads it)."""
     e = np.arange(per) if mask is None else positions(mask, per)
     return int(e.size), int(e[-1]) if e.size else -1
 
 
-def repeat_extents(key: tuple) -> tuple[int, Extent, Extent]:
+def repeat_extents(key: tuple[Any, ...]) -> tuple[int, Extent, Extent]:
     """repeat_sides(key) in closed form: (elements moved, extent of the strided operand, extent of the
     offsets tensor). An element's place is r * stride + e * width (entry r * advance + e), so the furthest
     is the last element's in the first or the last repeat, whichever lies further."""
@@ -175,7 +177,8 @@ def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand:
     entries = (image.shape[0] - tensor.addr) // kind.itemsize      # whole entries from the tensor's address
     if index.min() < 0 or index.max() >= entries:
         return None
-    return image[tensor.addr:tensor.addr + entries * kind.itemsize].view(kind)[index]
+    read: np.ndarray = image[tensor.addr:tensor.addr + entries * kind.itemsize].view(kind)[index]
+    return read
 
 
 def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
@@ -185,7 +188,7 @@ def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
     return out
 
 
-def moved(call: Call, units: Mapping[str, int], counted: bool, repeats) -> tuple:
+def moved(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """(offset entries read: a count or an index array, byte position of each element in the operand the
     offsets do not address: None for a count form, where element i is at i * width)."""
     if counted:
@@ -242,7 +245,8 @@ def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarr
 
 def take_slots(image: np.ndarray, slots: np.ndarray, width: int) -> np.ndarray:
     """(count, width) bytes (a fresh array) of the elements at `slots` of the typed image."""
-    return _typed(image, width)[slots].view(np.uint8).reshape(-1, width)
+    taken: np.ndarray = _typed(image, width)[slots].view(np.uint8).reshape(-1, width)
+    return taken
 
 
 def put_distinct(image: np.ndarray, slots: np.ndarray, values: np.ndarray, width: int) -> bool:
@@ -269,7 +273,8 @@ def shared(at: np.ndarray, width: int) -> np.ndarray:
         return np.zeros(at.size, dtype=bool)
     if not (at % width).any():
         slots = at // width - at.min() // width
-        return np.bincount(slots)[slots] > 1
+        repeated: np.ndarray = np.bincount(slots)[slots] > 1
+        return repeated
     _, inverse, counts = np.unique(at, return_inverse=True, return_counts=True)
     return counts[inverse] > 1
 
@@ -280,7 +285,8 @@ def take(image: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
     slots = _slots(at, width)
     if slots is not None:
         return take_slots(image, slots, width)
-    return image[element_bytes(at, width)]
+    taken: np.ndarray = image[element_bytes(at, width)]
+    return taken
 
 
 def put(image: np.ndarray, at: np.ndarray, values: np.ndarray, width: int) -> np.ndarray | None:
@@ -299,7 +305,8 @@ def put(image: np.ndarray, at: np.ndarray, values: np.ndarray, width: int) -> np
         np.maximum.at(last, slots, order)
         keep = last[slots] == order
         typed[slots[keep]] = flat[keep]
-        return np.bincount(slots)[slots] > 1
+        twice: np.ndarray = np.bincount(slots)[slots] > 1
+        return twice
     where = element_bytes(at, width).reshape(-1)
     flat = np.ascontiguousarray(values).reshape(-1)
     if np.unique(where).size != where.size:
@@ -342,7 +349,7 @@ def write_plain(image: np.ndarray, base: int, at: np.ndarray | None, values: np.
     put(image, base + at, values, width)
 
 
-def gather_into(image: Mapping[str, np.ndarray], src, dst, offsets: np.ndarray, shift: int, at: np.ndarray | None,
+def gather_into(image: Mapping[str, np.ndarray], src: Tensor, dst: Tensor, offsets: np.ndarray, shift: int, at: np.ndarray | None,
                 width: int) -> None:
     """The gathers' move: element k of dst (at `at`, or side by side) is the src element starting `shift` +
     offsets[k] bytes into src's scope; one read before any write. An element outside the scope (undefined

@@ -29,7 +29,7 @@ Spots(at=array([6, 4, 2, 0]), length=2)
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .offsets import (advance, follow_stride, inside, moved, offset_entries, pla
                       put_distinct, read_plain, shifted, slots_of, stable_order)
 
 
-def repeats(call: Call, units: Mapping[str, int]) -> tuple:
+def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
     """What the elements of a repeat form depend on (offsets.repeat_elements's arguments): src moves by
     srcRepStride blocks a repeat, the mask picks the elements of each."""
     args, width = call.args, units["element"]
@@ -48,7 +48,7 @@ def repeats(call: Call, units: Mapping[str, int]) -> tuple:
     return args["repeatTimes"], per, stride, width, hashable(mask), advance(units, stride)
 
 
-def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict:
+def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Any]:
     """dstLocal's elements are known only from the offsets in memory (None without memory)."""
     width = units["element"]
     index, src, offs = plain_side(call, units, call.form == "count", repeats)
@@ -60,7 +60,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> list:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:
     """Writes every element; returns the places several elements were sent to: (scope, starts, values),
     one row per element sent to a shared place, sorted by place."""
     width = units["element"]
@@ -96,7 +96,7 @@ def _placed(offsets: np.ndarray, base: int, width: int, units: Mapping[str, int]
     return offsets - offsets % width, base - base % width
 
 
-def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int) -> list:
+def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int) -> list[Any]:
     """Elements that straddle their slots can share some bytes without starting at one place: every byte
     several elements write keeps one of the bytes sent there (one row per byte sent, a place one byte
     wide), and no element as a whole is promised."""
@@ -110,12 +110,12 @@ def _byte_choices(scope: str, starts: np.ndarray, values: np.ndarray, width: int
     return [(scope, where[shared][order], sent[shared][order].reshape(-1, 1))]
 
 
-def nominal(call: Call, units: Mapping[str, int]) -> dict:
+def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """dstLocal's footprint if the offsets were 0, w, 2w, ...: what a generator sizes it by."""
     return {"dstLocal": extents(call, units)["dstLocal"]}
 
 
-def extents(call: Call, units: Mapping[str, int]) -> dict:
+def extents(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """Each operand's end and bytes moved as accesses (dstLocal as nominal) give them, in closed form: a
     generator sizes operands hundreds of times a case, and a repeat form's arrays are costly to build."""
     width = units["element"]
@@ -123,7 +123,7 @@ def extents(call: Call, units: Mapping[str, int]) -> dict:
     return {"dstLocal": Runs(call.args["dstBaseAddr"], width, n, width), "srcLocal": src, "dstOffsetLocal": offs}
 
 
-def _per_repeat_128(units: Mapping[str, int]) -> dict:
+def _per_repeat_128(units: Mapping[str, int]) -> dict[str, Any]:
     """per_repeat_128: a repeat moves 128 elements (the mask's width), not 8 datablocks of them."""
     return {**units, "repeat": 128 * units["element"]}
 
@@ -131,7 +131,7 @@ def _per_repeat_128(units: Mapping[str, int]) -> dict:
 ELEMENT_BELOW = "offsets_in_elements"      # a units flag: the reading scatter.offset.unaligned=element_below
 
 
-def _element_below(units: Mapping[str, int]) -> dict:
+def _element_below(units: Mapping[str, int]) -> dict[str, Any]:
     """element_below: dstBaseAddr and the offsets count whole elements (each rounded down to one)."""
     return {**units, ELEMENT_BELOW: 1}
 

@@ -36,7 +36,7 @@ Runs(first=0, step=0, count=1, length=32)
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -48,12 +48,12 @@ FIRST_REPEAT = "variant.first_repeat"   # strides added to the first repeat (0: 
 IN_ORDER = "variant.in_order"           # 1: each iteration reads after the ones before it wrote
 
 
-def _stride_on_single_repeat(units: Mapping[str, int]) -> dict:
+def _stride_on_single_repeat(units: Mapping[str, int]) -> dict[str, Any]:
     """stride_on_single_repeat: the first repeat already starts one stride past each list entry."""
     return {**units, FIRST_REPEAT: 1}
 
 
-def _in_order(units: Mapping[str, int]) -> dict:
+def _in_order(units: Mapping[str, int]) -> dict[str, Any]:
     """in_order (vec_trans_scatter.overlap.later_dependency): iterations run one after the other, so an
     iteration reads what an earlier one wrote ("第N次迭代的目的操作数是第N+1次的源操作数" names the next
     one only)."""
@@ -85,7 +85,7 @@ def part_offsets(call: Call, units: Mapping[str, int]) -> tuple[int, int, int]:
     return half, half * bool(call.args["src_high_half"]), half * bool(call.args["dst_high_half"])
 
 
-def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping | None = None) -> None:
+def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> None:
     args = call.args
     src, dst = args["src_list"], args["dst_list"]
     repeat, width = args["repeat_times"], units["element"]
@@ -131,7 +131,8 @@ def _windows(buffer: np.ndarray, part: int, writeable: bool = False) -> np.ndarr
 def _parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> np.ndarray:
     """The `part` bytes from each start: starts.shape + (part,), a new array."""
     if starts.size and int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
-        return _windows(buffer, part)[starts]
+        parts: np.ndarray = _windows(buffer, part)[starts]
+        return parts
     return buffer[starts[..., None] + np.arange(part, dtype=np.int64)]     # numpy's own indexing errors
 
 

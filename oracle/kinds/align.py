@@ -1,7 +1,14 @@
 """align: an operand's address in a scope is a multiple of some bytes (a block, the element width...)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Optional
+
+from oracle.records import Product, Rule
+
 from .base import RuleKind, require
+from .phases import Entries, Pass
+from .protocols import Checked, Env, Listed, Placing, Plan, Plans, Source, Sweep
 from .tables import plain
 
 
@@ -10,24 +17,37 @@ class Align(RuleKind):
     fast_rank = 2
     entry_field = "operand"
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         scope, need = rule.fields["scope"], None
         for label, tensor in ctx.labelled[rule.fields["operand"]]:
             if tensor.scope == scope:                          # the rule speaks of this scope only
                 if need is None:
-                    need = ctx.rulebook.align_bytes(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
+                    need = self.need(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
                 if tensor.addr % need:
                     return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
         return None
 
-    def fast_entries(self, rule, ctx):
+    def need(self, rule: Rule, product: Product, element: int = 1) -> int:
+        """The bytes the rule asks for: a number, the product's block, or `element` (the width of the
+        operand's dtype: "按照对应数据类型所占字节数对齐")."""
+        value = rule.fields["bytes"]
+        if value == "element":
+            return element
+        return product.block_bytes if value == "block_bytes" else int(value)
+
+    def alignment(self, rule: Rule, operand: str, scope: str, product: Product, element: int) -> Optional[int]:
+        if rule.fields["operand"] != operand or rule.fields["scope"] != scope:
+            return None
+        return self.need(rule, product, element)
+
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         names = plain(rule, ctx, "operand")
         if rule.fields["bytes"] == "element":       # the operand's own width: left to the check
             return None
-        need = ctx.rulebook.align_bytes(rule, ctx.product)
+        need = self.need(rule, ctx.product)
         return names and [(name, rule.fields["scope"], need) for name in names]
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for name, scope, need in entries:
             t = src.tensor(name)
             if name not in src.scopes:
@@ -35,16 +55,17 @@ class Align(RuleKind):
             elif src.scopes[name] == scope:
                 src.fail_if(f"{t}.addr % {src.literal(need)}")
 
-    def fast_listed(self, rule, ctx, names, listed, groups):
+    def fast_listed(self, rule: Rule, ctx: Checked, names: tuple[str, ...], listed: Callable[[str], Listed],
+                    groups: list[list[str]]) -> bool:
         if rule.fields["bytes"] == "element":       # by each entry's own width: left to the check
             return False
         for name in names:
-            listed(name).align.append((rule.fields["scope"], ctx.rulebook.align_bytes(rule, ctx.product)))
+            listed(name).align.append((rule.fields["scope"], self.need(rule, ctx.product)))
         return True
 
-    def edges(self, rule, sweep):
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         """Every misalignment the operand can take, on every form, dtype and path."""
-        env, op, out = sweep.env, rule["operand"], {}
+        env, op, out = sweep.env, rule["operand"], dict[str, list[Plan]]()
         for form in sweep.forms(rule):
             for dtype in env.legal_dtypes(form):
                 for path in sweep.paths:
@@ -53,7 +74,7 @@ class Align(RuleKind):
                             {"form": form, "dtype": dtype, "path": path, f"{op}.misalign": d})
         return out
 
-    def deltas(self, rule, env, dtype, path, form) -> list[int]:
+    def deltas(self, rule: Rule, env: Env, dtype: str, path: str | None, form: str | None) -> list[int]:
         """The misalignments of the operand a call of this dtype and path can take (as `finish` makes them)."""
         scopes = env.operand_scopes(path)
         op = rule["operand"]
@@ -62,23 +83,25 @@ class Align(RuleKind):
         probe = env.probe(form, env.operand_dtypes(dtype), scopes, {})
         align = env.rulebook.alignment(env.spec, probe, op, scopes[op])
         size = env.rulebook.itemsize(env.operand_dtypes(dtype)[op])
-        need = env.rulebook.align_bytes(rule, env.product, size)
+        need = self.need(rule, env.product, size)
         return misalignments(size, align, need, rule["bytes"] == "element")
 
-    def breakable_in(self, rule, scopes):
-        return scopes[rule["operand"]] == rule["scope"]
+    def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
+        scope: str = rule["scope"]
+        return scopes[rule["operand"]] == scope
 
-    def spare_operand(self, rule):
-        return rule["operand"]
+    def spare_operand(self, rule: Rule) -> Optional[str]:
+        operand: str = rule["operand"]
+        return operand
 
-    def finish(self, rule, placing):
+    def finish(self, rule: Rule, placing: Placing) -> None:
         """The entry furthest up misaligned into its group's spare unit (not onto a neighbour)."""
         op, p = rule["operand"], placing
         k = p.entry_to_break(op)
         k = max(range(p.draft.count(op)), key=lambda i: p.addrs[op][i])
         runs = p.runs(op, k)
         size = p.itemsize[op]
-        need = p.env.rulebook.align_bytes(rule, p.env.product, size)
+        need = self.need(rule, p.env.product, size)
         require(p.draft.scopes[op] == rule["scope"])
         deltas = misalignments(size, p.op_aligns[op], need, rule["bytes"] == "element")
         require(deltas)

@@ -1,9 +1,15 @@
 """bounds: the bytes a call touches of an operand lie inside its tensor."""
 from __future__ import annotations
 
-from oracle.call import nest
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
 
-from .base import RuleKind, require
+from oracle.call import nest
+from oracle.records import Rule
+
+from .base import Retry, RuleKind, require
+from .phases import Entries, Pass
+from .protocols import Checked, Listed, Placing, Plan, Plans, Source, Sweep
 from .tables import end_plans, plain
 
 
@@ -16,7 +22,7 @@ class Bounds(RuleKind):
     allows_slack = False
     legal_edges = ("*=largest-fit",)
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         """With `half_by` (a bool parameter naming the 16-byte half of each block an 8-bit entry touches):
         broken when the whole blocks leave a tensor and, for every entry, the half it touches does not
         (the calls on which whole blocks and touched halves disagree)."""
@@ -35,11 +41,11 @@ class Bounds(RuleKind):
             return None
         return f"{found}; the half {half_by}={high} picks lies inside"
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         names = plain(rule, ctx, "operand")
         return names and list(names)
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for name in entries:
             src.tensor(name)
             span = src.spans.setdefault(name, f"span{len(src.spans)}")
@@ -47,28 +53,29 @@ class Bounds(RuleKind):
             src.lines.append(f"    {span} = None if runs is None else runs.span")
             src.fail_if(f"{span} is not None and ({span}[0] < 0 or {span}[1] > {src.nbytes(name)})")
 
-    def fast_listed(self, rule, ctx, names, listed, groups):
+    def fast_listed(self, rule: Rule, ctx: Checked, names: tuple[str, ...], listed: Callable[[str], Listed],
+                    groups: list[list[str]]) -> bool:
         for name in names:
             listed(name).bounds = True
         return True
 
-    def edges(self, rule, sweep):
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         return {f"{rule['operand']}=one-short": [{"path": p} for p in sweep.paths]}
 
-    def region_edges(self, rule, base):
+    def region_edges(self, rule: Rule, base: list[Plan]) -> Plans:
         """The tensor ends with the half an 8-bit entry touches, or a byte short of the block."""
         if not rule.get("half_by"):
             return {}
         return end_plans(base, rule["operand"], "short", "half-end", "one-short")
 
-    def finish(self, rule, placing):
+    def finish(self, rule: Rule, placing: Placing) -> None:
         p, op = placing, rule["operand"]
         k = p.entry_to_break(op)
         runs = p.runs(op, k)
         require(runs.end > 0)
         p.numel[op][k] = self._short(rule, p, runs, p.itemsize[op])
 
-    def _short(self, rule, p, runs, itemsize: int) -> int:
+    def _short(self, rule: Rule, p: Placing, runs: Any, itemsize: int) -> int:
         """The elements of a tensor that ends short of what its entry touches: one element short of its
         runs' end; with `half_by` (the half of each block an 8-bit entry touches), past the end of the low
         half touched but short of the block's (1 .. half bytes short: an ambiguity's region); for a plain
@@ -82,17 +89,22 @@ class Bounds(RuleKind):
             if n in (low_end, runs.end - 1):        # ends with the half / one byte short of the block
                 draft.tags.append(f"{op}={'half-end' if n == low_end else 'one-short'}")
             return n
-        probe = draft.template.replace(**nest(draft.params))
+        template = draft.template
+        if template is None:
+            raise Retry
+        probe = template.replace(**nest(draft.params))
         halved = [c for amb in env.spec.ambiguities if rule.id in amb.overrides for c in amb.checks
                   if c.kind == self.name and c["operand"] == op and c.get("half_by")
                   and any(env.rulebook.matches(r, probe, env.spec) for r in amb.regions)]
         draft.tags.append(f"{op}=one-short")
         if any(itemsize == 1 and not draft.params[c["half_by"]] for c in halved):
-            return -(-low_end // itemsize) - 1
-        return -(-runs.end // itemsize) - 1
+            below_half: int = -(-low_end // itemsize) - 1
+            return below_half
+        below_end: int = -(-runs.end // itemsize) - 1
+        return below_end
 
 
-def _outside(entries, ctx) -> str | None:
+def _outside(entries: Any, ctx: Checked) -> str | None:
     for label, tensor, runs in entries:
         if runs is None:
             continue

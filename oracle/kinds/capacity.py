@@ -1,9 +1,15 @@
 """capacity: a tensor lies inside its buffer (UB, L1...); `reserve` bytes at the top are left out."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Optional
+
 from oracle.call import SCOPES
+from oracle.records import Rule
 
 from .base import RuleKind, require
+from .phases import Entries, Pass
+from .protocols import Checked, Env, Listed, Placing, Plan, Plans, Source, Sweep
 from .tables import end_plans, plain
 
 
@@ -13,7 +19,7 @@ class Capacity(RuleKind):
     entry_field = "operand"
     legal_edges = ("*=top", "*=largest-fit")
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         product, caps = ctx.product, {}                    # per scope, looked up once (a list's entries share one)
         for label, tensor in ctx.labelled[rule.fields["operand"]]:
             scope = tensor.scope
@@ -32,11 +38,11 @@ class Capacity(RuleKind):
                 return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
         return None
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         names = plain(rule, ctx, "operand")
         return names and [(name, _limits(rule, ctx)) for name in names]
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for name, limits in entries:
             t = src.tensor(name)
             if name in src.scopes:
@@ -54,25 +60,26 @@ class Capacity(RuleKind):
                 branch = "elif"
             src.lines.append("    else: return False" if limits else "    return False")
 
-    def fast_listed(self, rule, ctx, names, listed, groups):
+    def fast_listed(self, rule: Rule, ctx: Checked, names: tuple[str, ...], listed: Callable[[str], Listed],
+                    groups: list[list[str]]) -> bool:
         for name in names:
             listed(name).limits.append(_limits(rule, ctx))
         return True
 
-    def edges(self, rule, sweep):
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         op = rule["operand"]
         return {f"{op}=one-past-top": [{"path": p, f"{op}.past": "min"} for p in sweep.paths]}
 
-    def region_edges(self, rule, base):
+    def region_edges(self, rule: Rule, base: list[Plan]) -> Plans:
         """The tensor ends one element into the reserved top, or at the top of the scope."""
         if not rule.get("reserve"):
             return {}
         return end_plans(base, rule["operand"], "reserved", "reserve-edge", "top")
 
-    def breakable_in(self, rule, scopes):
+    def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
         return scopes[rule["operand"]] != "GM"
 
-    def reachable(self, rule, env):
+    def reachable(self, rule: Rule, env: Env) -> Optional[bool]:
         """Not on a product where an ambiguity reserves the top of the operand's scope for every legal
         form and dtype (the ND2NZ page's 8 KB on the 310P AI Core): a tensor past the top reaches into the
         reserve too, so no call breaks the rule alone. None (the layouts decide) otherwise."""
@@ -83,13 +90,14 @@ class Capacity(RuleKind):
             return False
         return None
 
-    def reserved(self, rule):
-        return rule.get("reserve", 0)
+    def reserved(self, rule: Rule) -> Optional[int]:
+        reserve: int = rule.get("reserve", 0)
+        return reserve
 
-    def usable_dtypes(self, rule, env, form, legal):
+    def usable_dtypes(self, rule: Rule, env: Env, form: str | None, legal: list[str]) -> list[str]:
         return [d for d in legal if not self.reserves_top(rule, env, form, d)]
 
-    def reserves_top(self, rule, env, form, dtype) -> bool:
+    def reserves_top(self, rule: Rule, env: Env, form: str | None, dtype: str) -> bool:
         """Does an ambiguity reserve the top of the rule's operand's scope for every call of this form
         and dtype (vec_trans_scatter's 11 KB for 32-bit types)? A tensor past the top of the scope
         reaches into the reserve too: such a call falls into the ambiguity, never breaks the rule alone."""
@@ -98,7 +106,7 @@ class Capacity(RuleKind):
                           for c in amb.checks)
                    for region in amb.regions)
 
-    def finish(self, rule, placing):
+    def finish(self, rule: Rule, placing: Placing) -> None:
         p, op = placing, rule["operand"]
         k = p.entry_to_break(op)
         runs, size, addr = p.runs(op, k), p.itemsize[op], p.addrs[op][k]
@@ -118,10 +126,10 @@ class Capacity(RuleKind):
             p.draft.tags.append(f"{op}=one-past-top")
 
 
-def _limits(rule, ctx) -> dict:
+def _limits(rule: Rule, ctx: Checked) -> dict[str, int | None]:
     """Per scope the product has: the highest end a tensor there may have (None: unbounded)."""
     product, reserve = ctx.product, rule.fields.get("reserve", 0)
-    limits = {}
+    limits: dict[str, int | None] = {}
     for scope in SCOPES:
         if scope == "GM":
             limits[scope] = None

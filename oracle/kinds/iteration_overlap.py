@@ -2,9 +2,15 @@
 iteration of one operand meets no iteration of another `lag` iterations later."""
 from __future__ import annotations
 
-from oracle.iterations import first_meeting
+from collections.abc import Callable, Mapping
+from typing import Optional
+
+from oracle.call import Call
+from oracle.iterations import Family, first_meeting
+from oracle.records import Rule
 
 from .base import RuleKind, require
+from .protocols import Checked, Follow, Meeting, Pair, Placing
 
 
 class IterationOverlap(RuleKind):
@@ -14,7 +20,7 @@ class IterationOverlap(RuleKind):
     region_counts_up = True
     legal_edges = ("{operands}=in-place",)
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         """Broken when an iteration r of `a` and an iteration r' of `b` with r' - r inside `lag` share a
         byte; with `allow: identical`, same-iteration overlap is allowed where every entry of a and b
         coincide."""
@@ -36,19 +42,19 @@ class IterationOverlap(RuleKind):
                     f"in {scope}{extra}")
         return None
 
-    def breakable_in(self, rule, scopes):
+    def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
         return len({scopes[op] for op in rule["operands"]}) == 1
 
-    def later_self(self, rule):
+    def later_self(self, rule: Rule) -> Optional[str]:
         a, b = rule["operands"]
         return a if a == b and rule.get("lag", [0, 0])[0] >= 1 else None
 
-    def meeting(self, rule):
+    def meeting(self, rule: Rule) -> Optional[Meeting]:
         """(a, b, lag, identical allowed): how the rule's iterations meet."""
         lo, hi = rule.get("lag", [0, 0])
         return rule["operands"][0], rule["operands"][1], (lo, hi), rule.get("allow") == "identical"
 
-    def pairing(self, rule, placing, ops, align):
+    def pairing(self, rule: Rule, placing: Placing, ops: list[str], align: int) -> Optional[Pair]:
         """b on a's blocks (the same blocks in another order, or partly the same: `allow: identical`), or
         b a lag of iterations on from a. Last: other ways to follow, tried where the drawn one breaks
         another iteration rule (placement's settle)."""
@@ -75,7 +81,8 @@ class IterationOverlap(RuleKind):
         follows = [_lagged(n, q * first_a.step - (q + lo) * first_b.step) for q in rs]
         return a, b, follows[0], follows[1:]
 
-    def in_place(self, rule, placing, ops, probe):
+    def in_place(self, rule: Rule, placing: Placing, ops: list[str], probe: Callable[[], Call]
+                 ) -> Optional[tuple[str, str]]:
         """A legal call passing b in place of a, where the rule allows it (`allow: identical`): (a, b) or None."""
         a, b = rule["operands"]
         p = placing
@@ -86,7 +93,7 @@ class IterationOverlap(RuleKind):
             return a, b
         return None
 
-    def spread(self, rule, placing, op, offsets):
+    def spread(self, rule: Rule, placing: Placing, op: str, offsets: list[int]) -> Optional[list[int]]:
         """Two entries of one list operand at the same place; at a lag of k >= 1 iterations, one k runs
         of the other on (a step of 0: every entry meets its own later runs wherever it lies)."""
         if rule["operands"] != [op, op]:
@@ -106,7 +113,7 @@ class IterationOverlap(RuleKind):
         return out
 
 
-def _same_blocks(n: int, reorder: bool, k: int, shift: int):
+def _same_blocks(n: int, reorder: bool, k: int, shift: int) -> Follow:
     """b on a's blocks: the same blocks in another order (entry i on a's entry i + k), or partly the same
     (b's lowest entry on a's k-th lowest, the rest as a's lie); `shift` bytes on (a and b meet in the
     iteration where a's stride has gone that much further than b's)."""
@@ -119,12 +126,12 @@ def _same_blocks(n: int, reorder: bool, k: int, shift: int):
     return partly
 
 
-def _lagged(n: int, shift: int):
+def _lagged(n: int, shift: int) -> Follow:
     """b `shift` bytes from a, entry for entry: b's iteration r + lag meets a's iteration r."""
     return lambda offs: [o + shift for o in offs[:n]]
 
 
-def _first(fa, fb, lo: int, hi: int | None, same: bool, identical: bool) -> tuple[int, int, int] | None:
+def _first(fa: Family, fb: Family, lo: int, hi: int | None, same: bool, identical: bool) -> tuple[int, int, int] | None:
     """first_meeting for the rule: an operand against itself leaves out an entry's own run in the same
     iteration only (at a lag >= 1 entry i meets its own later iterations: a stride 0)."""
     if not same or lo > 0 or hi == 0:

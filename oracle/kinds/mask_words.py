@@ -1,14 +1,19 @@
 """mask_words: a bitwise mask (a list of words): word k inside words[k]; with `nonzero`, not all 0."""
 from __future__ import annotations
 
+from typing import Optional
+
+from oracle.records import Rule
+
 from .base import RuleKind
+from .protocols import Checked, Plan, Plans, Sweep
 
 
 class MaskWords(RuleKind):
     name = "mask_words"
     legal_edges = ("{param}=all", "{param}=first", "{param}=last", "{param}=single")
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         words = ctx.call.args[rule.fields["param"]]
         if len(words) != len(rule.fields["words"]):
             return f"{rule.fields['param']} has {len(words)} words; it must have {len(rule.fields['words'])}"
@@ -19,9 +24,13 @@ class MaskWords(RuleKind):
             return f"{rule.fields['param']} selects no element (every word is 0)"
         return None
 
-    def edges(self, rule, sweep):
+    def words_param(self, rule: Rule) -> Optional[str]:
+        param: str = rule.fields["param"]
+        return param
+
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         """A mask of zeros, one past each word's range, or (where neither breaks it) one word too few."""
-        env, out = sweep.env, {}
+        env, out = sweep.env, dict[str, list[Plan]]()
         name, bounds = rule["param"], rule["words"]
         for form in sweep.forms(rule):
             dtypes = [d for d in env.legal_dtypes(form) if d in (rule.when or {}).get("dtypes", [d])]

@@ -2,16 +2,22 @@
 `bytes`, the parameter's bytes (its value times its unit) are ("count * sizeof(T)需要32字节对齐")."""
 from __future__ import annotations
 
+from typing import Optional
+
+import math
+
+from oracle.records import Rule
+
 from .base import RuleKind, require
+from .protocols import Checked, Element, Picks, Plans, Sweep
 
 
 class Multiple(RuleKind):
     name = "multiple"
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
-    steps_values = True
     region_top_searched = True      # an ambiguity's check: the region's top may lie on the multiple
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         name, of = rule.fields["param"], rule.fields["of"]
         value = ctx.call.int_arg(name)
         if of == "element":                                    # "blockLen必须是sizeof(T)的整数倍"
@@ -24,11 +30,19 @@ class Multiple(RuleKind):
             return f"{name}={value} is not a multiple of {of}"
         return None
 
-    def edges(self, rule, sweep):
+    def multiple_of(self, rule: Rule, param: str, element: Element, unit: Element) -> Optional[int]:
+        if rule.fields["param"] != param:
+            return None
+        of = element() if rule.fields["of"] == "element" else rule.fields["of"]
+        if rule.fields.get("bytes"):                           # the value's bytes: in steps of its unit
+            of //= math.gcd(of, unit())
+        return of
+
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
         return {f"{rule['param']}=off-multiple": [{f"{rule['param']}.off": o, "path": p}
                                                   for o in ("min", "max") for p in sweep.paths]}
 
-    def off_step(self, rule, pick, name, value, step):
+    def off_step(self, rule: Rule, pick: Picks, name: str, value: int, step: int) -> Optional[int]:
         """Off the rule's multiple by less than it, in whole steps where the rule's multiple is several
         of them (an ambiguity's check of 32 bytes on a parameter drawn in elements of 2)."""
         if rule["param"] != name:

@@ -2,9 +2,14 @@
 or of the rule's `bytes` (Gatherb's whole DataBlocks: 32)."""
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
+from oracle.records import Rule
+
 from .base import RuleKind, require
+from .protocols import Checked, Offsets
 
 
 class OffsetAlign(RuleKind):
@@ -12,7 +17,7 @@ class OffsetAlign(RuleKind):
     moves_bytes = True
     needs_wide_elements = True
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         width = rule.fields.get("bytes") or ctx.units.get("element", 1)
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty:
@@ -26,7 +31,10 @@ class OffsetAlign(RuleKind):
                         f"not a multiple of {width}")
         return None
 
-    def break_offset(self, rule, values):
+    def offset_grid(self, rule: Rule, operand: str) -> Optional[int]:
+        return rule.fields["bytes"] if rule.fields["operand"] == operand and "bytes" in rule.fields else None
+
+    def break_offset(self, rule: Rule, values: Offsets) -> Optional[str]:
         """An offset a few bytes off the grid (the element's, or the rule's `bytes`: the drawing's grid)."""
         v = values
         if rule["operand"] != v.x_name:

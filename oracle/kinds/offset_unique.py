@@ -1,11 +1,15 @@
 """offset_unique: no two offsets (two entries of the offsets tensor) send their elements to one place."""
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from oracle.footprint import Runs
+from oracle.records import Rule
 
 from .base import RuleKind
+from .protocols import Checked
 
 
 class OffsetUnique(RuleKind):
@@ -13,7 +17,7 @@ class OffsetUnique(RuleKind):
     moves_bytes = True
     legal_edges = ("*=collide",)
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         """One entry read for two elements is one offset, not two alike."""
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty or runs.count < 2:
@@ -36,8 +40,9 @@ class OffsetUnique(RuleKind):
             return f"elements {i} and {j} of {label} are both sent to byte {tensor.addr + int(runs.starts()[i])}"
         return None
 
-    def collides(self, rule, operand):
-        return rule.get("operand") == operand
+    def collides(self, rule: Rule, operand: str) -> bool:
+        named: str | None = rule.get("operand")
+        return named == operand
 
 
 def _distinct_runs(runs: object) -> bool:

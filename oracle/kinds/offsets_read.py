@@ -5,8 +5,10 @@ import numpy as np
 
 from oracle.footprint import Runs
 
+from .protocols import Checked
 
-def offsets_read(ctx, name: str) -> np.ndarray | None:
+
+def offsets_read(ctx: Checked, name: str) -> np.ndarray | None:
     """The values the call reads from a tensor of offsets: its accessed elements, from memory (a view
     where they lie side by side)."""
     if ctx.memory is None:
@@ -18,7 +20,9 @@ def offsets_read(ctx, name: str) -> np.ndarray | None:
         return None
     if isinstance(runs, Runs) and runs.step == runs.length == dtype.itemsize and runs.count > 0:
         lo = tensor.addr + runs.first
-        return image[lo:lo + runs.count * dtype.itemsize].view(dtype)
+        read: np.ndarray = image[lo:lo + runs.count * dtype.itemsize].view(dtype)
+        return read
     at = runs.starts() if hasattr(runs, "at") else runs.first + runs.step * np.arange(runs.count)
     where = tensor.addr + at[:, None] + np.arange(dtype.itemsize)
-    return np.ascontiguousarray(image[where]).view(dtype).reshape(-1).astype(np.int64)
+    gathered: np.ndarray = np.ascontiguousarray(image[where]).view(dtype).reshape(-1).astype(np.int64)
+    return gathered

@@ -2,12 +2,18 @@
 tensor given twice, "100% overlap or none")."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Optional
+
 import numpy as np
 
 from oracle.footprint import overlaps
+from oracle.records import Rule
 
 from .base import RuleKind, require
 from .grid import grid_down
+from .phases import Entries, Pass
+from .protocols import Checked, Env, Offsets, Pair, Placing, Source
 from .tables import plain
 
 
@@ -17,7 +23,7 @@ class Overlap(RuleKind):
     moves_bytes = True
     legal_edges = ("{operands}=in-place",)
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         a, b = rule.fields["operands"]
         identical = rule.get("allow") == "identical"
         entries_b = ctx.entries(b)
@@ -31,12 +37,12 @@ class Overlap(RuleKind):
                     return f"the bytes {la} and {lb} access in {ta.scope} overlap"
         return None
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         """Two plain operands: they hold when in different scopes or their spans lie apart (the usual case)."""
         names = plain(rule, ctx, "operands")
         return names and [names]
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for a, b in entries:
             ta, tb = src.tensor(a), src.tensor(b)
             at = "    "
@@ -54,10 +60,16 @@ class Overlap(RuleKind):
                           f" or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
                           f"{at}        return False"]
 
-    def breakable_in(self, rule, scopes):
+    def kept_apart(self, rule: Rule, operand: str, identical: Callable[[str], bool]) -> frozenset[str]:
+        ops = rule.fields["operands"]
+        if operand not in ops:
+            return frozenset()
+        return frozenset(op for op in ops if not (rule.fields.get("allow") == "identical" and identical(op)))
+
+    def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
         return len({scopes[op] for op in rule["operands"]}) == 1
 
-    def pairing(self, rule, placing, ops, align):
+    def pairing(self, rule: Rule, placing: Placing, ops: list[str], align: int) -> Optional[Pair]:
         """b placed so that its bytes meet a's."""
         if not all(op in ops for op in rule["operands"]):
             return None
@@ -74,10 +86,10 @@ class Overlap(RuleKind):
         delta = p.pick.integer(low, high, "overlap.delta") * align
         return a, b, lambda offs: [o + delta for o in offs], []
 
-    def aimed(self, rule):
+    def aimed(self, rule: Rule) -> tuple[str, ...]:
         return tuple(rule["operands"])
 
-    def break_offset(self, rule, values):
+    def break_offset(self, rule: Rule, values: Offsets) -> Optional[str]:
         """An offset onto a byte the other operand touches."""
         v = values
         if v.x_name not in rule["operands"]:
@@ -91,7 +103,7 @@ class Overlap(RuleKind):
         return f"onto-{other}"
 
 
-def _span(env, op: str, runs, align: int) -> tuple[int, int]:
+def _span(env: Env, op: str, runs: Any, align: int) -> tuple[int, int]:
     """The bytes an operand's footprint spans from its address (a list operand: from its entries' own
     addresses, the widest). An offset-addressed operand touches what its offsets say (break_offset aims
     one at the other operand's bytes, anywhere above its base): at least two alignment units from its

@@ -2,8 +2,13 @@
 inside its buffer."""
 from __future__ import annotations
 
+from typing import Optional
+
+from oracle.records import Rule
+
 from .base import RuleKind
 from .grid import grid_down, grid_up
+from .protocols import Checked, Offsets, Placing
 
 
 class Reach(RuleKind):
@@ -11,7 +16,7 @@ class Reach(RuleKind):
     moves_bytes = True
     legal_edges = ("{operand}=top",)
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         """Without memory an offset-addressed operand is not known and the rule is not evaluated."""
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty:
@@ -23,7 +28,7 @@ class Reach(RuleKind):
                         f"{ctx.call.product}")
         return None
 
-    def floors(self, rule, placing, ops):
+    def floors(self, rule: Rule, placing: Placing, ops: list[str]) -> dict[str, int]:
         """Where an offset_range rule also bounds the operand's offsets: the lowest address it may have
         in its scope. The offset that sends an element past the scope's top must stay in the range: the
         operand's base at most `max` (less an element) under the top. Placed there or higher (last in
@@ -36,7 +41,7 @@ class Reach(RuleKind):
             return {}
         return {op: p.env.capacity(p.draft.scopes[op]) - limit + p.element_width() - p.acc[op].begin}
 
-    def break_offset(self, rule, values):
+    def break_offset(self, rule: Rule, values: Offsets) -> Optional[str]:
         """An offset that sends an element past the top of the scope (and stays inside the range)."""
         v = values
         if rule["operand"] != v.x_name:

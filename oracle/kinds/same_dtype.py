@@ -1,7 +1,14 @@
 """same_dtype: the operands (every entry of a list operand) have one data type."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from oracle.records import Rule
+
 from .base import PASS, RuleKind, require
+from .phases import Entries, Pass
+from .protocols import Checked, Env, Listed, Picks, Plan, Plans, Source, Sweep
 from .tables import plain
 
 
@@ -11,8 +18,9 @@ class SameDtype(RuleKind):
     entry_field = "operands"
     dtype_free = True
     draws_dtype_rule = True
+    on_dtypes = True
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         labelled = ctx.labelled
         if len({t.dtype for name in rule.fields["operands"] for _, t in labelled[name]}) <= 1:
             return None
@@ -23,20 +31,21 @@ class SameDtype(RuleKind):
             return f"dtypes differ: {next(iter(dtypes))}={first}, {odd}={dtypes[odd]}"
         return None
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         names = plain(rule, ctx, "operands")
         return names and [(names[0], other) for other in names[1:]] or (PASS if names else None)
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for a, b in entries:
             src.fail_if(f"{src.tensor(a)}.dtype != {src.tensor(b)}.dtype")
 
-    def fast_listed(self, rule, ctx, names, listed, groups):
-        groups.append(names)
+    def fast_listed(self, rule: Rule, ctx: Checked, names: tuple[str, ...], listed: Callable[[str], Listed],
+                    groups: list[list[str]]) -> bool:
+        groups.append(list(names))
         return True
 
-    def edges(self, rule, sweep):
-        env, other, out = sweep.env, rule["operands"][-1], {}
+    def edges(self, rule: Rule, sweep: Sweep) -> Plans:
+        env, other, out = sweep.env, rule["operands"][-1], dict[str, list[Plan]]()
         for form in sweep.forms(rule):
             legal = env.legal_dtypes(form)
             for d in legal:
@@ -44,7 +53,8 @@ class SameDtype(RuleKind):
                     {"form": form, "dtype": base, "other-dtype": d} for base in legal if base != d)
         return out
 
-    def retype(self, rule, pick, env, form, dtypes, tags):
+    def retype(self, rule: Rule, pick: Picks, env: Env, form: str | None, dtypes: dict[str, str], tags: list[str]
+               ) -> None:
         """The last operand given another legal dtype than the rest."""
         other = rule["operands"][-1]
         alternatives = [d for d in env.legal_dtypes(form) if d != dtypes[other]]

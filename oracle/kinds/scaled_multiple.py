@@ -1,14 +1,19 @@
 """scaled_multiple: a parameter times a factor is a multiple of another parameter (times the element width)."""
 from __future__ import annotations
 
+from typing import Optional
+
+from oracle.records import Rule
+
 from .base import RuleKind
+from .protocols import Checked
 
 
 class ScaledMultiple(RuleKind):
     name = "scaled_multiple"
     region_top_searched = True
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         """An of_param of 0 divides nothing and is left to its own range rule."""
         f = rule.fields
         value, of = ctx.call.int_arg(f["param"]) * f["times"], ctx.call.int_arg(f["of_param"])

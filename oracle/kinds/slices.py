@@ -7,19 +7,25 @@ to break `clause` (or enter an ambiguity's region that a check of this kind name
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Optional
 
-from ..slicing import burst, counts, fields, pieces, places, span, whole_pieces
+from oracle.records import Rule
+
+from ..slicing import Entry, burst, counts, fields, pieces, places, span, whole_pieces
 from .base import RuleKind, require
+from .protocols import Checked, Env, ListsRequest, Picks
+
+Lists = dict[str, list[dict[str, int]]]
 
 
-def _dims(rule, n: int) -> range:
+def _dims(rule: Rule, n: int) -> range:
     """The entries the rule holds for (`dims`: [lo, hi]; every one by default) of a list of n."""
     lo, hi = rule.fields.get("dims", (0, n - 1))
     return range(lo, min(hi, n - 1) + 1)
 
 
-def _lists(rule, ctx) -> list[tuple[str, str, list]]:
+def _lists(rule: Rule, ctx: Checked) -> list[tuple[str, str, list[Entry]]]:
     """(list name, its operand, its entries as the call's dimValue counts them)."""
     dims = ctx.call.args.get("dimValue")
     out = []
@@ -29,13 +35,13 @@ def _lists(rule, ctx) -> list[tuple[str, str, list]]:
     return out
 
 
-def _entries(rule, ctx):
+def _entries(rule: Rule, ctx: Checked) -> Iterator[tuple[str, int, Entry, list[Entry]]]:
     for name, _, entries in _lists(rule, ctx):
         for i in _dims(rule, len(entries)):
             yield f"{name}[{i}]", i, entries[i], entries
 
 
-def _entries_clause(rule, ctx):
+def _entries_clause(rule: Rule, ctx: Checked) -> Optional[str]:
     dims = ctx.call.args["dimValue"]
     for name in rule.fields["lists"]:
         got = len(fields(ctx.call.args[name]))
@@ -44,14 +50,14 @@ def _entries_clause(rule, ctx):
     return None
 
 
-def _order(rule, ctx):
+def _order(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if not e["startIndex"] < e["endIndex"] <= e["shapeValue"]:
             return f"{label}: startIndex < endIndex <= shapeValue does not hold ({e['startIndex']}, {e['endIndex']}, {e['shapeValue']})"
     return None
 
 
-def _formula(rule, ctx):
+def _formula(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, i, e, entries in _entries(rule, ctx):
         piece = burst(entries, ctx.units) if i == 0 else 1
         if e["burstLen"] > 0 and not whole_pieces(e, piece):
@@ -60,28 +66,28 @@ def _formula(rule, ctx):
     return None
 
 
-def _index_formula(rule, ctx):
+def _index_formula(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if not whole_pieces(e, 1):
             return f"{label}: endIndex - startIndex + 1 = {span(e)} is not (N - 1) x {e['stride']} + N for a whole N >= 1"
     return None
 
 
-def _burst_positive(rule, ctx):
+def _burst_positive(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if e["burstLen"] < 1:
             return f"{label}.burstLen is 0"
     return None
 
 
-def _unit_burst(rule, ctx):
+def _unit_burst(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if e["burstLen"] != 1:
             return f"{label}.burstLen is {e['burstLen']}; above dimension 0 it must be 1"
     return None
 
 
-def _same_burst(rule, ctx):
+def _same_burst(rule: Rule, ctx: Checked) -> Optional[str]:
     (a, _, dst), (b, _, src) = _lists(rule, ctx)
     for i in range(min(len(dst), len(src))):
         if dst[i]["burstLen"] != src[i]["burstLen"]:
@@ -89,14 +95,14 @@ def _same_burst(rule, ctx):
     return None
 
 
-def _end_at_shape(rule, ctx):
+def _end_at_shape(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if e["endIndex"] == e["shapeValue"]:
             return f"{label}.endIndex = shapeValue = {e['shapeValue']}"
     return None
 
 
-def _wide_first_burst(rule, ctx):
+def _wide_first_burst(rule: Rule, ctx: Checked) -> Optional[str]:
     if ctx.call.args["dimValue"] < 2:
         return None
     for name, _, entries in _lists(rule, ctx):
@@ -105,13 +111,13 @@ def _wide_first_burst(rule, ctx):
     return None
 
 
-def _ub_side(rule, ctx):
+def _ub_side(rule: Rule, ctx: Checked) -> Iterator[tuple[str, str, list[Entry]]]:
     for name, op, entries in _lists(rule, ctx):
         if ctx.call.args[op].scope == "UB" and entries:
             yield name, op, entries
 
 
-def _partial_ub_gap(rule, ctx):
+def _partial_ub_gap(rule: Rule, ctx: Checked) -> Optional[str]:
     block = ctx.units["datablock"]
     for name, _, entries in _ub_side(rule, ctx):
         numbers = counts(entries, ctx.units)
@@ -120,7 +126,7 @@ def _partial_ub_gap(rule, ctx):
     return None
 
 
-def _counts_differ(rule, ctx):
+def _counts_differ(rule: Rule, ctx: Checked) -> Optional[str]:
     (a, _, dst), (b, _, src) = _lists(rule, ctx)
     if not dst or not src:
         return None
@@ -131,21 +137,21 @@ def _counts_differ(rule, ctx):
     return None
 
 
-def _shape_zero(rule, ctx):
+def _shape_zero(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, _, e, _ in _entries(rule, ctx):
         if e["shapeValue"] == 0:
             return f"{label}.shapeValue is 0"
     return None
 
 
-def _single_index(rule, ctx):
+def _single_index(rule: Rule, ctx: Checked) -> Optional[str]:
     for label, i, e, _ in _entries(rule, ctx):
         if i > 0 and e["startIndex"] == e["endIndex"]:
             return f"{label} selects one index (startIndex = endIndex = {e['startIndex']})"
     return None
 
 
-def _unaligned_ub_slice(rule, ctx):
+def _unaligned_ub_slice(rule: Rule, ctx: Checked) -> Optional[str]:
     block = ctx.units["datablock"]
     for name, _, entries in _ub_side(rule, ctx):
         numbers = counts(entries, ctx.units)
@@ -156,7 +162,7 @@ def _unaligned_ub_slice(rule, ctx):
     return None
 
 
-CLAUSES: dict[str, Callable[[Any, Any], Optional[str]]] = {
+CLAUSES: dict[str, Callable[[Rule, Checked], Optional[str]]] = {
     "entries": _entries_clause, "order": _order, "formula": _formula, "burst_positive": _burst_positive,
     "unit_burst": _unit_burst, "same_burst": _same_burst, "index_formula": _index_formula,
     "end_at_shape": _end_at_shape, "wide_first_burst": _wide_first_burst, "partial_ub_gap": _partial_ub_gap,
@@ -168,10 +174,16 @@ CLAUSES: dict[str, Callable[[Any, Any], Optional[str]]] = {
 class Slices(RuleKind):
     name = "slices"
 
-    def check(self, rule, ctx):
+    def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         return CLAUSES[rule.fields["clause"]](rule, ctx)
 
-    def reachable(self, rule, env):
+    def validate(self, raw: Mapping[str, Any], operands: Mapping[str, Any], dtypes: Mapping[str, int],
+                 params: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+        for j, name in enumerate(raw.get("lists", [])):
+            if params.get(name, {}).get("type") != "structs":
+                yield f".lists[{j}]", f"{name!r} is not a parameter of type structs"
+
+    def reachable(self, rule: Rule, env: Env) -> Optional[bool]:
         """A sentence about dimensions above 0 needs a length of 2 or more (an ambiguity's region may take
         them all away); None: as the layouts decide."""
         if rule.fields.get("dims", (0, 0))[0] < 1:
@@ -182,10 +194,12 @@ class Slices(RuleKind):
         probe = env.probe(None, env.operand_dtypes(dtypes[0]), env.operand_scopes(paths[0]), {})
         return any(hi >= 2 for _, hi in env.domain(length, probe))
 
-    def draw_lists(self, pick, request):
+    def struct_lists(self, rule: Rule) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
+        return tuple(rule.fields["lists"]), tuple(rule.fields["operands"])
+
+    def draw_lists(self, pick: Picks, request: ListsRequest) -> tuple[Lists, int]:
         """The two lists (and dimValue) of a call: legal, or breaking the target's clause where the target is
-        a rule (or an ambiguity's check) of this kind; `request` is the drawing step's (conformance/generate/
-        structs.py: ListsRequest)."""
+        a rule (or an ambiguity's check) of this kind."""
         return _ListDraw(pick, request).draw()
 
 
@@ -195,7 +209,7 @@ class _ListDraw:
     side keeps its starts, gaps and lower shapes on whole DataBlocks (else the call is in an ambiguity's
     region); the clause then moves one value."""
 
-    def __init__(self, pick, request):
+    def __init__(self, pick: Picks, request: ListsRequest) -> None:
         self.pick, self.req = pick, request
         target = request.target
         self.clause = target.fields["clause"] if target is not None and target.kind == Slices.name else None
@@ -215,7 +229,7 @@ class _ListDraw:
         how = self.pick.how("dimValue")
         return lo if how == "min" else hi if how == "max" else self.pick.integer(lo, hi, "dimValue")
 
-    def draw(self):
+    def draw(self) -> tuple[Lists, int]:
         pick, per, clause = self.pick, self.per, self.clause
         d = self.length()
         self.small = d > 4                       # many dimensions: each small, so that the call fits
@@ -234,10 +248,10 @@ class _ListDraw:
             require(not entries or _elements(entries) * self.req.units["element"] <= self.req.room[name])
         return sides, d
 
-    def _ub(self, name) -> bool:
+    def _ub(self, name: str) -> bool:
         return self.req.scopes[name] == "UB"
 
-    def _side(self, name, d, b, counts):
+    def _side(self, name: str, d: int, b: int, counts: list[int]) -> list[dict[str, int]]:
         pick, per, ub = self.pick, self.per, self._ub(name)
         if d == 0:
             return []
@@ -254,12 +268,13 @@ class _ListDraw:
         return entries
 
     @staticmethod
-    def _entry(start, stride, burst_len, n, piece, extra, round_to):
+    def _entry(start: int, stride: int, burst_len: int, n: int, piece: int, extra: int, round_to: int
+               ) -> dict[str, int]:
         end = start + (n - 1) * stride + n * piece - 1
         shape = -(-(end + extra) // round_to) * round_to
         return {"startIndex": start, "endIndex": end, "stride": stride, "burstLen": burst_len, "shapeValue": shape}
 
-    def _break(self, sides, d, b, counts):
+    def _break(self, sides: Lists, d: int, b: int, counts: list[int]) -> None:
         """Move one value so that the clause's sentence no longer holds (or its region is entered)."""
         pick, per, clause = self.pick, self.per, self.clause
         names = list(sides)
@@ -286,12 +301,12 @@ class _ListDraw:
             round_to = per if d > 1 and self._ub(name) else 1
             first["shapeValue"] = max(first["shapeValue"], -(-(first["endIndex"] + 1) // round_to) * round_to)
         elif clause == "burst_positive":
-            for e in sides.values():
-                e[0]["burstLen"] = 0
+            for side in sides.values():
+                side[0]["burstLen"] = 0
         elif clause == "unit_burst":
             i = pick.integer(1, d - 1, "slices.dim")
-            for e in sides.values():
-                e[i]["burstLen"] = pick.integer(2, 3, "slices.burst")
+            for side in sides.values():
+                side[i]["burstLen"] = pick.integer(2, 3, "slices.burst")
         elif clause == "same_burst":
             other = b + 1 if b == 1 or pick.boolean("slices.up") else b - 1
             e = entries[0]
@@ -318,7 +333,7 @@ class _ListDraw:
                                      per if d > 1 else 1))
 
 
-def _elements(entries) -> int:
+def _elements(entries: list[dict[str, int]]) -> int:
     total = 1
     for e in entries:
         total *= max(e["shapeValue"], e["endIndex"] + 1)

@@ -1,20 +1,27 @@
 """What several kinds' fast paths share: the plain operands a rule names, and "one of the allowed"."""
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from oracle.records import Rule
+
 from .base import RuleKind
+from .phases import Entries, Pass
+from .protocols import Checked, Listed, Plan, Plans, Source
 
 
-def plain(rule, ctx, key: str) -> tuple | None:
+def plain(rule: Rule, ctx: Checked, key: str | None) -> tuple[str, ...] | None:
     """The operands a rule names, when none is a list operand (those are checked entry by entry)."""
-    names = rule.fields[key]
-    names = (names,) if isinstance(names, str) else tuple(names)
+    field = rule.fields[key or ""]
+    names = (field,) if isinstance(field, str) else tuple(field)
     return None if any(ctx.spec.is_list(name) for name in names) else names
 
 
-def each_allowed(rule, ctx, key: str) -> list | None:
+def each_allowed(rule: Rule, ctx: Checked, key: str | None) -> list[tuple[str, frozenset[str]]] | None:
     """(operand, the values its rule allows) for each plain operand the rule names under `key`."""
     names, allowed = plain(rule, ctx, key), frozenset(rule.fields["allowed"])
-    return names and [(name, allowed) for name in names]
+    return None if names is None else [(name, allowed) for name in names]
 
 
 class OneOfAllowed(RuleKind):
@@ -24,14 +31,15 @@ class OneOfAllowed(RuleKind):
 
     attribute = ""
 
-    def fast_entries(self, rule, ctx):
+    def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:
         return each_allowed(rule, ctx, self.entry_field)
 
-    def fast_source(self, entries, src):
+    def fast_source(self, entries: Sequence[Any], src: Source) -> None:
         for name, allowed in entries:
             one_of(src, name, self.attribute, getattr(src, f"{self.attribute}s"), allowed)
 
-    def fast_listed(self, rule, ctx, names, listed, groups):
+    def fast_listed(self, rule: Rule, ctx: Checked, names: tuple[str, ...], listed: Callable[[str], Listed],
+                    groups: list[list[str]]) -> bool:
         allowed, field = frozenset(rule.fields["allowed"]), f"{self.attribute}s"
         for name in names:
             before = getattr(listed(name), field)
@@ -39,7 +47,7 @@ class OneOfAllowed(RuleKind):
         return True
 
 
-def one_of(src, name: str, field: str, known: dict, allowed) -> None:
+def one_of(src: Source, name: str, field: str, known: Mapping[str, str], allowed: frozenset[str]) -> None:
     """Fail unless the operand's `field` (dtype, scope) is one of `allowed` (decided where the cell fixes it)."""
     if name not in known:
         src.fail_if(f"{src.tensor(name)}.{field} not in {src.literal(allowed)}")
@@ -47,7 +55,7 @@ def one_of(src, name: str, field: str, known: dict, allowed) -> None:
         src.fail_if("True")
 
 
-def end_plans(base: list, op: str, label: str, low: str, high: str) -> dict[str, list[dict]]:
+def end_plans(base: list[Plan], op: str, label: str, low: str, high: str) -> Plans:
     """Plans for an ambiguity check's two edges where an operand's tensor ends: `low` with the planned
     `<op>.<label>` at its minimum, `high` at its maximum, on each layout of `base`."""
     return {f"{op}={low}": [{**c, f"{op}.{label}": "min"} for c in base],

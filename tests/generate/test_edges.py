@@ -62,7 +62,7 @@ def _legal_ends(cell: Cell, call: Any, param: str) -> tuple[int, int] | None:
     """The lowest and highest legal value of `param` for this call, from the spec alone: its range
     rules that apply, less the ambiguity regions of that one parameter, on its multiples."""
     spec, rulebook = default_rulebook().api(cell.api), default_rulebook()
-    ranges = [r for r in spec.rules_of("range") if r["param"] == param and rulebook.matches(r.when, call, spec)]
+    ranges = [r for r in spec.rules if r.kind == "range" and r["param"] == param and rulebook.matches(r.when, call, spec)]
     if not ranges:      # a bool parameter has none: False / True
         return (0, 1) if spec.params[param].get("type") == "bool" else None
     lo, hi = max(r["min"] for r in ranges), min(r["max"] for r in ranges)
@@ -75,7 +75,7 @@ def _legal_ends(cell: Cell, call: Any, param: str) -> tuple[int, int] | None:
                 lo = b + 1 if a <= lo <= b else lo
                 hi = a - 1 if a <= hi <= b else hi
     step = 1
-    for r in spec.rules_of("multiple"):
+    for r in (r for r in spec.rules if r.kind == "multiple"):
         if r["param"] == param and rulebook.matches(r.when, call, spec):
             step = r["of"] if r["of"] != "element" else rulebook.itemsize(spec.dtype_of_call(call))
     return -(-lo // step) * step, hi // step * step
@@ -211,7 +211,7 @@ def _range_edges() -> list[tuple[str, str, int, bool, str]]:
                     out.append((cell.id, rule["param"], value, False, tag))
         for api in sorted(rulebook.apis):
             spec = rulebook.api(api)
-            for rule in spec.rules_of("range"):
+            for rule in (r for r in spec.rules if r.kind == "range"):
                 for end in ("min", "max"):
                     cell = next((c for c in _cells(product) if c.api == api and c.expect == "legal"
                                  and f"{rule['param']}={end}" in targets(c, default_rulebook())
@@ -228,7 +228,7 @@ def _on_a_grid(spec: Any, param: str) -> bool:
     """Is `param` drawn on the multiples of the element width (a `multiple` rule of `of: element`)? Its
     reject cell's dtype is drawn per call, so one past its range is no single value; its legal ends are
     checked below."""
-    return any(r["param"] == param and r["of"] == "element" for r in spec.rules_of("multiple"))
+    return any(r["param"] == param and r["of"] == "element" for r in spec.rules if r.kind == "multiple")
 
 
 def _applies(rule: Any, cell: Cell) -> bool:
@@ -245,7 +245,7 @@ def test_every_range_rule_has_its_edges_checked() -> None:
     rulebook = default_rulebook()
     covered = {(cid.split("/")[0], param) for cid, param, _, _, _ in RANGE_EDGES}
     for api in rulebook.apis:
-        for rule in rulebook.api(api).rules_of("range"):
+        for rule in (r for r in rulebook.api(api).rules if r.kind == "range"):
             if any(rule.id == c.rule for p in PRODUCTS for c in _cells(p)):
                 assert (api, rule["param"]) in covered, rule.id
     assert len(RANGE_EDGES) > 100

@@ -20,7 +20,7 @@ from oracle.spec import default_rulebook
 
 BOOK = default_rulebook()
 RULES = [rule.id for api in sorted(BOOK.apis) for rule in BOOK.api(api).rules]
-RANGES = [rule.id for api in sorted(BOOK.apis) for rule in BOOK.api(api).rules_of("range")]
+RANGES = [rule.id for api in sorted(BOOK.apis) for rule in BOOK.api(api).rules if rule.kind == "range"]
 
 
 @lru_cache(maxsize=None)

@@ -194,9 +194,9 @@ def test_ranges_match_the_page(spec):
     page_ranges = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"(\w+)∈\[(\d+), (\d+)\]", PAGE_FLAT)}
     assert page_ranges == {"sid": (0, 15), "nburst": (1, 4095), "burst": (1, 65535),
                            "src_stride": (0, 65535), "dst_stride": (0, 65535)}
-    spec_ranges = {r["param"]: (r["min"], r["max"]) for r in spec.rules_of("range")}
+    spec_ranges = {r["param"]: (r["min"], r["max"]) for r in spec.rules if r.kind == "range"}
     assert spec_ranges == page_ranges
-    assert all(r.severity == "reject" for r in spec.rules_of("range"))
+    assert all(r.severity == "reject" for r in spec.rules if r.kind == "range")
 
 
 def test_paths_match_the_page(spec):
@@ -206,7 +206,7 @@ def test_paths_match_the_page(spec):
         for pid in PAGE_NAMES[name]:
             page_paths[pid] = sorted(p.replace("OUT", "GM") for p in paths.split("/"))
     assert len(page_paths) == 6
-    (rule,) = spec.rules_of("path")
+    (rule,) = [r for r in spec.rules if r.kind == "path"]
     assert {p: sorted(v) for p, v in rule["allowed"].items()} == page_paths
     assert (rule["from"], rule["to"]) == ("src", "dst")
 
@@ -214,7 +214,7 @@ def test_paths_match_the_page(spec):
 def test_supported_products_match_the_page(spec):
     section = PAGE.split("支持的型号")[1].split("注意事项")[0]
     page_products = sorted(pid for line in section.strip().splitlines() for pid in PAGE_NAMES[line.strip()])
-    (rule,) = spec.rules_of("product")
+    (rule,) = [r for r in spec.rules if r.kind == "product"]
     assert sorted(rule["products"]) == page_products
     assert "ascend910_93" not in rule["products"]
 
@@ -223,7 +223,7 @@ def test_path_table_matches_the_page(spec, book):
     """Every row of the table: the same ten dtypes, and 32B units for burst and both strides."""
     rows = re.findall(r"(OUT|L1|UB) \| (OUT|L1|UB) \| ([a-z0-9, ]+?),? \| (\d+)B \| (\d+)B \| (\d+)B", PAGE_FLAT)
     assert len(rows) == 5
-    (dtype_rule,) = spec.rules_of("dtype")
+    (dtype_rule,) = [r for r in spec.rules if r.kind == "dtype"]
     for src, dst, dtypes, *units in rows:
         path = f"{src}->{dst}".replace("OUT", "GM")
         assert spec.paths[path]["units"] == dict(zip(("burst", "src_stride", "dst_stride"), map(int, units)))
@@ -234,7 +234,7 @@ def test_path_table_matches_the_page(spec, book):
 
 def test_alignment_rules_match_the_page(spec, book):
     """L1: '地址偏移32Byte对齐'; UB: '地址偏移block_size对齐' (block = 32 B on every product); GM: no rule."""
-    got = {(r["operand"], r["scope"]): r["bytes"] for r in spec.rules_of("align")}
+    got = {(r["operand"], r["scope"]): r["bytes"] for r in spec.rules if r.kind == "align"}
     assert got == {("dst", "L1"): 32, ("src", "L1"): 32, ("dst", "UB"): "block_bytes", ("src", "UB"): "block_bytes"}
     assert {p.block_bytes for p in book.products.values()} == {32}
 
