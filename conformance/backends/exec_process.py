@@ -16,7 +16,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from conformance.backends.contract import BackendCrash
-from conformance.backends.processes import as_user, exit_code, ready, spin, wait_exit
+from conformance.backends.processes import Spinning, as_user, exit_code, ready, wait_exit
 
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
@@ -39,6 +39,7 @@ class ProgramProcess:
         self._pending = bytearray()                 # what the program printed past the last line read
         self._scanned = 0                           # bytes of it known to hold no newline
         self._trace = os.environ.get(TRACE_ENV)
+        self._spinning = Spinning(REPLY_SPIN)       # how long a reply is looked for before sleeping on it
 
     # ------------------------------------------------------------------------------------ its life
 
@@ -183,7 +184,7 @@ class ProgramProcess:
             if self._scanned > REPLY_LIMIT:
                 break
             left = deadline - time.monotonic()
-            found = ready(watch, None, left, spin(REPLY_SPIN))
+            found = ready(watch, None, left, self._spinning)
             if fd in found:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:

@@ -165,26 +165,48 @@ def spin(seconds: float) -> float:
     return 0.0 if os.environ.get(SPIN_ENV) == "0" else seconds
 
 
+class Spinning:
+    """How long the next wait looks without sleeping, learnt from the last ones: a wait that spun its whole
+    window and found nothing (the other process had no core to answer on, where other work fills them, or
+    its answer takes longer than the window) spins no more for the next `rest` waits, then one tries again.
+    So an idle machine keeps the quick exchange, and a busy one stops taking the core the answer needs."""
+
+    def __init__(self, seconds: float, rest: int = 256):
+        self.seconds, self.rest, self.resting = spin(seconds), rest, 0
+
+    def window(self) -> float:
+        if self.resting:
+            self.resting -= 1
+            return 0.0
+        return self.seconds
+
+    def missed(self) -> None:
+        self.resting = self.rest
+
+
 def cores_to_spare(workers: int) -> bool:
     """Does each of `workers` workers and its backend's process have a core of its own?"""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return 2 * workers <= cores
 
 
-def ready(readers: list[int], writer: int | None, seconds: float, spin: float = 0.0) -> set[int]:
+def ready(readers: list[int], writer: int | None, seconds: float, spinning: Spinning | None = None) -> set[int]:
     """The descriptors ready within `seconds` (poll: no limit on descriptor numbers, unlike select),
-    looked at without sleeping for the first `spin` seconds: a reply that comes within them is read
-    without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
+    looked at without sleeping for the first `spinning.window()` seconds: a reply that comes within them is
+    read without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
     hundreds of microseconds to resume)."""
     poller = select.poll()
     for fd in readers:
         poller.register(fd, select.POLLIN)
     if writer is not None:
         poller.register(writer, select.POLLOUT)
-    if spin > 0:
-        until = time.monotonic() + min(spin, max(seconds, 0))
+    window = spinning.window() if spinning is not None else 0.0
+    if window > 0:
+        until = time.monotonic() + min(window, max(seconds, 0))
         while time.monotonic() < until:
             found = poller.poll(0)
             if found:
                 return {fd for fd, _ in found}
+        assert spinning is not None
+        spinning.missed()
     return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}

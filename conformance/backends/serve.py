@@ -146,25 +146,29 @@ SPIN = 0.001                    # seconds a request is waited for without sleepi
 
 
 def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
-    """The lines read from `fd`, each looked for without sleeping for `spin` seconds (SPIN, where the run
-    has cores to spare: processes.spin) before the process sleeps on it: the kit sends the next request
-    soon after the last reply, and on a virtual machine a CPU that halted takes tens to hundreds of
-    microseconds to resume."""
-    from conformance.backends.processes import spin as spare
-    spin = spare(SPIN) if spin is None else spin
+    """The lines read from `fd`, each looked for without sleeping for up to `spin` seconds (SPIN, where the run
+    has cores to spare: processes.Spinning learns when not to) before the process sleeps on it: the kit sends
+    the next request soon after the last reply, and on a virtual machine a CPU that halted takes tens to
+    hundreds of microseconds to resume."""
+    from conformance.backends.processes import Spinning
+    spinning = Spinning(SPIN if spin is None else spin)
     os.set_blocking(fd, False)
     pending = b""
     while True:
         while (end := pending.find(b"\n")) >= 0:
             yield pending[:end + 1].decode("utf-8", "surrogateescape")
             pending = pending[end + 1:]
-        until = time.monotonic() + spin
+        window = spinning.window()
+        until = time.monotonic() + window
         while True:
             try:
                 chunk = os.read(fd, 1 << 20)
                 break
             except BlockingIOError:
                 if time.monotonic() >= until:
+                    if window:
+                        spinning.missed()
+                        window = 0.0
                     select.select([fd], [], [])
         if not chunk:
             if pending:
