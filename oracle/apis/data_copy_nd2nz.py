@@ -34,6 +34,19 @@ def accesses(call: Call, units: Mapping[str, int],
                            (p["ndNum"], blocks, p["nValue"]), c0)}
 
 
+_DST_STEPS = ("intriParams.dstNzMatrixStride", "intriParams.dstNzC0Stride", "intriParams.dstNzNStride")
+
+
+def apart(call: Call, units: Mapping[str, int], operand: str) -> dict[str, int]:
+    """The strides of dst to raise, by parameter name, with the least values that keep its NZ rows apart
+    (Lattice.nested_steps: matrices past their column blocks, column blocks past their rows); src is read only."""
+    if operand != "dst":
+        return {}
+    lattice = accesses(call, units)["dst"]
+    return {name: -(-step // units[name]) for name, step, was in zip(_DST_STEPS, lattice.nested_steps(), lattice.steps)
+            if step != was}
+
+
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
           runs: Mapping[str, Grid | Lattice] | None = None) -> None:
     acc = runs or accesses(call, units)
