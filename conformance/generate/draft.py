@@ -78,10 +78,11 @@ def parted_call(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> tuple[
     frame = frame_of(env, draft)
     call, raised = _call(env, frame, params), {}
     for op in draft.parted:
-        more = frame.math.apart(call, frame.units, op)
+        more = {n: -(-v // frame.steps[n]) * frame.steps[n] for n, v in frame.math.apart(call, frame.units, op).items()}
         if more:
-            raised.update((n, -(-v // frame.steps[n]) * frame.steps[n]) for n, v in more.items())
-            call = _call(env, frame, {**params, **raised})
+            raised.update(more)
+            call = call.replace(**{head: {**call.args[head], **value} if isinstance(value, dict) else value
+                                   for head, value in (nest(more) if env.nested else more).items()})
     return call, raised
 
 

@@ -195,8 +195,6 @@ class ParameterDraw:
         if n in empties and how != "min" and top >= 1:
             lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
         params[n], _ = pick_as(pick, how if top > lo else "min", lo, top, n)
-        if how != "min" and self.draft.parted and not self.fits(params):
-            params[n] = top     # parted writes may fit again further up (nested): the room is not monotone
         if how != "min":
             self.fit_top[n] = top
         return how != "min" and top == lo == 0
