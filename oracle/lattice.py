@@ -71,6 +71,17 @@ class Lattice(NamedTuple):
         return as_strided(buffer[base + self.first:], shape=(*self.counts, self.length),
                           strides=(*self.steps, 1))
 
+    def nested_steps(self) -> tuple[int, ...]:
+        """The least steps, each at or above its own, that keep every run apart in the order of the levels:
+        a level of two runs or more steps at least as far as the finer levels inside it reach (the
+        finest: a run's length)."""
+        steps, extent = list(self.steps), self.length
+        for i in reversed(range(len(steps))):
+            if self.counts[i] > 1:
+                steps[i] = max(steps[i], extent)
+                extent += steps[i] * (self.counts[i] - 1)
+        return tuple(steps)
+
     def self_overlaps(self) -> bool:
         """Do two different runs share a byte? More bytes than the span holds must; levels that nest (each
         step past the whole extent of the finer ones) cannot; otherwise the sorted starts tell (or, for

@@ -498,10 +498,10 @@ class GatherStrideInElements(OffsetSim):
     the author guessed elements, as for a pointer increment in C. One helper serves the mover and the
     dst bounds check, so the footprint the simulator believes in is smaller than the real one.
 
-    Expected: FAIL in the legal repeat cells (any call with repeat >= 2 and dst_repeat_stride != 0; the
-    shrunk call has repeat 2); MISSED_REJECT in reject/asc_gather.dst.bounds (a dst one element too
-    short for the real footprint looks big enough; the shrunk call has repeat >= 2 and a non-zero
-    stride). The count and count_sync cells pass."""
+    Expected: FAIL in the repeat form's cells, the ambiguity cell of asc_gather.repeat.layout under its
+    reading `datablocks` (any call with repeat >= 2 and dst_repeat_stride != 0; the shrunk call has repeat
+    2). The count and count_sync cells pass, and so does reject/asc_gather.dst.bounds: its calls are of
+    the count forms (a repeat-form call is in the ambiguity's region)."""
 
     name = "offset-bug-j-gather-stride-in-elements"
     bug = "dst_repeat_stride unit = element"
@@ -518,9 +518,11 @@ class GatherSrcAdvancedByStride(OffsetSim):
     operand moves by its repeat stride, and applied dst's to src too; src_offset is relative to the
     start of src for every element ("该偏移量相对于源操作数的起始基地址而言").
 
-    Expected: FAIL in the legal repeat cells (any call with repeat >= 2 and dst_repeat_stride != 0;
-    bytes read past UB read as zeros, still a FAIL); the shrunk call has repeat 2. The count and
-    count_sync cells pass."""
+    Expected: FAIL in the repeat form's cells, the ambiguity cells of asc_gather.repeat.layout and
+    asc_gather.offset.repeat_advance under the readings `datablocks` and `whole_repeat` (any call with
+    repeat >= 2 and dst_repeat_stride != 0; bytes read past UB read as zeros, still a FAIL); the shrunk call
+    has repeat 2. It is neither reading of the offsets' advance: under `with_stride` it fails as well. The
+    count and count_sync cells pass."""
 
     name = "offset-bug-k-gather-src-advanced-by-stride"
     bug = "src += r * dst_repeat_stride * 32"

@@ -212,11 +212,16 @@ def assert_controls_cover(controls: dict[str, list[str]], bugs: list[Expect]) ->
 
 
 def assert_listed(backends: list[type], bugs: list[Expect], least: int, documented: bool = True) -> None:
-    """At least `least` buggy backends, each expected exactly once, with distinct names; `documented`:
-    each says its bug and, in its docstring, the verdict the suite must give ("Expected:")."""
+    """At least `least` buggy backends, each expected exactly once, with distinct names, and every cell glob
+    a bug is run on names a cell that exists (a glob that names none would leave its check to pass on the
+    cells the others name, or on none); `documented`: each says its bug and, in its docstring, the verdict
+    the suite must give ("Expected:")."""
     assert len(backends) >= least
     assert {e.backend for e in bugs} == set(backends)
     assert len({cls.name for cls in backends}) == len(backends)
+    for e in bugs:
+        for pattern in e.run:
+            assert select_cells([pattern]), f"{e.id}: no cell is {pattern}"
     if documented:
         assert all(cls.bug and cls.__doc__ and "Expected:" in cls.__doc__ for cls in backends)
 

@@ -26,6 +26,7 @@ class CallDraft:
     spare: bool = False                      # leave one alignment unit per operand (to misalign one)
     frame: Frame | None = None               # what its form, dtypes, scopes and counts fix (frame_of)
     landing: dict[str, int] = field(default_factory=dict)   # bytes from its base an operand keeps (landing_room)
+    parted: tuple[str, ...] = ()             # operands whose writes are kept apart (parted_params)
 
     def count(self, op: str) -> int:
         return self.counts.get(op, 1)
@@ -48,6 +49,43 @@ def landing_room(env: Env, draft: CallDraft, target: Rule | None) -> dict[str, i
     return kind_of(target).landing_room(target, env, lambda: frame_of(env, draft).units["element"])
 
 
+def written_once(env: Env, target: Rule | None) -> list[str]:
+    """The operands the self_overlap rules that hold for every call keep from writing a byte twice, but the
+    one the target's rule would have write twice."""
+    return [op for r in env.spec.rules if not r.when and (target is None or r.id != target.id)
+            for op in [kind_of(r).self_overlapping(r)] if op is not None]
+
+
+def writes_twice(runs: Any) -> bool:
+    """Does a footprint write a byte twice (one without `self_overlaps`: never)?"""
+    return bool(getattr(runs, "self_overlaps", lambda: False)())
+
+
+def part(env: Env, draft: CallDraft, target: Rule | None) -> None:
+    """The draft's operands kept from writing a byte twice (written_once), where its index math says how
+    (`apart`): the parameters are sized, then drawn, with those operands' writes apart."""
+    if getattr(frame_of(env, draft).math, "apart", None) is not None:
+        draft.parted = tuple(written_once(env, target))
+
+
+def _call(env: Env, frame: Frame, params: Mapping[str, Any]) -> Call:
+    return frame.template.replace(**(nest(params) if env.nested else params))
+
+
+def parted_call(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> tuple[Call, dict[str, Any]]:
+    """The call with `params`, the strides of the draft's parted operands raised as far as their index
+    math's `apart` says keeps their writes apart (on each parameter's multiples), and those raised."""
+    frame = frame_of(env, draft)
+    call, raised = _call(env, frame, params), {}
+    for op in draft.parted:
+        more = {n: -(-v // frame.steps[n]) * frame.steps[n] for n, v in frame.math.apart(call, frame.units, op).items()}
+        if more:
+            raised.update(more)
+            call = call.replace(**{head: {**call.args[head], **value} if isinstance(value, dict) else value
+                                   for head, value in (nest(more) if env.nested else more).items()})
+    return call, raised
+
+
 def operand_end(draft: CallDraft, op: str, runs: Any) -> int:
     """How far from its address an operand reaches: its footprint's end, or the end of its landing room."""
     end = _end(runs)
@@ -60,27 +98,28 @@ def accesses(env: Env, draft: CallDraft, params: Mapping[str, int], plain: bool 
     """The operands' footprints with `params`, each as far as any reading of an ambiguity reaches (`plain`:
     as the oracle's check sees them, offset-addressed ones None)."""
     frame = frame_of(env, draft)
-    math_ = frame.math
-    call = frame.template.replace(**(nest(params) if env.nested else params))
-    if plain:
-        return math_.accesses(call, frame.units)
+    call = _call(env, frame, params)
+    return frame.math.accesses(call, frame.units) if plain else _footprints(frame, call)
 
+
+def _footprints(frame: Frame, call: Call) -> dict[str, Any]:
     def sized(units: Mapping[str, int]) -> dict[str, Any]:
-        acc = math_.accesses(call, units)
+        acc = frame.math.accesses(call, units)
         if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
-            acc.update(math_.nominal(call, units))
+            acc.update(frame.math.nominal(call, units))
         return acc
     return _widest_reading(sized, frame)
 
 
 def extents(env: Env, draft: CallDraft, params: Mapping[str, int]) -> dict[str, Any]:
-    """accesses' ends and bytes moved, all that sizing reads: in closed form where the index math gives
-    them (`extents`: Scatter's and asc_gather's repeat forms would build their element arrays)."""
+    """accesses' ends and bytes moved, all that sizing reads, with the parted operands' writes apart
+    (parted_call): in closed form where the index math gives them (`extents`: Scatter's and asc_gather's
+    repeat forms would build their element arrays)."""
     frame = frame_of(env, draft)
+    call = parted_call(env, draft, params)[0] if draft.parted else _call(env, frame, params)
     closed = getattr(frame.math, "extents", None)
     if closed is None:
-        return accesses(env, draft, params)
-    call = frame.template.replace(**(nest(params) if env.nested else params))
+        return _footprints(frame, call)
     return _widest_reading(lambda units: closed(call, units), frame)
 
 

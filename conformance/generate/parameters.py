@@ -10,7 +10,7 @@ from oracle.kinds import Retry, kind_of, require
 from oracle.spec import Rule
 
 from conformance.generate.apart import keep_apart
-from conformance.generate.draft import CallDraft, accesses, frame_of
+from conformance.generate.draft import CallDraft, accesses, frame_of, part, parted_call, writes_twice
 from conformance.generate.environment import Env, Frame, subtract
 from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
@@ -95,6 +95,7 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
     Empty when no call starts here."""
     draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    part(env, draft, None)
     try:
         start = starting_point(pick, env, draft, None)
     except Retry:
@@ -155,6 +156,7 @@ class ParameterDraw:
                 pushed_down |= self.plain(n)
         if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
             require(not moves_nothing(self.env, draft, params))
+        self.part_writes()
         self.steer()
         self.tag_edges()
         for n in self.start.names:
@@ -200,6 +202,19 @@ class ParameterDraw:
         if how != "min":
             self.fit_top[n] = top
         return how != "min" and top == lo == 0
+
+    def part_writes(self) -> None:
+        """An operand that must not write a byte twice (CallDraft.parted) and does: its strides raised as
+        its index math's `apart` says (draft.parted_call), where they stay in their domains and the call
+        still fits (sizing saw it so); otherwise it stays as drawn, and is given up once checked."""
+        env, draft, params = self.env, self.draft, self.params
+        raised = parted_call(env, draft, params)[1] if draft.parted else {}
+        if not raised or self.forced in raised or not all(any(a <= v <= b for a, b in self.start.domains[n])
+                                                          for n, v in raised.items()):
+            return
+        acc = accesses(env, draft, params, plain=True)
+        if any(writes_twice(acc.get(op)) for op in draft.parted) and self.fits({**params, **raised}):
+            params.update(raised)
 
     def steer(self) -> None:
         """Away from what would break another rule with the target, and out of the ambiguity regions."""

@@ -47,7 +47,7 @@ def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: 
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _spare_bytes_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), _key(params))
+    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted, _key(params))
     rooms = _REMEMBERED.get(key)
     if rooms is None:
         rooms = _spare_bytes_of(env, draft, params, aligns)

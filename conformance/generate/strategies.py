@@ -29,7 +29,7 @@ from conformance.generate.seal import seal
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.memory import MemoryRecipe, image_sizes
-from conformance.generate.draft import CallDraft, accesses, landing_room
+from conformance.generate.draft import CallDraft, accesses, landing_room, part, writes_twice, written_once
 from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
@@ -173,6 +173,7 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     draft.counts = {op: d["entries"] for op, d in spec.operands.items() if "entries" in d}
     draft.landing = landing_room(env, draft, target)
     kind.recount(target, pick, env, draft)
+    part(env, draft, target)        # once the counts are known: it reads the draft's frame
     draw_params(pick, env, draft, target)
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
@@ -192,15 +193,11 @@ def _self_overlaps_as_asked(env: Env, draft: CallDraft, target: Rule | None) -> 
     operand does, no other rule's does. A call that fails this is given up before it is placed, not once
     drawn and checked."""
     mine = kind_of(target).self_overlapping(target)
-    others = [op for r in env.spec.rules if not r.when and (target is None or r.id != target.id)
-              for op in [kind_of(r).self_overlapping(r)] if op is not None]
+    others = written_once(env, target)
     if mine is None and not others:
         return True
     acc = accesses(env, draft, draft.params, plain=True)
-
-    def overlaps(op: str) -> bool:
-        return bool(getattr(acc.get(op), "self_overlaps", lambda: False)())
-    return (mine is None or overlaps(mine)) and not any(overlaps(op) for op in others)
+    return (mine is None or writes_twice(acc.get(mine))) and not any(writes_twice(acc.get(op)) for op in others)
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,

@@ -28,7 +28,7 @@ mask_continuous: the first 3 int16 elements of one iteration, src 64 bytes (2 Da
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -49,6 +49,26 @@ def _picked(mask: int | tuple[int, ...], per: int, width: int, block: int) -> tu
     return blocks, inside
 
 
+class Shape(NamedTuple):
+    """What sizing reads of the elements an iteration selects: how many, their lowest and highest
+    DataBlock, the furthest byte they start at in the highest, and in any."""
+
+    selected: int
+    low: int
+    high: int
+    inside_high: int
+    inside_any: int
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape(mask: int | tuple[int, ...], per: int, width: int, block: int) -> Shape:
+    blocks, inside = _picked(mask, per, width, block)
+    if not blocks.size:
+        return Shape(0, 0, 0, 0, 0)
+    high = int(blocks.max())
+    return Shape(int(blocks.size), int(blocks.min()), high, int(inside[blocks == high].max()), int(inside.max()))
+
+
 _FAR = 1 << 40       # bytes past every buffer: a step held there keeps positions in int64
 
 
@@ -64,6 +84,11 @@ def _steps(call: Call, units: Mapping[str, int], operand: str) -> tuple[int, int
 def _layout(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
     width = units["element"]
     return _picked(hashable(call.args["mask"]), units["repeat"] // width, width, units["block"])
+
+
+def _shape_of(call: Call, units: Mapping[str, int]) -> Shape:
+    width = units["element"]
+    return _shape(hashable(call.args["mask"]), units["repeat"] // width, width, units["block"])
 
 
 def places(call: Call, units: Mapping[str, int], operand: str) -> np.ndarray:
@@ -105,14 +130,47 @@ def extents(call: Call, units: Mapping[str, int]) -> dict[str, Any]:
     """Each operand's end and bytes moved, in closed form: the furthest element is in the last iteration
     (the steps are not negative), at the furthest of the selected elements."""
     width = units["element"]
-    blocks, inside = _layout(call, units)
-    n = max(call.args["repeatTime"], 0) * blocks.size
+    shape = _shape_of(call, units)
+    n = max(call.args["repeatTime"], 0) * shape.selected
     out = {}
     for op in ("dst", "src"):
         between, within = _steps(call, units, op)
-        far = (call.args["repeatTime"] - 1) * between + int((blocks * within + inside).max()) if n else -width
+        far = (call.args["repeatTime"] - 1) * between + _furthest(call, units, shape, within) if n else -width
         out[op] = Extent(far + width, n * width)
     return out
+
+
+def _furthest(call: Call, units: Mapping[str, int], shape: Shape, within: int) -> int:
+    """The furthest byte an element of one iteration starts at, DataBlocks `within` bytes apart."""
+    if within >= units["block"]:        # DataBlocks apart: the furthest element lies in the highest
+        return shape.high * within + shape.inside_high
+    if within == 0:
+        return shape.inside_any
+    blocks, inside = _layout(call, units)
+    return int((blocks * within + inside).max())
+
+
+def apart(call: Call, units: Mapping[str, int], operand: str) -> dict[str, int]:
+    """The strides of an operand to raise, by parameter name, with the least values that keep its elements
+    apart: a DataBlock stride that parts the DataBlocks of an iteration, then iterations that nest between
+    the DataBlocks of one (all the copies of a DataBlock inside its stride) or follow one another past an
+    iteration's reach."""
+    repeat, stride = _FIELDS[operand]
+    p, block, n = call.args["repeatParams"], units["block"], max(call.args["repeatTime"], 0)
+    unit_r, unit_s = units["repeatParams." + repeat], units["repeatParams." + stride]
+    low, high = _shape_of(call, units)[1:3]
+    within, between = p[stride], p[repeat]
+    if high > low:
+        within = max(within, -(-block // unit_s))
+
+    def nests(step: int) -> bool:
+        return step * unit_r >= block and (n - 1) * step * unit_r + block <= within * unit_s
+    reach = (high - low) * within * unit_s + block
+    if n > 1 and between * unit_r < reach and not nests(between):
+        least = max(between, -(-block // unit_r))
+        between = least if nests(least) else max(between, -(-reach // unit_r))
+    raised = {stride: within, repeat: between}
+    return {"repeatParams." + name: v for name, v in raised.items() if v != p[name]}
 
 
 VARIANTS = {"default": dict}

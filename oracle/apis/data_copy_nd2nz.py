@@ -46,18 +46,33 @@ from ..lattice import Lattice
 from .fractal import nz_blocks
 
 
+_DST_STEPS = tuple((f, "intriParams." + f) for f in ("dstNzMatrixStride", "dstNzC0Stride", "dstNzNStride"))   # outermost first
+
+
 def accesses(call: Call, units: Mapping[str, int],
              memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Grid | Lattice]:
     """src: per matrix, nValue ND rows of dValue elements; dst: per matrix, per column block, per row, one
     C0 block (padding included)."""
-    p, width, c0 = call.args["intriParams"], units["element"], units["c0"]
-    blocks = -(-p["dValue"] * width // c0)
+    p, width = call.args["intriParams"], units["element"]
     return {"src": Grid(0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"], p["ndNum"],
                         p["srcDValue"] * units["intriParams.srcDValue"], p["nValue"], p["dValue"] * width),
-            "dst": Lattice(0, (p["dstNzMatrixStride"] * units["intriParams.dstNzMatrixStride"],
-                               p["dstNzC0Stride"] * units["intriParams.dstNzC0Stride"],
-                               p["dstNzNStride"] * units["intriParams.dstNzNStride"]),
-                           (p["ndNum"], blocks, p["nValue"]), c0)}
+            "dst": _dst(call, units)}
+
+
+def _dst(call: Call, units: Mapping[str, int]) -> Lattice:
+    p, c0 = call.args["intriParams"], units["c0"]
+    return Lattice(0, tuple(p[field] * units[name] for field, name in _DST_STEPS),
+                   (p["ndNum"], -(-p["dValue"] * units["element"] // c0), p["nValue"]), c0)
+
+
+def apart(call: Call, units: Mapping[str, int], operand: str) -> dict[str, int]:
+    """The strides of dst to raise, by parameter name, with the least values that keep its NZ rows apart
+    (Lattice.nested_steps: matrices past their column blocks, column blocks past their rows); src is read only."""
+    if operand != "dst":
+        return {}
+    lattice = _dst(call, units)
+    return {name: -(-step // units[name]) for (_, name), step, was in zip(_DST_STEPS, lattice.nested_steps(), lattice.steps)
+            if step != was}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],

@@ -35,9 +35,6 @@ BUGS = [
 
 def test_every_bug_is_listed() -> None:
     assert_listed(bc.BUGGY_COPY_BACKENDS, BUGS, 5)
-    for e in BUGS:
-        for pattern in e.run:
-            assert select_cells([pattern]), (e.id, pattern)
 
 
 @pytest.mark.parametrize("seed", [1, 20240601, 987654321])

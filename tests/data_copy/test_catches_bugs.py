@@ -58,9 +58,6 @@ PAD_BUGS = [
 def test_every_bug_is_listed() -> None:
     assert_listed(bd.BUGGY_DATA_COPY_BACKENDS, BUGS, 5)
     assert_listed(bp.BUGGY_DATA_COPY_PAD_BACKENDS, PAD_BUGS, 5)
-    for e in BUGS:
-        for pattern in e.run:
-            assert select_cells([pattern]), (e.id, pattern)
 
 
 @pytest.mark.parametrize("seed", [1, 20240601, 987654321])

@@ -31,9 +31,6 @@ BUGS = [
 
 def test_every_bug_is_listed() -> None:
     assert_listed(bn.BUGGY_DATA_COPY_ND2NZ_BACKENDS, BUGS, 4)
-    for e in BUGS:
-        for pattern in e.run:
-            assert select_cells([pattern]), (e.id, pattern)
 
 
 @pytest.mark.parametrize("seed", [1, 20240601, 987654321])

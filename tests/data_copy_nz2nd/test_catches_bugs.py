@@ -263,9 +263,6 @@ BUGS = [
 
 def test_every_bug_is_listed() -> None:
     assert_listed(bn.BUGGY_NZ2ND_BACKENDS, BUGS, 6)
-    for e in BUGS:                                       # every glob names cells that exist
-        for pattern in e.run:
-            assert select_cells([pattern]), (e.id, pattern)
 
 
 # These regions are ambiguities: the planted behaviour is one of their readings (or the region
