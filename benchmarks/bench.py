@@ -99,7 +99,7 @@ from oracle.apis import index_math  # noqa: E402
 from oracle.rules import context  # noqa: E402
 from oracle.spec import default_rulebook  # noqa: E402
 
-from benchmarks.coverage_figures import cost_figures, guided_figures  # noqa: E402
+from benchmarks.coverage_figures import cost_figures, guided_figures, sim_figures  # noqa: E402
 from benchmarks.floor_figures import floor_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
@@ -942,8 +942,8 @@ def main() -> None:
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
                                        "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
-                                       "coverage-fuzz", "crashes", "certificate", "floor"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q), (r) or (s)")
+                                       "coverage-fuzz", "crashes", "certificate", "floor", "sim"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q), (r), (s) or (t)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
@@ -953,7 +953,7 @@ def main() -> None:
          "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
          "coverage-fuzz": guided_figures, "crashes": crash_figures,
          "certificate": lambda product: certificate_figures(product, args.profile),
-         "floor": floor_figures}[args.only](args.product)
+         "floor": floor_figures, "sim": sim_figures}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -978,6 +978,7 @@ def main() -> None:
     guided_figures(args.product)
     crash_figures(args.product)
     floor_figures(args.product)
+    sim_figures(args.product)
     report_figures(args.product)
 
 

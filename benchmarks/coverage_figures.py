@@ -61,6 +61,27 @@ def cost_figures(product: str, rounds: int = 2) -> None:
           f"{(c_plain / c_cov - 1) * 100:+.0f}% time per call (target <= +25%)")
 
 
+def sim_figures(product: str, rounds: int = 2) -> None:
+    """(t): the C example simulator (examples/c_sim, its plain build) against the built-in reference, both
+    through the exec protocol as a user runs them (`run ... -n 1`, ci, seed 1): verified calls per second
+    over the cells' own time, API by API, the best of `rounds`."""
+    sim = ROOT / "examples" / "c_sim"
+    built = subprocess.run(["make", "-C", str(sim), "all"], capture_output=True, text=True)
+    if built.returncode:
+        print(f"(t) C example: `make` failed: {built.stderr.strip().splitlines()[-1:]}")
+        return
+    print(f"(t) the C example against the reference on {product}, ci, one worker, each in a process of its own "
+          f"(target: the C example at least as fast)")
+    for api in ("data_move", "data_copy", "data_copy_pad", "data_copy_nd2nz", "data_copy_slice", "gather", "copy",
+                "gatherb"):
+        rates = {}
+        for name, backend in (("reference", "oracle"), ("C example", f"exec:{sim / 'c_sim'}")):
+            rates[name] = max(_rate(_run(["run", "--backend", backend, "--product", product, "--api", api,
+                                          "--profile", "ci", "--seed", "1", "-n", "1"])) for _ in range(rounds))
+        print(f"    {api:<18} reference {rates['reference']:6.0f} calls/s, C example {rates['C example']:6.0f} "
+              f"calls/s = {rates['C example'] / rates['reference']:.2f}x")
+
+
 def guided_figures(product: str, seconds: int = 30, seeds: tuple[int, ...] = (1, 2, 3)) -> None:
     found: dict[str, list[int]] = {"plain": [], "--coverage": []}
     for mode in found:
