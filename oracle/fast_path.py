@@ -26,17 +26,11 @@ from .rulebook import Ranges, in_ranges
 LISTS_RANK = 8          # the entries of list operands are checked between the kinds below and above it
 
 
-def _names(rule: Rule, key: str) -> tuple[str, ...]:
-    names = rule.fields[key]
-    return (names,) if isinstance(names, str) else tuple(names)
-
-
 def _list_operands(rule: Rule, ctx: Checked) -> tuple[str, ...] | None:
     """The operands a per-tensor rule names, when every one is a list operand (None: not such a rule)."""
-    key = RULE_KINDS[rule.kind].entry_field
-    if key is None:
+    names = RULE_KINDS[rule.kind].entry_operands(rule)
+    if names is None:
         return None
-    names = _names(rule, key)
     return names if all(ctx.spec.is_list(name) for name in names) else None
 
 
@@ -239,11 +233,11 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
         return None
     # a region whose checks are all checks of operands a bounds rule of the fast path holds (half_by:
     # the whole blocks broken) cannot hold a call the fast path passes: left out of `regions`
-    bounded = {name for rule, ranges in rules if RULE_KINDS[rule.kind].holds_bytes and ranges is None
-               for name in [rule.fields["operand"]]
+    bounded = {name for rule, ranges in rules if ranges is None
+               for name in [RULE_KINDS[rule.kind].held_operand(rule)] if name is not None
                if (name in listed and listed[name].bounds) or name in tables.get(rule.kind, ())}
     kept = [(amb, ranges) for amb, amb_regions in ambiguities
-            if not (amb.checks and all(RULE_KINDS[c.kind].holds_bytes and c.fields["operand"] in bounded
+            if not (amb.checks and all(RULE_KINDS[c.kind].held_operand(c) in bounded
                                        for c in amb.checks))
             for ranges in amb_regions]
     regions = [ranges for _, ranges in kept]

@@ -41,7 +41,9 @@ def apart_ops(env: Env, target: Rule | None = None, call: Any = None) -> dict[st
         if target is not None and rule.id == target.id:
             continue
         if call is None or any(env.rulebook.matches(r, call, env.spec) for r in regions):
-            out[rule["operands"][0]] = tuple(rule.get("lag", [0, 0]))
+            meets = kind_of(rule).meeting(rule)
+            if meets is not None:
+                out[meets[0]] = meets[2]
     return out
 
 

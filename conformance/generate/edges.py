@@ -252,6 +252,9 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
     from conformance.generate.draft import CallDraft  # the generator's own sizing
     from conformance.generate.parameters import starting_point
     from conformance.generate.sizing import fits
+    param = kind_of(rule).forced_param(rule)
+    if param is None:
+        return False
     for form in _forms(env, rule):
         for dtype in env.legal_dtypes(form):
             if rule.when and "dtypes" in rule.when and dtype not in rule.when["dtypes"]:
@@ -263,7 +266,7 @@ def _range_fits(env: Env, rule: Any, value: int, gm_window: int) -> bool:
                     start = starting_point(Planned(_shape_plan(env, form), 0), env, draft, rule)
                 except Retry:
                     continue
-                if fits(env, draft, {**start.params, rule["param"]: value}, start.aligns):
+                if fits(env, draft, {**start.params, param: value}, start.aligns):
                     return True
     return False
 

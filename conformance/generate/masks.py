@@ -6,7 +6,7 @@ from typing import Mapping
 
 from oracle.spec import Rule
 
-from oracle.kinds import require
+from oracle.kinds import kind_of, require
 from conformance.generate.picks import Picks, pick_between
 
 
@@ -19,10 +19,13 @@ def draw_words(pick: Picks, word_rules: Mapping[str, list[Rule]], tags: list[str
     for name, rules in word_rules.items():
         require(rules)
         rule = rules[0]
-        bounds = [tuple(w) for w in rule["words"]]
+        said = kind_of(rule).word_ranges(rule)
+        require(said is not None)
+        assert said is not None
+        bounds, nonzero = said
         if target is not None and target.id == rule.id:
             past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
-            ways = ["zero"] * bool(rule.get("nonzero") or bounds[0][0]) + ["past"] * bool(past)
+            ways = ["zero"] * bool(nonzero or bounds[0][0]) + ["past"] * bool(past)
             how = pick.choice(ways, f"{name}.shape") if ways else "short"
             words = [0] * len(bounds)
             if how == "short":                  # every word's range is the whole word: only the count breaks it

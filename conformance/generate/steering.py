@@ -36,7 +36,7 @@ def one_repeat(names: list[str], params: dict[str, int], forced: str, domains: M
 def reaches_below(env: Env, footprints: Mapping[str, Any]) -> bool:
     """Does an operand that a bounds rule holds touch bytes below its address (a stride forced below its
     range, -1, walking back a block a repeat)? Wherever it is placed, its bounds rule breaks too."""
-    held = {r["operand"] for r in env.spec.rules if kind_of(r).holds_bytes}
+    held = {op for r in env.spec.rules for op in [kind_of(r).held_operand(r)] if op is not None}
     for op, runs in footprints.items():
         if op in held and any(getattr(r, "begin", 0) < 0 for r in (runs if isinstance(runs, list) else [runs])):
             return True

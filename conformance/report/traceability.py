@@ -19,15 +19,9 @@ from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
 from conformance.generate.strategies import reachable
 
 def edge_tags(rule: Rule) -> list[str]:
-    """The tag globs that mark a legal call as sitting on `rule`'s edge (its kind's `legal_edges`; a kind
+    """The tag globs that mark a legal call as sitting on `rule`'s edge (its kind's `edge_tags`; a kind
     without them has no edge a legal call can sit on short of breaking it: its own cells exercise it)."""
-    out = []
-    for pattern in kind_of(rule).legal_edges:
-        if "{operands}" in pattern:
-            out += [pattern.replace("{operands}", op) for op in rule.get("operands") or ()]
-        else:
-            out.append(pattern.format(param=rule.get("param"), operand=rule.get("operand")))
-    return out
+    return kind_of(rule).edge_tags(rule)
 
 
 def _claims(globs: list[str]) -> Callable[[str], bool]:

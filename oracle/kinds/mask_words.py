@@ -24,6 +24,9 @@ class MaskWords(RuleKind):
             return f"{rule.fields['param']} selects no element (every word is 0)"
         return None
 
+    def word_ranges(self, rule: Rule) -> Optional[tuple[list[tuple[int, int]], bool]]:
+        return [(lo, hi) for lo, hi in rule.fields["words"]], bool(rule.fields.get("nonzero"))
+
     def words_param(self, rule: Rule) -> Optional[str]:
         param: str = rule.fields["param"]
         return param

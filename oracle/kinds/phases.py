@@ -88,6 +88,11 @@ class Saying:
         """The bytes the rule asks `operand`'s address in `scope` to be a multiple of (None: nothing)."""
         return None
 
+    def word_ranges(self, rule: Rule) -> Optional[tuple[list[tuple[int, int]], bool]]:
+        """A mask's words: each one's (least, greatest) value, and whether one at least must be nonzero
+        (None: the rule says nothing of words)."""
+        return None
+
     def words_param(self, rule: Rule) -> Optional[str]:
         """The bitwise-mask parameter whose words the rule bounds (None: none)."""
         return None
@@ -126,6 +131,20 @@ class FastPath:
         entries share one dtype). False: left to `check`."""
         return False
 
+    def entry_operands(self, rule: Rule) -> Optional[tuple[str, ...]]:
+        """The operands the rule names in its `entry_field` (None: a kind without one)."""
+        if self.entry_field is None:
+            return None
+        names = rule.fields[self.entry_field]
+        return (names,) if isinstance(names, str) else tuple(names)
+
+    def held_operand(self, rule: Rule) -> Optional[str]:
+        """The operand whose touched bytes the rule holds inside its tensor (None: not such a rule)."""
+        if not self.holds_bytes:
+            return None
+        operand: str = rule.fields["operand"]
+        return operand
+
     def later_self(self, rule: Rule) -> Optional[str]:
         """The operand the rule tests against its own later iterations (None: not such a rule)."""
         return None
@@ -150,6 +169,17 @@ class Edges:
     def extra_plans(self, rule: Rule, sweep: Sweep) -> list[Plan]:
         """Plans past those of `edges` a sweep of the rule's cell also judges."""
         return []
+
+    def edge_tags(self, rule: Rule) -> list[str]:
+        """The tag globs that mark a legal call as sitting on the rule's edge: `legal_edges` with the rule's
+        own fields filled in (none: the rule has no edge a legal call sits on short of breaking it)."""
+        out: list[str] = []
+        for pattern in self.legal_edges:
+            if "{operands}" in pattern:
+                out += [pattern.replace("{operands}", op) for op in rule.get("operands") or ()]
+            else:
+                out.append(pattern.format(param=rule.get("param"), operand=rule.get("operand")))
+        return out
 
 
 class Reaching:
