@@ -54,6 +54,8 @@ class ExecBackend:
         self.respawns = 0                           # processes a respawning program replaced (`crashed`)
         self._places: dict[str, tuple[int, int]] = {}
         self._views: dict[str, np.ndarray] | None = None
+        self._batch_places: list[dict[str, tuple[int, int]]] = []     # where batch_images put a batch's images
+        self._batch_views: list[dict[str, np.ndarray]] = []
         self._copied = False
         self.name, self.version, self.batch = "", "", False
         self.readings: dict[str, str] = {}         # ambiguity id -> reading id, from its hello
@@ -110,30 +112,57 @@ class ExecBackend:
         deadline = max(sent.deadline, time.monotonic() + self.timeout)
         self._settle(self._reply(sent.request, deadline), sent.memory, sent.places)
 
-    def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
-        """One `batch` request for all the calls (the backend's `run_batch` where the program's hello
-        offered batches: the runner then hands it calls in batches)."""
-        all_places = self.shm.layout([{s: m.shape[0] for s, m in memory.items()} for memory in memories])
-        for places, memory in zip(all_places, memories):
-            for scope, view in self.shm.views(places).items():
-                np.copyto(view, memory[scope])
-        reply = self._ask({"op": "batch", "runs": [{"call": c.to_dict(), "memory": self.shm.describe(p)}
-                                                    for c, p in zip(calls, all_places)]}, len(calls))
+    def batch_images(self, sizes: Sequence[Mapping[str, int]]) -> list[dict[str, np.ndarray]]:
+        """Where the kit builds a batch's images: views of disjoint parts of the shared file, one set per call
+        (send_batch then sends them as they are)."""
+        self._batch_places = self.shm.layout([dict(s) for s in sizes])
+        self._batch_views = [self.shm.views(places) for places in self._batch_places]
+        return self._batch_views
+
+    def send_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> "SentBatch":
+        """The first half of a batch: the images placed (where batch_images put them, or copied into the
+        shared file) and one `batch` request written; the caller may work meanwhile, on anything but
+        `memories`; finish_batch waits for the reply."""
+        views = self._batch_views
+        if len(views) == len(memories) and all(set(m) == set(v) and all(m[s] is v[s] for s in v)
+                                               for m, v in zip(memories, views)):
+            all_places = self._batch_places
+        else:
+            all_places = self.shm.layout([{s: m.shape[0] for s, m in memory.items()} for memory in memories])
+            for places, memory in zip(all_places, memories):
+                for scope, view in self.shm.views(places).items():
+                    np.copyto(view, memory[scope])
+        self._batch_views = []
+        request, deadline = self._request({"op": "batch", "runs": [{"call": c.to_dict(), "memory": self.shm.describe(p)}
+                                                                   for c, p in zip(calls, all_places)]}, len(calls))
+        return SentBatch(request, deadline, list(memories), list(all_places), self.program.proc)
+
+    def finish_batch(self, sent: "SentBatch") -> list[BaseException | None]:
+        """The second half: the batch reply read; per call, None (it ran) or what its result means."""
+        if sent.process is not self.program.proc:
+            raise BackendCrash("the program was restarted before it answered (an earlier call crashed it)")
+        reply = self._reply(sent.request, sent.deadline)
+        calls = len(sent.memories)
         results = reply.get("results")
         if reply.get("op") == "crashed":
             raise self._crashed(reply)
-        if reply.get("op") != "batch" or not isinstance(results, list) or len(results) != len(calls):
+        if reply.get("op") != "batch" or not isinstance(results, list) or len(results) != calls:
             self.program.kill()
-            raise BackendCrash(f"protocol error: expected a batch reply with {len(calls)} results, got "
+            raise BackendCrash(f"protocol error: expected a batch reply with {calls} results, got "
                                f"{brief(reply)}")
-        out = []
-        for result, places, memory in zip(results, all_places, memories):
+        out: list[BaseException | None] = []
+        for result, places, memory in zip(results, sent.places, sent.memories):
             try:
                 self._settle(result if isinstance(result, dict) else {}, memory, places, in_batch=True)
                 out.append(None)
             except Exception as exc:                # noqa: BLE001
                 out.append(exc)
         return out
+
+    def _run_batch(self, calls: Sequence[Call], memories: Sequence[dict[str, np.ndarray]]) -> list[BaseException | None]:
+        """One `batch` request for all the calls (the backend's `run_batch` where the program's hello
+        offered batches: the runner then hands it calls in batches)."""
+        return self.finish_batch(self.send_batch(calls, memories))
 
     def take_coverage(self) -> list[int | str]:
         """The points the replies read since the last time asked (docs/exec-protocol.md, Coverage)."""
@@ -261,6 +290,17 @@ class ExecBackend:
         self.respawns += 1
         return BackendCrash(backend_text(f"the backend program {backend_text(reply.get('message'))}")
                             + self.program.stderr_tail())
+
+
+@dataclass
+class SentBatch:
+    """A batch request written and not yet answered (ExecBackend.send_batch)."""
+
+    request: dict[str, Any]
+    deadline: float
+    memories: list[dict[str, np.ndarray]]
+    places: list[Mapping[str, tuple[int, int]]]
+    process: Any = None                 # the program it went to
 
 
 @dataclass

@@ -218,6 +218,8 @@ def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebo
     call, None (it ran) or the exception it raised (Rejected to refuse); if run_batch itself raises,
     every call of the batch gets that crash. `violations`: per call, as for prepare."""
     known = violations if violations is not None else [None] * len(cases)
+    if isinstance(backend, ExecBackend):
+        return _judge_batch_sent(cases, backend, rulebook, known)
     prepared = [prepare(call, recipe, None, rulebook, v) for (call, recipe), v in zip(cases, known)]
     copies, memories = [backend_copy(p.call) for p in prepared], [p.memory for p in prepared]
     answer, raised = call_backend(lambda: list(backend.run_batch(copies, memories)))
@@ -226,6 +228,28 @@ def judge_batch(cases: Sequence[tuple[Call, MemoryRecipe]], backend: Any, rulebo
     results = [raised] * len(prepared) if raised is not None else answer
     try:
         return [conclude(p, r) for p, r in zip(prepared, results)]
+    finally:
+        for r in results:
+            forget_traceback(r)
+
+
+def _judge_batch_sent(cases: Sequence[tuple[Call, MemoryRecipe]], backend: ExecBackend, rulebook: Rulebook,
+                      known: Sequence[Sequence[Violation] | None]) -> list[Outcome]:
+    """judge_batch, for a backend in a process of its own: the images built where it reads them, the batch
+    sent, and the expected images worked out while it runs (as start / complete do for one call)."""
+    views = iter(backend.batch_images([recipe.sizes for _, recipe in cases]))
+    memories = [recipe.build(lambda sizes: next(views)) for _, recipe in cases]
+    inputs = [{scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
+               for scope, image in memory.items()} for (_, recipe), memory in zip(cases, memories)]
+    sent, raised = call_backend(backend.send_batch, [call for call, _ in cases], memories)
+    expected_ = [_expectation(call, inp, rulebook, v) for (call, _), inp, v in zip(cases, inputs, known)]
+    answer = None
+    if raised is None:
+        answer, raised = call_backend(backend.finish_batch, sent)
+    results = [raised] * len(cases) if raised is not None else answer
+    try:
+        return [conclude(Prepared(call, memory, want, found, verdict_class(found), rulebook), r)
+                for (call, _), memory, (want, found), r in zip(cases, memories, expected_, results)]
     finally:
         for r in results:
             forget_traceback(r)
