@@ -1,4 +1,4 @@
-"""Speed figures of the kit (targets from the issues, printed as ratios; no test asserts on time).
+"""Speed figures of the kit (targets printed as ratios to the figures they are set against; no test asserts on time).
 
   (a) oracle cost per call (check + expected) over the generated mix of every cell of each API;
       data_move: the largest UB->UB move as a ratio to numpy copying the same bytes   target: <= 3x numpy
@@ -17,21 +17,21 @@
   (f) isolation: the ci data_move cells of the product run in this process (run_cells, the reference) and
       through the supervised workers every CLI run uses (-n 1 and -n 2), the same seeded calls; the
       overhead of -n 1 against in process                                          target: < 5%
-  (g) the oracle's cost on one call (issue 20): the offset moves of Scatter / asc_gather against numpy's
+  (g) the oracle's cost on one call: the offset moves of Scatter / asc_gather against numpy's
       fancy indexing doing the same move (largest count form)                     target: <= 3x numpy;
       check(call, memory) for Scatter's largest count form                        target: < 100 us;
       expected() of the largest UB->UB data_move with GM, UB and L1 images against numpy copying that
       UB and doing the move                                                       target: <= 3x numpy;
-      each beside main's figure (issue 20's table)
+      each beside the reference figure of one 16-core machine (1bbb4a6)
   (h) differential runs: the ci data_move cells through one supervised worker, plain and --against B, with
       B the reference in process and served as an exec program (A runs while B's request is out):
       verified-and-compared calls per second against the plain run's                no target
-  (i) calls per core (issue 20): verified calls per second of one worker, in process (run_cells, the
+  (i) calls per core: verified calls per second of one worker, in process (run_cells, the
       reference, the `ci` cells of each API, the collector settled as a worker settles it), best of 3, as a
       ratio to main's on the same machine (main measured on the 2-core sandbox; its figure also without the
       calls it judged twice, since the kit judges each call once)
                                    target: 1500 data_move, 750 the others where main does 302/160/100/176/215
-  (j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 (and -n <cores>): wall time,
+  (j) cores: `run` of one product, every API, ci, at -n 1, -n 2 (and -n <cores>): wall time,
       its start and end outside the cells, and a model of -n 16 from those where 16 cores are not at hand
                                                                                   target: 12x at -n 16
   (k) the judge out of the backend's reach: per API, the ci cells through one supervised worker, the
@@ -252,7 +252,7 @@ def largest_nz2nd(product: str) -> None:
           f"check() {check_s * 1e6:.0f} us")
 
 
-# main's figures (issue 20's table, one 16-core machine): what the figures of (g) are set against
+# the reference figures (1bbb4a6 on one 16-core machine): what the figures of (g) are set against
 MAIN_ORACLE = {"scatter index math": 35.7, "asc_gather index math": 34.4, "scatter check us": 808.0,
                "data_move expected": 18.8}
 
@@ -282,7 +282,7 @@ def _offset_case(api: str, product: str):
 
 
 def oracle_cost(product: str) -> None:
-    """(g): the figures of issue 20 item 1 that are the oracle's own, each against numpy and main."""
+    """(g): the oracle's own figures, each against numpy and the reference figures."""
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()                     # as the kit's workers run: freed buffers stay mapped
     for api, where in (("scatter", PRODUCT["scatter"]), ("asc_gather", PRODUCT["asc_gather"])):
@@ -637,7 +637,7 @@ def differential_figures(product: str) -> None:
           f"{remote:.0f} calls/s ({remote / plain:.2f}x)")
 
 
-# issue 20's table (main at 1bbb4a6, one 16-core machine) and the same commit measured on this 2-core sandbox
+# the reference figures (1bbb4a6, one 16-core machine) and the same commit measured on this 2-core sandbox
 # (a faster core: 1.4-2.1x): the targets are ratios to main on the same machine. The sandbox's figures move
 # by 15% from one hour to the next: main's are the best of nine runs taken on 2026-11-24 interleaved with
 # the kit's (run it so, and compare best with best).
@@ -648,13 +648,13 @@ MAIN_SANDBOX = {"data_move": 666, "vec_trans_scatter": 365, "scatter": 255, "asc
 # per search, so its figure counts different calls: main's is compared with the same share taken off.
 MAIN_REPEATS = {"data_move": 527 / 3240, "vec_trans_scatter": 796 / 3240, "scatter": 1408 / 5640,
                 "asc_gather": 1423 / 5040, "data_copy_nz2nd": 437 / 2760}
-MAIN_CORES = (83.5, 12.0)     # main's `run` of ascend910b at -n 1 and -n 16 on the issue's 16-core machine
+MAIN_CORES = (83.5, 12.0)     # main's `run` of ascend910b at -n 1 and -n 16 on the reference 16-core machine
 PER_CORE_TARGET = {"data_move": 1500}       # calls/s where main does MAIN_PER_CORE; 750 for the others
 
 
 def per_core(product: str) -> None:
     """(i): verified calls per second of one worker, per API, in this process (no supervisor, no report),
-    against main's figure on the same kind of machine and the issue's target scaled to it."""
+    against main's figure on the same kind of machine and the target scaled to it."""
     from conformance.backends.contract import OracleBackend
     from conformance.generate.memory import keep_freed_images
     from conformance.generate.profiles import profile
@@ -724,7 +724,7 @@ def _shares(order: list[str], seconds: dict[str, float], workers: int) -> tuple[
 
 
 def core_figures(product: str) -> None:
-    """(j) cores (issue 20): `run` of one product, every API, ci, at -n 1, -n 2 and -n <cores> where there
+    """(j) cores: `run` of one product, every API, ci, at -n 1, -n 2 and -n <cores> where there
     are more; what of the wall time is not cells (start: imports, cells listed, workers forked; end: the
     report). At 16 workers where no 16 cores are at hand: modelled from the -n 1 run, its start and end as
     measured and the 15 further forks (_fork_cost), its cells' own seconds handed out in the plan's order
@@ -763,7 +763,7 @@ def core_figures(product: str) -> None:
         model = one["start"] + (n - 1) * fork + max(_shares(ran, slowed, n)[1]) + one["end"]
         print(f"    model -n {n}: {model:.2f}s = {one['wall'] / model:.2f}x -n 1 (cells {slower:.2f}x slower than "
               f"at -n 1, the longest {max(slowed.values()):.2f}s; target 12x at 16, main {MAIN_CORES[0]}s / "
-              f"{MAIN_CORES[1]}s = {MAIN_CORES[0] / MAIN_CORES[1]:.1f}x on the issue's 16 cores)"
+              f"{MAIN_CORES[1]}s = {MAIN_CORES[0] / MAIN_CORES[1]:.1f}x on the reference 16 cores)"
               + (f"; measured {two['wall']:.2f}s" if n == 2 else ""))
     bound = bare + sum(slowed.values()) / 16
     print(f"    each model counts the workers forked one after another at the start ({fork * 1e3:.1f} ms a fork "
