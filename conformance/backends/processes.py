@@ -200,13 +200,11 @@ def ready(readers: list[int], writer: int | None, seconds: float, spinning: Spin
         poller.register(fd, select.POLLIN)
     if writer is not None:
         poller.register(writer, select.POLLOUT)
-    window = spinning.window() if spinning is not None else 0.0
-    if window > 0:
+    if spinning is not None and (window := spinning.window()) > 0:
         until = time.monotonic() + min(window, max(seconds, 0))
         while time.monotonic() < until:
             found = poller.poll(0)
             if found:
                 return {fd for fd, _ in found}
-        assert spinning is not None
         spinning.missed()
     return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}

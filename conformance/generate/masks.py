@@ -21,7 +21,6 @@ def draw_words(pick: Picks, word_rules: Mapping[str, list[Rule]], tags: list[str
         rule = rules[0]
         said = kind_of(rule).word_ranges(rule)
         require(said is not None)
-        assert said is not None
         bounds, nonzero = said
         if target is not None and target.id == rule.id:
             past = [k for k, (_, hi) in enumerate(bounds) if hi < 2**64 - 1]
