@@ -128,13 +128,10 @@ class ExecBackend:
                                                for m, v in zip(memories, views)):
             all_places = self._batch_places
         else:
-            all_places = self.shm.layout([{s: m.shape[0] for s, m in memory.items()} for memory in memories])
-            for places, memory in zip(all_places, memories):
-                for scope, view in self.shm.views(places).items():
-                    np.copyto(view, memory[scope])
+            all_places = self._copy_in(memories)
         self._batch_views = []
-        request, deadline = self._request({"op": "batch", "runs": [{"call": c.to_dict(), "memory": self.shm.describe(p)}
-                                                                   for c, p in zip(calls, all_places)]}, len(calls))
+        runs = [{"call": c.to_dict(), "memory": self.shm.describe(p)} for c, p in zip(calls, all_places)]
+        request, deadline = self._request({"op": "batch", "runs": runs}, len(calls))
         return SentBatch(request, deadline, list(memories), list(all_places), self.program.proc)
 
     def finish_batch(self, sent: "SentBatch") -> list[BaseException | None]:
@@ -253,11 +250,18 @@ class ExecBackend:
         views = self._views
         if views is not None and all(memory.get(s) is v for s, v in views.items()) and set(memory) == set(views):
             return self._places
-        (places,) = self.shm.layout([{scope: image.shape[0] for scope, image in memory.items()}])
-        for scope, view in self.shm.views(places).items():
-            np.copyto(view, memory[scope])
+        (places,) = self._copy_in([memory])
         self._copied = True
         return places
+
+    def _copy_in(self, memories: Sequence[dict[str, np.ndarray]]) -> list[dict[str, tuple[int, int]]]:
+        """Places in the shared file for images the kit made elsewhere, each copied there."""
+        all_places = self.shm.layout([{scope: image.shape[0] for scope, image in memory.items()}
+                                      for memory in memories])
+        for places, memory in zip(all_places, memories):
+            for scope, view in self.shm.views(places).items():
+                np.copyto(view, memory[scope])
+        return all_places
 
     def _settle(self, reply: dict[str, Any], memory: dict[str, np.ndarray], places: Mapping[str, tuple[int, int]],
                 in_batch: bool = False) -> None:

@@ -185,10 +185,16 @@ def start(call: Call, recipe: MemoryRecipe, backend: ExecBackend, text: str | No
     recipe has them, a copy taken before the request otherwise."""
     held = busy.sent.places if busy is not None and busy.sent is not None else None
     memory = recipe.build(lambda sizes: backend.images(sizes, held))
-    inputs = {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
-              for scope, image in memory.items()}
+    inputs = _own_inputs(recipe, memory)
     sent, raised = call_backend(backend.send, call, memory, text)
     return Started(call, memory, inputs, sent, raised)
+
+
+def _own_inputs(recipe: MemoryRecipe, memory: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The images the oracle reads, never the shared ones the backend writes: the pool's windows (read
+    only) where the recipe has them, a copy taken before the request otherwise."""
+    return {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
+            for scope, image in memory.items()}
 
 
 def complete(started: Started, backend: ExecBackend, rulebook: Rulebook,
@@ -239,8 +245,7 @@ def _judge_batch_sent(cases: Sequence[tuple[Call, MemoryRecipe]], backend: ExecB
     sent, and the expected images worked out while it runs (as start / complete do for one call)."""
     views = iter(backend.batch_images([recipe.sizes for _, recipe in cases]))
     memories = [recipe.build(lambda sizes: next(views)) for _, recipe in cases]
-    inputs = [{scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
-               for scope, image in memory.items()} for (_, recipe), memory in zip(cases, memories)]
+    inputs = [_own_inputs(recipe, memory) for (_, recipe), memory in zip(cases, memories)]
     sent, raised = call_backend(backend.send_batch, [call for call, _ in cases], memories)
     expected_ = [_expectation(call, inp, rulebook, v) for (call, _), inp, v in zip(cases, inputs, known)]
     answer = None

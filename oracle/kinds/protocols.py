@@ -55,17 +55,22 @@ class Book(Protocol):
     def alignment(self, spec: Any, call: Call, operand: str, scope: str) -> int: ...
 
 
-class Checked(Protocol):
-    """A call under check (oracle/context.py: Context)."""
+class OnProduct(Protocol):
+    """What a call under check and the drawing environment share: an API's spec on a product, in a rulebook."""
 
-    @property
-    def call(self) -> Call: ...
     @property
     def spec(self) -> Spec: ...
     @property
     def rulebook(self) -> Book: ...
     @property
     def product(self) -> Product: ...
+
+
+class Checked(OnProduct, Protocol):
+    """A call under check (oracle/context.py: Context)."""
+
+    @property
+    def call(self) -> Call: ...
     @property
     def memory(self) -> Optional[Mapping[str, np.ndarray]]: ...
     @property
@@ -104,15 +109,9 @@ class Listed(Protocol):
     bounds: bool
 
 
-class Env(Protocol):
+class Env(OnProduct, Protocol):
     """The cells' environment: an API on a product (conformance/generate/environment.py: Env)."""
 
-    @property
-    def spec(self) -> Spec: ...
-    @property
-    def rulebook(self) -> Book: ...
-    @property
-    def product(self) -> Product: ...
     @property
     def supported(self) -> bool: ...
     def capacity(self, scope: str) -> int: ...
