@@ -59,9 +59,11 @@
       (taskset); in process, what the closed list of files (lstat of every file, streamed digests), the
       re-derivation of every field of results.json and the default sample cost
                                           target: verify --backend (default sample) <= 1.5x the certify
-  (s) the numpy floor: per API, the ci cells of (n) (one worker in process, the reference), verified calls
-      per second beside main's, and numpy doing the same calls' work (images built, index math applied,
-      bytes compared; no drawing, no judging): the kit's time as a multiple of the floor's
+  (s) the numpy floor and main: per API, the ci cells of (n) (one worker, the reference) against numpy doing
+      the same calls' work (images built, index math applied, bytes compared; no drawing, no judging): the
+      kit's time as a multiple of the floor's; and the kit's verified calls per second beside main's
+      (benchmarks/against_main.py: main's tree taken out of git, each measured in turn in a process of its
+      own), in process and as a user runs `run -n 1`
                                     target: 3x main for data_move, data_copy, data_copy_pad; 4x
                                     vec_trans_scatter, data_copy_nz2nd; 6x scatter, asc_gather
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing

@@ -10,18 +10,18 @@ from oracle import Tensor, expected
 from oracle.rules import context
 from oracle.spec import default_rulebook
 
-from conformance.backends.contract import OracleBackend
 from conformance.generate.cells import cells
 from conformance.generate.edges import sweep
 from conformance.generate.profiles import profile
-from conformance.judge.runner import cell_seed, run_cells
+from conformance.judge.runner import cell_seed
 from conformance.judge.verdicts import same_bytes
 
+from benchmarks.against_main import MAIN_COMMIT, in_process, side_by_side
+
 RUN_SEED = 1
-# main's figures (verified calls/s, one worker, in process, ci), the 2-core sandbox under the load of four
-# other engineers, measured in turn with this figure's own: the "before" of the speed-ups of drawing
-MAIN_CALLS = {"data_move": 1239.0, "data_copy": 2492.0, "data_copy_pad": 1550.0, "data_copy_nz2nd": 846.0,
-              "vec_trans_scatter": 711.0, "scatter": 315.0, "asc_gather": 310.0}
+# calls per core asked of the kit, as a multiple of main's (benchmarks/against_main.py: MAIN_COMMIT)
+TARGETS = {"data_move": 3, "data_copy": 3, "data_copy_pad": 3, "data_copy_nz2nd": 4, "vec_trans_scatter": 4,
+           "scatter": 6, "asc_gather": 6}
 
 
 def _cells_of(api: str, product: str) -> list:
@@ -76,31 +76,24 @@ def floor_seconds(calls: list) -> float:
     return time.perf_counter() - start
 
 
-def kit_seconds(chosen: list) -> tuple[float, int]:
-    """Seconds and verified calls of `run_cells` on `chosen` (the reference, ci, one worker in process)."""
-    start = time.perf_counter()
-    results = run_cells(chosen, OracleBackend(), profile("ci"), RUN_SEED, default_rulebook())
-    return time.perf_counter() - start, sum(sum(r.counts.values()) for r in results)
-
-
 def floor_figures(product: str, rounds: int = 2) -> None:
-    """(s): per API, the kit's verified calls per second, main's, and the numpy floor of the same calls;
-    the kit and the floor measured in turn, best of `rounds`."""
+    """(s): per API, the kit's verified calls per second beside main's (measured in turn, in processes of
+    their own: against_main.py), as the target's multiple, and the numpy floor of the same calls."""
     from conformance.generate.memory import keep_freed_images
     from conformance.supervise.worker import settle_collector
     keep_freed_images()
     settle_collector()
-    for api in sorted(MAIN_CALLS, key=lambda a: a != "data_move"):
+    for api in sorted(TARGETS, key=lambda a: a != "data_move"):
         chosen = _cells_of(api, product)
         calls = _calls_of(chosen)
-        kit_seconds(chosen[:2])                 # warm: imports, strategies, caches
-        kit, floor = 0.0, 0.0
-        for _ in range(rounds):
-            seconds, judged = kit_seconds(chosen)
-            kit = max(kit, judged / seconds)
-            floor = max(floor, len(calls) / floor_seconds(calls))
-        main = MAIN_CALLS[api]
-        against = f"main {main:.0f}/s, {kit / main:.2f}x main" if main else "main not measured"
-        print(f"(s) {api} on {chosen[0].product}, {len(chosen)} ci cells, {len(calls)} calls: kit {kit:.0f} verified "
-              f"calls/s ({against}); numpy floor {floor:.0f} calls/s (images built, index math, bytes compared); "
-              f"the kit at {floor / kit:.1f}x the floor's time")
+        floor = max(len(calls) / floor_seconds(calls) for _ in range(rounds))
+        kit = in_process(None, api, chosen[0].product, rounds)["rate"]
+        print(f"(s) {api} on {chosen[0].product}, {len(chosen)} ci cells, {len(calls)} calls: numpy floor {floor:.0f} "
+              f"calls/s (images built, index math, bytes compared); the kit at {floor / kit:.1f}x the floor's time")
+        figures = side_by_side(api, chosen[0].product, rounds)
+        if figures is None:
+            print(f"    main ({MAIN_COMMIT}) cannot be taken out of this checkout (no git history): no ratio")
+            continue
+        for name, (main, mine) in figures.items():
+            print(f"    {name}: main {main:.0f}, kit {mine:.0f} verified calls/s: {mine / main:.2f}x main "
+                  f"(target {TARGETS[api]}x)")
