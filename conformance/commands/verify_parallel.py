@@ -33,8 +33,9 @@ def judged(jobs: Sequence[Job], judge: Callable[[Job], Any], workers: int, cost:
     if workers < 2 or len(jobs) < 2:
         return [judge(job) for job in jobs]
     order = sorted(range(len(jobs)), key=lambda i: -cost(jobs[i]))
-    crew = _Crew(jobs, judge, min(workers, len(jobs)))
+    crew = _Crew()
     try:
+        crew.start(jobs, judge, min(workers, len(jobs)))
         return crew.collect(deque(order), lambda i: name(jobs[i]))
     finally:
         crew.end()
@@ -43,7 +44,11 @@ def judged(jobs: Sequence[Job], judge: Callable[[Job], Any], workers: int, cost:
 class _Crew:
     """The forked workers, each with a pipe: an index in, (index, raised, value) out."""
 
-    def __init__(self, jobs: Sequence[Any], judge: Callable[[Any], Any], workers: int):
+    def __init__(self) -> None:
+        self.ends: list[Any] = []
+        self.procs: list[Any] = []
+
+    def start(self, jobs: Sequence[Any], judge: Callable[[Any], Any], workers: int) -> None:
         import multiprocessing
 
         from conformance.supervise import pool
@@ -52,8 +57,6 @@ class _Crew:
         shared()                # the random pool, made once and shared by every worker
         thaw = not (pool.FROZEN_FOR_LIFE or gc.get_freeze_count())
         gc.freeze()             # what is here now is never walked by a worker's collector
-        self.ends: list[Any] = []
-        self.procs: list[Any] = []
         try:
             for _ in range(workers):
                 ours, theirs = ctx.Pipe()
@@ -73,7 +76,7 @@ class _Crew:
         held: dict[int, int] = {}                   # worker -> the job it holds
         results: list[Any] = []
         for worker in range(len(self.procs)):
-            self._hand(worker, order, held)
+            self._hand(worker, order, held, name)
         while True:
             while len(results) in outcomes:
                 raised, value = outcomes.pop(len(results))
@@ -94,12 +97,16 @@ class _Crew:
                     raise UsageError(self._lost(worker, name(held[worker]))) from None
                 outcomes[index] = raised, value
                 del held[worker]
-                self._hand(worker, order, held)
+                self._hand(worker, order, held, name)
 
-    def _hand(self, worker: int, order: deque[int], held: dict[int, int]) -> None:
+    def _hand(self, worker: int, order: deque[int], held: dict[int, int], name: Callable[[int], str]) -> None:
         if order:
             held[worker] = order.popleft()
-            self.ends[worker].send(held[worker])
+            try:
+                self.ends[worker].send(held[worker])
+            except OSError:                         # it died between two jobs
+                self.procs[worker].join(1.0)
+                raise UsageError(self._lost(worker, name(held[worker]))) from None
 
     def _lost(self, worker: int, job: str) -> str:
         from conformance.supervise.crashes import exit_text
@@ -152,7 +159,10 @@ def _answer(conn: Any, index: int, jobs: Sequence[Any], judge: Callable[[Any], A
 
 
 def _portable(exc: BaseException) -> BaseException:
-    """`exc` as it can cross the pipe: itself where it pickles and unpickles, else a RuntimeError saying it."""
+    """`exc` as it can cross the pipe: itself where it pickles and unpickles, else a RuntimeError saying it;
+    with where the worker raised it as a note (a traceback printed in the parent shows it)."""
+    import traceback
+    exc.add_note("raised in a verify worker:\n" + "".join(traceback.format_tb(exc.__traceback__)).rstrip())
     try:
         pickle.loads(pickle.dumps(exc))
         return exc
