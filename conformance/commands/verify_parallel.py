@@ -57,6 +57,8 @@ class _Crew:
         shared()                # the random pool, made once and shared by every worker
         thaw = not (pool.FROZEN_FOR_LIFE or gc.get_freeze_count())
         gc.freeze()             # what is here now is never walked by a worker's collector
+        # Ctrl-C held while forking: a worker ignores it before it can see it, this process sees it after
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             for _ in range(workers):
                 ours, theirs = ctx.Pipe()
@@ -67,6 +69,7 @@ class _Crew:
                 theirs.close()
                 self.procs.append(proc)
         finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             if thaw:
                 gc.unfreeze()
 
@@ -130,6 +133,7 @@ def _serve(conn: Any, ends: list[Any], jobs: Sequence[Any], judge: Callable[[Any
     from conformance.supervise.worker import die_with_parent, settle_collector
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         die_with_parent()
         for end in ends:                            # the parent's ends inherited: its death closes the pipe
