@@ -66,6 +66,9 @@
       own), in process and as a user runs `run -n 1`
                                     target: 3x main for data_move, data_copy, data_copy_pad; 4x
                                     vec_trans_scatter, data_copy_nz2nd; 6x scatter, asc_gather
+  (u) verify on several cores: `verify` of one certification (the product, every API) at -n 1, -n 2 (and
+      -n <cores>): wall times and the ratio to -n 1, beside the machine's load (benchmarks/verify_figures.py)
+                                                                                              no target
   (c) the report folder: `certify` of the reference on the product (wall time, calls), and writing
       the folder again from its results.json (HTML per product, JUnit, reproducers): no target, the
       figure shows a report costs nothing next to the run it describes
@@ -73,7 +76,7 @@
 Run:  python benchmarks/bench.py [--product ascend910b] [--profile ci] [--api data_move ...]
                                 [--only exec|reports|fuzz|isolation|oracle|differential|per-core|cores|
                                         out-of-reach|evidence|shrink|per-api|coverage|coverage-fuzz|
-                                        crashes|certificate|floor]
+                                        crashes|certificate|floor|sim|verify-cores]
 
 Run it with the Python of an environment the kit is installed in as a user installs it (a virtual
 environment, `pip install .`): (j) times whole processes, and an interpreter whose site-packages run code
@@ -103,6 +106,7 @@ from oracle.spec import default_rulebook  # noqa: E402
 
 from benchmarks.coverage_figures import cost_figures, guided_figures, sim_figures  # noqa: E402
 from benchmarks.floor_figures import floor_figures  # noqa: E402
+from benchmarks.verify_figures import verify_core_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
 
@@ -944,8 +948,9 @@ def main() -> None:
     ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
                                        "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
-                                       "coverage-fuzz", "crashes", "certificate", "floor", "sim"],
-                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q), (r), (s) or (t)")
+                                       "coverage-fuzz", "crashes", "certificate", "floor", "sim", "verify-cores"],
+                    help="just figure (d), (c), (e), (f), (g), (h), (i), (j), (k), (l), (m), (n), (o), (p), (q), (r), (s), "
+                         "(t) or (u)")
     args = ap.parse_args()
     if args.only:
         {"exec": exec_overhead, "reports": report_figures, "fuzz": fuzz_figures,
@@ -955,7 +960,8 @@ def main() -> None:
          "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
          "coverage-fuzz": guided_figures, "crashes": crash_figures,
          "certificate": lambda product: certificate_figures(product, args.profile),
-         "floor": floor_figures, "sim": sim_figures}[args.only](args.product)
+         "floor": floor_figures, "sim": sim_figures,
+         "verify-cores": lambda product: verify_core_figures(product, args.profile)}[args.only](args.product)
         return
     for api in args.api or sorted(BIGGEST):
         product = args.product
@@ -974,6 +980,7 @@ def main() -> None:
     out_of_reach_figures(args.product)
     evidence_figures(args.product)
     certificate_figures(args.product, args.profile)
+    verify_core_figures(args.product, args.profile)
     differential_figures(args.product)
     fuzz_figures(args.product)
     cost_figures(args.product)

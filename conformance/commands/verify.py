@@ -15,6 +15,9 @@ it, with their own kit. The challenge is read from ASCEND_CONFORMANCE_CHALLENGE 
 6. With `--backend B`, a random sample of the calls (chosen here, now; its size from a detection target,
    conformance/commands/sampling.py) is run on B: its answers must be the recorded ones.
 
+`-n N` draws and judges step 4's tasks on N processes (conformance/commands/verify_parallel.py): the
+same cells, kept calls and messages as on one.
+
 Exit 0: it checks out and is CONFORMANT (or its waived failures are all accepted with --accept-waivers);
 1: it checks out and is not; 4: it is not what it claims; 2: unreadable, or made by another kit or spec;
 5: it checks out as far as this Hypothesis release can draw it (--allow-partial: 0 or 1 then).
@@ -26,7 +29,7 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from conformance.commands.options import Options, EXIT_NONCONFORMING, EXIT_OK, UsageError
+from conformance.commands.options import Options, EXIT_NONCONFORMING, EXIT_OK, UsageError, worker_count
 from conformance.commands.verify_files import NotAsClaimed
 
 EXIT_NOT_AS_CLAIMED = 4
@@ -104,7 +107,8 @@ def _verify(args: Options, folder: Path, given: Any) -> Verified:
     total = sum(len(p["entries"]) for p in parts.values())
     sample = _sample(args, total) if args.backend and release is None else None
     if release is None:
-        derived, kept = derive.derive(results, parts, challenge, derive.Picker(sample and sample.picks()), rulebook)
+        derived, kept = derive.derive(results, parts, challenge, derive.Picker(sample and sample.picks()), rulebook,
+                                      worker_count(args.workers))
         checked = total
     else:           # the frozen cases alone are drawn again: the sample is theirs
         derived, kept = {}, derive.derive_frozen(results, parts, challenge, rulebook)
@@ -245,7 +249,7 @@ def _same_answers(spec: str, kept: list[tuple[str, int, Any, str]], results: dic
 
 
 def add_parser(sub: Any) -> None:
-    from conformance.commands.options import seconds_arg
+    from conformance.commands.options import seconds_arg, workers_arg
     ver = sub.add_parser("verify", help="check a certification bundle with this kit: exit 0 CONFORMANT, 1 not, "
                                         "4 not what it claims, 2 unreadable, 5 checked in part")
     ver.add_argument("bundle", metavar="BUNDLE", help="the bundle's folder")
@@ -266,6 +270,9 @@ def add_parser(sub: Any) -> None:
     ver.add_argument("--allow-partial", action="store_true", help="exit 0 or 1 by the verdict where the property "
                      "pass could not be drawn again (another Hypothesis release), instead of 5")
     ver.add_argument("--timeout", type=seconds_arg, metavar="SECONDS", help="a call taking longer is a CRASH")
+    ver.add_argument("-n", dest="workers", default="1", type=workers_arg,
+                     help="processes drawing and judging the calls again: a number, or auto (one per core); "
+                          "default 1 (the same result whatever the number)")
     ver.set_defaults(func=cmd_verify)
 
 

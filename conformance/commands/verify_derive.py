@@ -8,9 +8,10 @@ frozen cases (their parameters are the kit's, their memory the challenge's) and 
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from oracle.spec import Rulebook
 
@@ -102,38 +103,83 @@ def _part(task: Any, recorded: dict[str, dict[str, Any]], parts: Parts) -> dict[
 
 
 def derive(results: dict[str, Any], parts: Parts, challenge: Any, picker: Picker,
-           rulebook: Rulebook) -> tuple[dict[str, dict[str, Any]], Kept]:
+           rulebook: Rulebook, workers: int = 1) -> tuple[dict[str, dict[str, Any]], Kept]:
     """Every cell drawn and judged again against its evidence: cell id -> its result; and the calls kept
-    for the artefact: (cell id, index, case, recorded answer)."""
-    from conformance.generate.challenge import from_pool
+    for the artefact: (cell id, index, case, recorded answer). The tasks are judged on `workers`
+    processes (conformance/commands/verify_parallel.py), with the same outcome as on one."""
+    from functools import partial
+
+    from conformance.commands.verify_parallel import judged
     from conformance.generate.frozen import load_frozen
+    from conformance.judge import evidence
+    from conformance.report.results import combine_runs
+    tasks, readings = _tasks(results, rulebook, challenge.seed if challenge is not None else results["seed"])
+    jobs, stop = _jobs(tasks, {c["id"]: c for c in results["cells"]}, parts, picker)
+    judge = partial(_judge, frozen=load_frozen(), readings=readings, rulebook=rulebook,
+                    pool=challenge.pool if challenge is not None else 0)
+    arrived: dict[str, list[dict[str, Any]]] = {}
+    kept: Kept = []
+    try:
+        for job, (result, picked) in zip(jobs, judged(jobs, judge, workers, lambda j: len(j.entries), _named)):
+            kept += picked
+            arrived.setdefault(job.task.cell.id, []).append(result)
+    finally:
+        evidence.sampling(None)
+    if stop is not None:
+        raise stop
+    return {cell_id: combine_runs(same) for cell_id, same in arrived.items()}, kept
+
+
+class Job(NamedTuple):
+    """A task to draw and judge again: its evidence, whether its cell was supported, and which of its
+    calls are kept for the artefact (numbered where the task stands in the bundle's order)."""
+
+    task: Any
+    entries: list[str]
+    supported: bool
+    shrink_stop: int
+    keep: Callable[[int], bool] | None
+
+
+def _jobs(tasks: list[Any], recorded: dict[str, dict[str, Any]], parts: Parts,
+          picker: Picker) -> tuple[list[Job], NotAsClaimed | None]:
+    """The tasks with evidence to judge, in order, up to the first whose evidence is not as claimed (that
+    one's NotAsClaimed, raised once the tasks before it are judged)."""
+    jobs = []
+    for task in tasks:
+        try:
+            part = _part(task, recorded, parts)
+        except NotAsClaimed as exc:
+            return jobs, exc
+        if part is not None:
+            entries = part["entries"]
+            jobs.append(Job(task, entries, recorded[task.cell.id]["status"] != "not_supported",
+                            _stop(part.get("shrink_stopped")), picker.keep(len(entries))))
+    return jobs, None
+
+
+def _judge(job: Job, frozen: dict[str, Any], readings: dict[str, str], rulebook: Rulebook,
+           pool: int) -> tuple[dict[str, Any], Kept]:
+    """A task drawn and judged again against its evidence: its result, and the calls it keeps."""
+    from conformance.generate.challenge import from_pool
     from conformance.judge import evidence
     from conformance.judge.recorded import Recorded
     from conformance.judge.runner import run_cell
-    from conformance.report.results import combine_runs
-    tasks, readings = _tasks(results, rulebook, challenge.seed if challenge is not None else results["seed"])
-    pool = challenge.pool if challenge is not None else 0
-    recorded = {c["id"]: c for c in results["cells"]}
-    frozen = load_frozen()
-    arrived: dict[str, list[dict[str, Any]]] = {}
-    kept: Kept = []
-    for task in tasks:
-        part = _part(task, recorded, parts)
-        if part is None:
-            continue
-        entries = part["entries"]
-        cell = recorded[task.cell.id]
-        backend = Recorded(entries, cell["status"] != "not_supported", readings)
-        cases = from_pool(frozen.get(task.cell.id, ()) if task.frozen else (), pool)
-        evidence.sampling(picker.keep(len(entries)))
-        result = run_cell(task.cell, backend, task.profile, task.seed, cases, None,
-                          None if task.part == 0 else False, rulebook=rulebook, readings=readings, pool=pool,
-                          shrink_stop=_stop(part.get("shrink_stopped")))
-        same_entries(task.cell.id, task.part, entries, (result.evidence or {}).get("entries") or [])
-        kept += [(task.cell.id, i, case, entries[i].partition(" ")[2]) for i, case in evidence.kept()]
-        arrived.setdefault(task.cell.id, []).append(result.to_dict())
-    evidence.sampling(None)
-    return {cell_id: combine_runs(same) for cell_id, same in arrived.items()}, kept
+    task, entries = job.task, job.entries
+    backend = Recorded(entries, job.supported, readings)
+    cases = from_pool(frozen.get(task.cell.id, ()) if task.frozen else (), pool)
+    evidence.sampling(job.keep)
+    result = run_cell(task.cell, backend, task.profile, task.seed, cases, None,
+                      None if task.part == 0 else False, rulebook=rulebook, readings=readings, pool=pool,
+                      shrink_stop=job.shrink_stop)
+    same_entries(task.cell.id, task.part, entries, (result.evidence or {}).get("entries") or [])
+    # each case kept as data (its call, memory and expectation), without the generator's own check of it
+    return result.to_dict(), [(task.cell.id, i, dataclasses.replace(case), entries[i].partition(" ")[2])
+                              for i, case in evidence.kept()]
+
+
+def _named(job: Job) -> str:
+    return job.task.cell.id + (f" (part {job.task.part})" if job.task.part else "")
 
 
 def derive_frozen(results: dict[str, Any], parts: Parts, challenge: Any, rulebook: Rulebook) -> Kept:

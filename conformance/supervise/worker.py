@@ -187,7 +187,7 @@ def _become_worker(parent: int, isolation: Isolation) -> None:
         os._exit(128 + signum)
     signal.signal(signal.SIGTERM, leave)
     signal.signal(signal.SIGHUP, leave)
-    _die_with_parent()
+    die_with_parent()
     if not _alive(parent):              # it died before we asked to be told
         leave(signal.SIGTERM, None)
     if os.getppid() != parent:          # started by a fork server: PDEATHSIG watches that one, so look too
@@ -210,7 +210,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
+    """The kernel sends this process SIGTERM when its parent dies (a worker outlives no supervisor)."""
     if not sys.platform.startswith("linux"):
         return
     try:
