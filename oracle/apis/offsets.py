@@ -105,16 +105,40 @@ def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats: 
 
 def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
     """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
-    it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""
+    it of the same few forms hundreds of times a case. The arrays are read-only (shared). Each footprint is
+    `footprint` of repeat_elements's positions, told without them where they lie side by side (_side_by_side)."""
     sides = _SIDES.values.get(key)
     if sides is None:
-        index, at = repeat_elements(*key)
-        entries_at = index * OFFSET.itemsize
-        for array in (index, at, entries_at):
-            array.flags.writeable = False
-        sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
+        repeat, per, stride, width, mask, adv = key
+        e = np.arange(per, dtype=np.int64) if mask is None else positions(mask, per)
+        r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
+        index = (r * (per if adv is None else adv) + e[None, :]).reshape(-1)
+        index.flags.writeable = False
+        n, k = index.size, e.size
+        if _side_by_side(n, k, e, stride, width):
+            strided: Runs | Spots = Runs(0, width, n, width)
+        else:
+            strided = Spots(_read_only((r * stride + e[None, :] * width).reshape(-1)), width)
+        entries: Runs | Spots
+        if _side_by_side(n, k, e, (per if adv is None else adv) * OFFSET.itemsize, OFFSET.itemsize):
+            entries = Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
+        else:
+            entries = Spots(_read_only(index * OFFSET.itemsize), OFFSET.itemsize)
+        sides = index, strided, entries
         _SIDES.keep(key, sides, index.size)
     return sides
+
+
+def _side_by_side(n: int, k: int, e: np.ndarray, stride: int, width: int) -> bool:
+    """Do the n positions r * stride + e[j] * width (k = e.size a repeat, e ascending) lie side by side
+    from byte 0, as `footprint` asks (none at all, or e = 0..k-1 and one repeat, or repeats k elements
+    apart)?"""
+    return n == 0 or (int(e[-1]) == k - 1 and (n == k or stride == k * width))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 class Extent(NamedTuple):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from oracle import Call, Tensor
-from oracle.apis import vec_trans_scatter
+from oracle.apis import offsets, vec_trans_scatter
 from oracle.apis.offsets import slots_of, stable_order
 from oracle.footprint import Grid, Runs
 from oracle.iterations import family, family_hits, some_hits
@@ -98,6 +98,57 @@ def test_slots_of_answers_where_every_element_is_aligned_and_inside():
             assert got.dtype == np.intp and np.array_equal(got, at // width)
             answered += shift < 0
     assert answered > 100
+
+
+# -- offsets.repeat_sides: footprints told side by side without their arrays -------------------------
+
+def _positions_reference(repeat: int, per: int, stride: int, width: int, mask, adv) -> tuple[list, list]:
+    """Element e of repeat r, e chosen by the mask (bit e % 64 of word e // 64, or the first `mask`), reads
+    offset entry r * advance + e and lies r * stride + e * width bytes into the strided operand."""
+    if mask is None:
+        chosen = list(range(per))
+    elif isinstance(mask, int):
+        chosen = list(range(min(max(mask, 0), per)))
+    else:
+        chosen = [e for e in range(per) if e < 64 * len(mask) and mask[e // 64] >> (e % 64) & 1]
+    step = per if adv is None else adv
+    index = [r * step + e for r in range(max(repeat, 0)) for e in chosen]
+    at = [r * stride + e * width for r in range(max(repeat, 0)) for e in chosen]
+    return index, at
+
+
+def _starts(footprint) -> list:
+    return footprint.starts().tolist()
+
+
+def test_repeat_sides_match_the_positions_element_by_element():
+    """Each footprint repeat_sides gives is Runs exactly where its positions lie side by side from byte 0
+    (footprint's rule), and its starts are the positions either way: masks of the first elements, gapped
+    ones, strides a repeat's width apart or not, offsets that follow the stride."""
+    rng = np.random.default_rng(23)
+    runs_seen = spots_seen = 0
+    for _ in range(3000):
+        per, width = int(rng.choice([8, 16, 64, 128])), int(rng.choice([1, 2, 4]))
+        repeat = int(rng.integers(-1, 6))
+        kind = int(rng.integers(0, 4))
+        mask = (None if kind == 0 else int(rng.integers(-2, per + 3)) if kind == 1
+                else (2 ** int(rng.integers(0, 65)) - 1, 0) if kind == 2
+                else (int(rng.integers(0, 2**64, dtype=np.uint64)), int(rng.integers(0, 2**64, dtype=np.uint64))))
+        k = len(_positions_reference(1, per, 0, width, mask, None)[0])
+        stride = int(rng.choice([k * width, per * width, 0, -width, int(rng.integers(0, 4096))]))
+        adv = None if rng.integers(0, 2) else int(rng.choice([k, stride // width]))
+        key = (repeat, per, stride, width, mask, adv)
+        index, strided, entries = offsets.repeat_sides(key)
+        ref_index, ref_at = _positions_reference(*key)
+        assert index.tolist() == ref_index, key
+        assert _starts(strided) == ref_at and strided.length == width, key
+        assert _starts(entries) == [i * 4 for i in ref_index] and entries.length == 4, key
+        for made, at, w in ((strided, ref_at, width), (entries, [i * 4 for i in ref_index], 4)):
+            side_by_side = at == [i * w for i in range(len(at))]
+            assert isinstance(made, Runs) == side_by_side, key
+            runs_seen += side_by_side
+            spots_seen += not side_by_side
+    assert runs_seen > 500 and spots_seen > 500
 
 
 # -- iterations.some_hits: an operand compared with itself (one Family object) ----------------------
