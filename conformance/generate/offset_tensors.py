@@ -113,7 +113,7 @@ class Offsets:
         """Draw the offsets (a style, then the values), let the target's kind move one, and lay them out."""
         require(self.slots >= 1)
         n = self.index.size
-        self.rng = np.random.default_rng(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed"))
+        self.rng = np.random.Generator(np.random.PCG64(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed")))
         colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
