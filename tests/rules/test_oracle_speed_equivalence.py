@@ -13,7 +13,7 @@ import pytest
 from oracle import Call, Tensor
 from oracle.apis import offsets, vec_trans_scatter
 from oracle.apis.offsets import slots_of, stable_order
-from oracle.footprint import Grid, Runs
+from oracle.footprint import Grid, Runs, Spots
 from oracle.iterations import family, family_hits, some_hits
 
 # -- vec_trans_scatter.apply: parts moved as rows, the last write kept per part ----------------------
@@ -149,6 +149,28 @@ def test_repeat_sides_match_the_positions_element_by_element():
             runs_seen += side_by_side
             spots_seen += not side_by_side
     assert runs_seen > 500 and spots_seen > 500
+
+
+# -- or_bits: alignment told from what the starts are made of -----------------------------------------
+
+def test_or_bits_clear_a_low_bit_only_where_every_start_has_it_clear():
+    """For every power-of-two width: or_bits's low bits clear -> every start a multiple of the width; and
+    for Runs, and for Spots of offsets whose base and entries are all multiples, the answer is exact."""
+    rng = np.random.default_rng(29)
+    for _ in range(4000):
+        width = int(rng.choice([1, 2, 4, 8, 32]))
+        scale = int(rng.choice([1, width]))
+        entries = (rng.integers(0, 300, int(rng.integers(0, 12))) * scale).astype(np.uint32)
+        base = int(rng.integers(-3, 4)) * int(rng.choice([1, width]))
+        spots = Spots.offsets(entries, base, width)
+        runs = Runs(int(rng.integers(-3, 4)) * scale, int(rng.integers(-3, 4)) * scale, int(rng.integers(0, 4)), width)
+        for made in (spots, runs, Spots(spots.at, width)):
+            aligned = not (made.starts() % width).any()
+            clear = not made.or_bits() & (width - 1)
+            assert aligned or not clear, (made, width)
+        exact = [runs] + [spots] * bool(base % width == 0 and not (entries % width).any())
+        for made in exact:
+            assert (not made.or_bits() & (width - 1)) == (not (made.starts() % width).any()), (made, width)
 
 
 # -- iterations.some_hits: an operand compared with itself (one Family object) ----------------------
