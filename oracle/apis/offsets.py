@@ -214,10 +214,12 @@ def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
 
 def moved(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """(offset entries read: a count or an index array, byte position of each element in the operand the
-    offsets do not address: None for a count form, where element i is at i * width)."""
+    offsets do not address: None where element i is at i * width, a count form's and a repeat form's
+    whose elements lie side by side). A repeat form's as repeat_sides keeps them (read-only)."""
     if counted:
         return call.args["count"], None
-    return repeat_elements(*repeats(call, units))
+    index, strided, _ = repeat_sides(repeats(call, units))
+    return index, None if isinstance(strided, Runs) else strided.at
 
 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:

@@ -151,6 +151,51 @@ def test_repeat_sides_match_the_positions_element_by_element():
     assert runs_seen > 500 and spots_seen > 500
 
 
+# -- gatherb.apply: whole blocks moved as rows ---------------------------------------------------------
+
+def _gatherb_reference(call: Call, image: np.ndarray) -> np.ndarray:
+    """Block j of iteration i: the 32 bytes offset[i * 8 + j] bytes from src (zeros past the image), all
+    read before any write, written (i * dstRepStride + j * max(dstBlkStride, 1)) blocks from dst, a later
+    block replacing an earlier."""
+    args, src, dst = call.args, call.args["src"], call.args["dst"]
+    p, blocks, out = args["repeatParams"], [], image.copy()
+    entries = image[call.args["offset"].addr:].view("<u4")
+    for i in range(args["repeatTime"]):
+        for j in range(8):
+            at = src.addr + int(entries[i * 8 + j])
+            blocks.append((i, j, image[at:at + 32].copy() if at + 32 <= image.size else np.zeros(32, np.uint8)))
+    for i, j, block in blocks:
+        at = dst.addr + (i * p["dstRepStride"] + j * max(p["dstBlkStride"], 1)) * 32
+        out[at:at + 32] = block
+    return out
+
+
+def test_gatherb_apply_matches_the_reference():
+    """Offsets on the block grid and off it, past the image, destinations apart and overlapping."""
+    from oracle.apis import gatherb
+    from oracle.rules import context
+    rng = np.random.default_rng(31)
+    rows_taken = 0
+    for _ in range(300):
+        repeat = int(rng.integers(1, 5))
+        size = 8192
+        grid = int(rng.choice([32, 32, 2]))
+        offsets = (rng.integers(0, 96, repeat * 8) * grid).astype("<u4")
+        if rng.integers(0, 4) == 0:
+            offsets[int(rng.integers(0, offsets.size))] = size          # past the image: zeros
+        params = {"dstBlkStride": int(rng.integers(0, 3)), "dstRepStride": int(rng.choice([8, 16, 1, 0]))}
+        image = rng.integers(0, 256, size, dtype=np.uint8)
+        call = Call("gatherb", "ascend910b", {"dst": Tensor("UB", 0, "uint16", 16),
+                    "src": Tensor("UB", 2048, "uint16", 16), "offset": Tensor("UB", 7168, "uint32", repeat * 8),
+                    "repeatTime": repeat, "repeatParams": params})
+        image[7168:7168 + offsets.nbytes] = offsets.view(np.uint8)
+        got = {"UB": image.copy()}
+        gatherb.apply(call, got, context(call).units)
+        assert np.array_equal(got["UB"], _gatherb_reference(call, image)), (offsets, params)
+        rows_taken += grid == 32 and params["dstRepStride"] >= 8 and int(offsets.max()) < size
+    assert rows_taken > 50
+
+
 # -- or_bits: alignment told from what the starts are made of -----------------------------------------
 
 def test_or_bits_clear_a_low_bit_only_where_every_start_has_it_clear():
