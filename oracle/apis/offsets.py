@@ -110,7 +110,7 @@ def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
     sides = _SIDES.values.get(key)
     if sides is None:
         repeat, per, stride, width, mask, adv = key
-        e = np.arange(per, dtype=np.int64) if mask is None else positions(mask, per)
+        e = _elements(mask, per)
         r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
         index = (r * (per if adv is None else adv) + e[None, :]).reshape(-1)
         index.flags.writeable = False
@@ -150,9 +150,16 @@ class Extent(NamedTuple):
 
 
 @functools.lru_cache(maxsize=4096)
+def _elements(mask: int | tuple[int, ...] | None, per: int) -> np.ndarray:
+    """The positions a repeat moves under `mask` (as repeat_elements reads it), read-only: the calls drawn
+    for one cell share a few masks."""
+    return _read_only(np.arange(per, dtype=np.int64) if mask is None else positions(mask, per))
+
+
+@functools.lru_cache(maxsize=4096)
 def _chosen(mask: int | tuple[int, ...] | None, per: int) -> tuple[int, int]:
     """(elements a repeat moves, the position of the last one) under `mask` (as repeat_elements reads it)."""
-    e = np.arange(per) if mask is None else positions(mask, per)
+    e = _elements(mask, per)
     return int(e.size), int(e[-1]) if e.size else -1
 
 
