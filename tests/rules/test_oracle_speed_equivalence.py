@@ -122,8 +122,8 @@ def _starts(footprint) -> list:
 
 
 def test_repeat_sides_match_the_positions_element_by_element():
-    """Each footprint repeat_sides gives is Runs exactly where its positions lie side by side from byte 0
-    (footprint's rule), and its starts are the positions either way: masks of the first elements, gapped
+    """Each footprint repeat_sides gives is Runs exactly where its positions lie side by side from byte 0,
+    and its starts are the positions either way: masks of the first elements, gapped
     ones, strides a repeat's width apart or not, offsets that follow the stride."""
     rng = np.random.default_rng(23)
     runs_seen = spots_seen = 0
