@@ -55,6 +55,10 @@ class Runs(NamedTuple):
     def starts(self) -> np.ndarray:
         return self.first + self.step * np.arange(max(self.count, 0), dtype=np.int64)
 
+    def or_bits(self) -> int:
+        """Every bit set in some start, and maybe more (see Spots.or_bits): first | step."""
+        return 0 if self.count <= 0 else self.first if self.count == 1 else self.first | self.step
+
     def view(self, buffer: np.ndarray, base: int) -> np.ndarray:
         """A (count, length) view of `buffer` holding the runs of an operand at byte `base`."""
         lo, hi = base + self.begin, base + self.end
@@ -147,6 +151,16 @@ class Spots:
 
     def starts(self) -> np.ndarray:
         return self.at
+
+    def or_bits(self) -> int:
+        """An integer with every bit set that some start has (and maybe more): the low bits a power-of-two
+        alignment looks at are clear here only where they are in every start. Of offsets not yet made
+        starts, base | the entries' OR, one reduction over the uint32 entries."""
+        if not self.count:
+            return 0
+        if self._at is None:
+            return self._base | int(np.bitwise_or.reduce(cast(np.ndarray, self._entries)))
+        return int(np.bitwise_or.reduce(self._at))
 
     def bytes(self, base: int) -> np.ndarray:
         """(count, length) absolute byte addresses."""

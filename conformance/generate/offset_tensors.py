@@ -8,6 +8,7 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
+from oracle.footprint import Runs
 from oracle.kinds import kind_of, require
 from oracle.kinds.grid import grid_down
 from oracle.rules import Context
@@ -37,6 +38,18 @@ def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, call: Call, tar
     return tuple(writes)
 
 
+def _entry_index(runs: Any, width: int) -> np.ndarray:
+    """The entries (of `width` bytes) of the offset tensor that a footprint of it starts elements at."""
+    return (np.asarray(runs.starts()) // width).astype(np.int64)
+
+
+def _increasing_runs(runs: Any, width: int) -> bool:
+    """Runs whose starts are whole entries, in increasing order: the entries they read are their starts
+    over the width, distinct and sorted already (what _entries would make of them, without the arrays)."""
+    return (isinstance(runs, Runs) and runs.count >= 1 and runs.step > 0 and runs.first % width == 0
+            and runs.step % width == 0)
+
+
 def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
     """The entries any reading reads, sorted and distinct, and each reading's positions among them: with no
     sort where every reading reads the same increasing entries (the usual case)."""
@@ -49,9 +62,14 @@ def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
 
 def offset_grid(spec: Any, operand: str, element: int) -> int:
     """The bytes the offsets of `operand` step by: its element's width, or the widest grid its offset_align
-    rules ask for (whole DataBlocks)."""
-    grids = [g for r in spec.rules_that("offset_grid") for g in [kind_of(r).offset_grid(r, operand)] if g is not None]
-    return max(grids + [element])
+    rules ask for (whole DataBlocks). Found once per spec, operand and element width."""
+    known: dict[tuple[str, int], int] = spec.__dict__.setdefault("_offset_grids", {})
+    grid = known.get((operand, element))
+    if grid is None:
+        grids = [g for r in spec.rules_that("offset_grid") for g in [kind_of(r).offset_grid(r, operand)]
+                 if g is not None]
+        grid = known[operand, element] = max(grids + [element])
+    return grid
 
 
 class Offsets:
@@ -70,14 +88,17 @@ class Offsets:
         runs = ctx.accesses[v_name]
         self.v_dtype = spec.operands[v_name].get("dtype", self.v_tensor.dtype)   # what the instruction reads
         v_width = env.rulebook.itemsize(self.v_dtype)
-        read = [(np.asarray(runs.starts()) // v_width).astype(np.int64)]
         math_ = index_math(spec.api)
-        for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
-            more = math_.accesses(call, units)[v_name]
-            read.append((np.asarray(more.starts()) // v_width).astype(np.int64))
-        # the entries one reading reads, by position (an entry two elements read places both in one place:
-        # no offset can keep those apart, and the call is then the duplicate region's under that reading)
-        self.index, self.together = _entries(read)
+        if not draft.frame.variant_units and _increasing_runs(runs, v_width):    # one reading, entries in order
+            self.index = runs.first // v_width + runs.step // v_width * np.arange(runs.count, dtype=np.int64)
+            self.together = [np.arange(runs.count)]
+        else:
+            read = [_entry_index(runs, v_width)]
+            for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
+                read.append(_entry_index(math_.accesses(call, units)[v_name], v_width))
+            # the entries one reading reads, by position (an entry two elements read places both in one place:
+            # no offset can keep those apart, and the call is then the duplicate region's under that reading)
+            self.index, self.together = _entries(read)
         self.width = width = offset_grid(spec, self.x_name, ctx.units["element"])
         self.base = base = self.x_tensor.addr + math_.nominal(call, ctx.units)[self.x_name].first   # offset 0
         self.shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
@@ -92,7 +113,7 @@ class Offsets:
         """Draw the offsets (a style, then the values), let the target's kind move one, and lay them out."""
         require(self.slots >= 1)
         n = self.index.size
-        self.rng = np.random.default_rng(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed"))
+        self.rng = np.random.Generator(np.random.PCG64(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed")))
         colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
@@ -103,8 +124,7 @@ class Offsets:
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
             self.offsets[self.j] = grid_down(top, self.shift, self.width)
             aimed = self.kind.aimed(self.target) if self.target is not None else ()
-            require(_clear(self.base + int(self.offsets[self.j]), self.width,
-                           _others(self.call, self.ctx, self.x_name, aimed)))     # the edge, alone
+            require(_clear(self.base + int(self.offsets[self.j]), self.width, self.others(aimed)))  # the edge, alone
         if self.target is not None:
             style = self.kind.break_offset(self.target, self) or style
         offsets = self.offsets
@@ -113,14 +133,24 @@ class Offsets:
         if apart:
             require(colliding == _alike(offsets, self.together[0])
                     and (colliding or not any(_alike(offsets, t) for t in self.together[1:])))
-        values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
-        values[self.index] = offsets
+        if int(self.index[0]) == 0 and int(self.index[-1]) == n - 1:    # entries 0..n-1 (sorted, distinct)
+            values = offsets.astype(np.int64, copy=False)
+        else:
+            values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
+            values[self.index] = offsets
         self.draft.tags.append(f"{self.v_name}={style}")
         return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
 
+    def others(self, aimed: tuple[str, ...] = ()) -> list[tuple[int, int]]:
+        """The spans of the operands x is kept apart from (_others, found once), but those `aimed` at (an
+        overlap target's)."""
+        if "_spans" not in self.__dict__:
+            self._spans = _others(self.call, self.ctx, self.x_name)
+        return [(begin, end) for op, begin, end in self._spans if op not in aimed]
+
     def style(self, apart: bool, colliding: bool, n: int) -> tuple[np.ndarray | None, str]:
         """The free slots (None: every one) and the drawn style of the offsets."""
-        others = _others(self.call, self.ctx, self.x_name)
+        others = self.others()
         low, width = self.base + self.shift, self.width
         if not apart:
             self.slots = max(1, min(self.slots, _free_slots(others, low, width)))
@@ -157,9 +187,12 @@ class Offsets:
 def kept_apart(spec: Any, operand: str) -> bool:
     """Do two offsets alike of an offset-addressed operand matter to the spec (a rule, or an ambiguity's
     check, of kind offset_unique names it)? Where they do not (a gather reads one place twice), offsets
-    may repeat."""
-    checks = [*spec.rules, *(c for amb in spec.ambiguities for c in amb.checks)]
-    return any(kind_of(c).collides(c, operand) for c in checks)
+    may repeat. Found once per spec and operand."""
+    known: dict[str, bool] = spec.__dict__.setdefault("_offsets_kept_apart", {})
+    if operand not in known:
+        checks = [*spec.rules_that("collides"), *(c for amb in spec.ambiguities for c in amb.checks)]
+        known[operand] = any(kind_of(c).collides(c, operand) for c in checks)
+    return known[operand]
 
 
 def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
@@ -218,20 +251,20 @@ def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
     return min(limits) if limits else None
 
 
-def _others(call: Call, ctx: Context, x_name: str, aimed: tuple = ()) -> list[tuple[int, int]]:
-    """The bytes [begin, end) that the operands an overlap rule keeps x apart from touch in x's scope
-    (their spans), but those `aimed` at (an overlap target's)."""
+def _others(call: Call, ctx: Context, x_name: str) -> list[tuple[str, int, int]]:
+    """(operand, begin, end): the bytes [begin, end) that the operands an overlap rule keeps x apart from
+    touch in x's scope (their spans)."""
     x_tensor = call.tensor(x_name)
     scope = x_tensor.scope
     apart = {op for r in ctx.spec.rules_that("kept_apart") for op in kind_of(r).kept_apart(
         r, x_name, lambda op: _identical(ctx, call.tensor(op), x_tensor))}
     out = []
     for op, runs in ctx.accesses.items():
-        if op == x_name or op not in apart or op in aimed or runs is None or isinstance(runs, list) or runs.empty:
+        if op == x_name or op not in apart or runs is None or isinstance(runs, list) or runs.empty:
             continue
         tensor = call.tensor(op)
         if tensor.scope == scope:
-            out.append((tensor.addr + runs.begin, tensor.addr + runs.end))
+            out.append((op, tensor.addr + runs.begin, tensor.addr + runs.end))
     return out
 
 

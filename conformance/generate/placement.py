@@ -140,7 +140,7 @@ class ScopeLayout:
         p = self.p
         if p.target is not None:
             return p.kind.pairing(p.target, p, self.ops, self.align)
-        for rule in p.env.spec.rules:
+        for rule in p.env.spec.rules_that("in_place"):
             found = kind_of(rule).in_place(rule, p, self.ops, p.probe)
             if found is not None:
                 a, b = found

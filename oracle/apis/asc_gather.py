@@ -36,7 +36,7 @@ from .offsets import advance, follow_stride, gather_into, moved, offset_entries,
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
-    """What the elements of the repeat form depend on (offsets.repeat_elements's arguments): dst moves by
+    """What the elements of the repeat form depend on (offsets.Repeats): dst moves by
     dst_repeat_stride blocks a repeat, every element of a repeat moves."""
     args, width = call.args, units["element"]
     stride = args["dst_repeat_stride"] * units["dst_repeat_stride"]

@@ -39,7 +39,7 @@ from .offsets import advance, follow_stride, gather_into, moved, offset_entries,
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
-    """What the elements of a mask form depend on (offsets.repeat_elements's arguments): dst moves by
+    """What the elements of a mask form depend on (offsets.Repeats): dst moves by
     dstRepStride DataBlocks an iteration, the mask picks the elements of each."""
     args, width = call.args, units["element"]
     per = (units["repeat_8bit"] if width == 1 else units["repeat"]) // width

@@ -66,12 +66,41 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         return []
     source = image[src.scope]
     starts = offsets.astype(np.int64) + src.addr
-    inside = (starts + block <= source.shape[0])
-    values = np.zeros((n, block), dtype=np.uint8)                 # past UB: undefined territory, read as zeros
-    values[inside] = source[element_bytes(starts[inside], block)]
+    rows = _rows(starts, block, source.shape[0])
+    if rows is not None:                                            # the usual case: whole blocks, one gather
+        values = _blocks_of(source, block)[rows]
+    else:
+        inside = (starts + block <= source.shape[0])
+        values = np.zeros((n, block), dtype=np.uint8)                 # past UB: undefined territory, read as zeros
+        values[inside] = source[element_bytes(starts[inside], block)]
+    target = image[dst.scope]
     at = dst.addr + _dst(call, units).starts()
-    image[dst.scope][element_bytes(at, block).reshape(-1)] = values.reshape(-1)
+    rows = _rows(at, block, target.shape[0])
+    if rows is not None and target.flags.c_contiguous and _distinct(rows):     # the usual case: a write per block
+        _blocks_of(target, block)[rows] = values
+    else:
+        target[element_bytes(at, block).reshape(-1)] = values.reshape(-1)
     return []
+
+
+def _rows(starts: np.ndarray, block: int, size: int) -> np.ndarray | None:
+    """starts // block where every start is a multiple of `block` and its block lies inside an image of
+    `size` bytes (None otherwise): the blocks as rows of the image seen as whole blocks."""
+    if not starts.size or int(starts.min()) < 0 or int(starts.max()) + block > size or (starts % block).any():
+        return None
+    return starts // block
+
+
+def _blocks_of(image: np.ndarray, block: int) -> np.ndarray:
+    """The image as rows of `block` bytes (a view; the bytes past the last whole block left out)."""
+    return image[:image.shape[0] - image.shape[0] % block].reshape(-1, block)
+
+
+def _distinct(rows: np.ndarray) -> bool:
+    """No two rows alike (then one assignment writes each block once, whatever order numpy takes)."""
+    marks = np.zeros(int(rows.max()) + 1, dtype=bool)
+    marks[rows] = True
+    return int(np.count_nonzero(marks)) == rows.size
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:

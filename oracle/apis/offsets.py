@@ -12,11 +12,11 @@ Examples
 Two repeats of four 2-byte elements, the strided operand moving 64 bytes a repeat: element e of repeat r
 reads offset entry r * 4 + e and lies r * 64 + e * 2 bytes into the strided operand:
 
->>> from oracle.apis.offsets import repeated
->>> index, at = repeated(2, 4, 64, 2)
+>>> from oracle.apis.offsets import repeat_sides
+>>> index, strided, entries = repeat_sides((2, 4, 64, 2, None, None))   # (repeat, per, stride, width, mask, advance)
 >>> index.tolist()
 [0, 1, 2, 3, 4, 5, 6, 7]
->>> at.tolist()
+>>> strided.starts().tolist()
 [0, 2, 4, 6, 64, 66, 68, 70]
 """
 from __future__ import annotations
@@ -31,17 +31,6 @@ from ..footprint import Runs, Spots
 from ..mask import positions
 
 OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
-
-
-def repeated(repeat: int, per: int, stride: int, width: int,
-             chosen: np.ndarray | None = None, advance: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(offset index, byte position in the strided operand) of each element of `repeat` repeats, `chosen`
-    the positions a repeat moves (None: all `per`); the offsets advance by `advance` entries a repeat (None:
-    one whole repeat, `per`)."""
-    r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-    e = (np.arange(per, dtype=np.int64) if chosen is None else chosen)[None, :]
-    index, at = r * (per if advance is None else advance) + e, r * stride + e * width
-    return index.reshape(-1), at.reshape(-1)
 
 
 # Index-math variants (the readings of an ambiguity that move bytes otherwise), by name: each turns the
@@ -59,12 +48,6 @@ def advance(units: Mapping[str, int], stride: int) -> int | None:
     return stride // units["element"] if units.get(FOLLOW_STRIDE) else None
 
 
-def repeat_elements(repeat: int, per: int, stride: int, width: int, mask: int | tuple[int, ...] | None,
-                    advance: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """`repeated` of a repeat form given by value (a mask: None for every element, else as oracle/mask.py reads it)."""
-    return repeated(repeat, per, stride, width, None if mask is None else positions(mask, per), advance)
-
-
 class _Kept:
     """Values by key, up to `budget` elements in all (past it, every one is forgotten at once)."""
 
@@ -80,14 +63,16 @@ class _Kept:
         self.elements += elements
 
 
-Repeats = Callable[[Call, Mapping[str, int]], tuple[Any, ...]]     # a repeat form's repeat_elements arguments
+# a repeat form's elements by value: (repeat, per, stride, width, mask, advance), the mask None for every
+# element, else as oracle/mask.py reads it; the offsets advance by `advance` entries a repeat (None: `per`)
+Repeats = Callable[[Call, Mapping[str, int]], tuple[Any, ...]]
 _SIDES = _Kept(1 << 20)              # a form's elements take 24 bytes each: 24 MiB at most
 
 
 def plain_side(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """(offset entries read: a count or an index array, footprint of the operand that is not addressed by
     the offsets, footprint of the offsets tensor). A count form needs no arrays: count may be anything a
-    uint32 holds; a repeat form lists its elements (`repeats(call, units)`: repeat_elements's arguments)."""
+    uint32 holds; a repeat form lists its elements (`repeats(call, units)`: its elements by value)."""
     width = units["element"]
     if counted:
         n = call.args["count"]
@@ -104,17 +89,41 @@ def plain_extents(call: Call, units: Mapping[str, int], counted: bool, repeats: 
 
 
 def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
-    """plain_side of a repeat form by repeat_elements's arguments, kept: a generator sizing operands asks
-    it of the same few forms hundreds of times a case. The arrays are read-only (shared)."""
+    """plain_side of a repeat form by its elements' values (Repeats), kept: a generator sizing operands asks
+    it of the same few forms hundreds of times a case. The arrays are read-only (shared). Each footprint is
+    Runs where its elements lie side by side from byte 0 (cheap to check; told without their positions:
+    _side_by_side), else Spots."""
     sides = _SIDES.values.get(key)
     if sides is None:
-        index, at = repeat_elements(*key)
-        entries_at = index * OFFSET.itemsize
-        for array in (index, at, entries_at):
-            array.flags.writeable = False
-        sides = index, footprint(at, key[3]), footprint(entries_at, OFFSET.itemsize)
+        repeat, per, stride, width, mask, adv = key
+        e = _elements(mask, per)
+        r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
+        index = (r * (per if adv is None else adv) + e[None, :]).reshape(-1)
+        index.flags.writeable = False
+        n, k = index.size, e.size
+        if _side_by_side(n, k, e, stride, width):
+            strided: Runs | Spots = Runs(0, width, n, width)
+        else:
+            strided = Spots(_read_only((r * stride + e[None, :] * width).reshape(-1)), width)
+        entries: Runs | Spots
+        if _side_by_side(n, k, e, (per if adv is None else adv) * OFFSET.itemsize, OFFSET.itemsize):
+            entries = Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)
+        else:
+            entries = Spots(_read_only(index * OFFSET.itemsize), OFFSET.itemsize)
+        sides = index, strided, entries
         _SIDES.keep(key, sides, index.size)
     return sides
+
+
+def _side_by_side(n: int, k: int, e: np.ndarray, stride: int, width: int) -> bool:
+    """Do the n positions r * stride + e[j] * width (k = e.size a repeat, e ascending) lie side by side
+    from byte 0 (none at all, or e = 0..k-1 and one repeat, or repeats k elements apart)?"""
+    return n == 0 or (int(e[-1]) == k - 1 and (n == k or stride == k * width))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 class Extent(NamedTuple):
@@ -126,9 +135,16 @@ class Extent(NamedTuple):
 
 
 @functools.lru_cache(maxsize=4096)
+def _elements(mask: int | tuple[int, ...] | None, per: int) -> np.ndarray:
+    """The positions a repeat moves under `mask` (as Repeats gives it), read-only: the calls drawn
+    for one cell share a few masks."""
+    return _read_only(np.arange(per, dtype=np.int64) if mask is None else positions(mask, per))
+
+
+@functools.lru_cache(maxsize=4096)
 def _chosen(mask: int | tuple[int, ...] | None, per: int) -> tuple[int, int]:
-    """(elements a repeat moves, the position of the last one) under `mask` (as repeat_elements reads it)."""
-    e = np.arange(per) if mask is None else positions(mask, per)
+    """(elements a repeat moves, the position of the last one) under `mask` (as Repeats gives it)."""
+    e = _elements(mask, per)
     return int(e.size), int(e[-1]) if e.size else -1
 
 
@@ -144,15 +160,6 @@ def repeat_extents(key: tuple[Any, ...]) -> tuple[int, Extent, Extent]:
     far = max(0, (repeat - 1) * stride) + last * width
     entries = max(0, (repeat - 1) * (per if adv is None else adv)) + last
     return n, Extent(far + width, n * width), Extent((entries + 1) * OFFSET.itemsize, n * OFFSET.itemsize)
-
-
-def footprint(at: np.ndarray, width: int) -> Runs | Spots:
-    """Elements side by side from byte 0 are Runs (cheap to check); anything else is Spots."""
-    n = at.size
-    if n == 0 or (int(at[0]) == 0 and int(at[-1]) == (n - 1) * width        # the ends first: most are not
-                  and np.array_equal(at, np.arange(n, dtype=np.int64) * width)):
-        return Runs(0, width, n, width)
-    return Spots(at, width)
 
 
 def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand: str,
@@ -190,10 +197,12 @@ def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
 
 def moved(call: Call, units: Mapping[str, int], counted: bool, repeats: Repeats) -> tuple[Any, ...]:
     """(offset entries read: a count or an index array, byte position of each element in the operand the
-    offsets do not address: None for a count form, where element i is at i * width)."""
+    offsets do not address: None where element i is at i * width, a count form's and a repeat form's
+    whose elements lie side by side). A repeat form's as repeat_sides keeps them (read-only)."""
     if counted:
         return call.args["count"], None
-    return repeat_elements(*repeats(call, units))
+    index, strided, _ = repeat_sides(repeats(call, units))
+    return index, None if isinstance(strided, Runs) else strided.at
 
 
 def element_bytes(at: np.ndarray, width: int) -> np.ndarray:

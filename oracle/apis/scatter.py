@@ -41,7 +41,7 @@ from .offsets import (advance, follow_stride, inside, moved, offset_entries, pla
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
-    """What the elements of a repeat form depend on (offsets.repeat_elements's arguments): src moves by
+    """What the elements of a repeat form depend on (offsets.Repeats): src moves by
     srcRepStride blocks a repeat, the mask picks the elements of each."""
     args, width = call.args, units["element"]
     per, stride, mask = units["repeat"] // width, args["srcRepStride"] * units["srcRepStride"], args["mask"]

@@ -2,7 +2,7 @@
 or of the rule's `bytes` (Gatherb's whole DataBlocks: 32)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -22,7 +22,7 @@ class OffsetAlign(RuleKind):
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty:
                 continue
-            if _all_aligned(tensor.addr, runs.starts(), width):
+            if _all_aligned(tensor.addr, runs, width):
                 continue
             starts = tensor.addr + runs.starts()
             odd = np.flatnonzero(starts % width)
@@ -44,6 +44,10 @@ class OffsetAlign(RuleKind):
         return "misaligned"
 
 
-def _all_aligned(addr: int, starts: np.ndarray, width: int) -> bool:
-    """addr + every start a multiple of a power-of-two width: one OR over the starts (False: look closer)."""
-    return not width & (width - 1) and not (addr | int(np.bitwise_or.reduce(starts))) & (width - 1)
+def _all_aligned(addr: int, runs: Any, width: int) -> bool:
+    """addr + every start a multiple of a power-of-two width: one OR over the starts, or over what they are
+    made of (or_bits; False: look closer)."""
+    if width & (width - 1):
+        return False
+    bits = runs.or_bits() if hasattr(runs, "or_bits") else int(np.bitwise_or.reduce(runs.starts()))
+    return not (addr | bits) & (width - 1)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from oracle import Call, Tensor
-from oracle.apis import vec_trans_scatter
+from oracle.apis import offsets, vec_trans_scatter
 from oracle.apis.offsets import slots_of, stable_order
-from oracle.footprint import Grid, Runs
+from oracle.footprint import Grid, Runs, Spots
 from oracle.iterations import family, family_hits, some_hits
 
 # -- vec_trans_scatter.apply: parts moved as rows, the last write kept per part ----------------------
@@ -98,6 +98,124 @@ def test_slots_of_answers_where_every_element_is_aligned_and_inside():
             assert got.dtype == np.intp and np.array_equal(got, at // width)
             answered += shift < 0
     assert answered > 100
+
+
+# -- offsets.repeat_sides: footprints told side by side without their arrays -------------------------
+
+def _positions_reference(repeat: int, per: int, stride: int, width: int, mask, adv) -> tuple[list, list]:
+    """Element e of repeat r, e chosen by the mask (bit e % 64 of word e // 64, or the first `mask`), reads
+    offset entry r * advance + e and lies r * stride + e * width bytes into the strided operand."""
+    if mask is None:
+        chosen = list(range(per))
+    elif isinstance(mask, int):
+        chosen = list(range(min(max(mask, 0), per)))
+    else:
+        chosen = [e for e in range(per) if e < 64 * len(mask) and mask[e // 64] >> (e % 64) & 1]
+    step = per if adv is None else adv
+    index = [r * step + e for r in range(max(repeat, 0)) for e in chosen]
+    at = [r * stride + e * width for r in range(max(repeat, 0)) for e in chosen]
+    return index, at
+
+
+def _starts(footprint) -> list:
+    return footprint.starts().tolist()
+
+
+def test_repeat_sides_match_the_positions_element_by_element():
+    """Each footprint repeat_sides gives is Runs exactly where its positions lie side by side from byte 0,
+    and its starts are the positions either way: masks of the first elements, gapped
+    ones, strides a repeat's width apart or not, offsets that follow the stride."""
+    rng = np.random.default_rng(23)
+    runs_seen = spots_seen = 0
+    for _ in range(3000):
+        per, width = int(rng.choice([8, 16, 64, 128])), int(rng.choice([1, 2, 4]))
+        repeat = int(rng.integers(-1, 6))
+        kind = int(rng.integers(0, 4))
+        mask = (None if kind == 0 else int(rng.integers(-2, per + 3)) if kind == 1
+                else (2 ** int(rng.integers(0, 65)) - 1, 0) if kind == 2
+                else (int(rng.integers(0, 2**64, dtype=np.uint64)), int(rng.integers(0, 2**64, dtype=np.uint64))))
+        k = len(_positions_reference(1, per, 0, width, mask, None)[0])
+        stride = int(rng.choice([k * width, per * width, 0, -width, int(rng.integers(0, 4096))]))
+        adv = None if rng.integers(0, 2) else int(rng.choice([k, stride // width]))
+        key = (repeat, per, stride, width, mask, adv)
+        index, strided, entries = offsets.repeat_sides(key)
+        ref_index, ref_at = _positions_reference(*key)
+        assert index.tolist() == ref_index, key
+        assert _starts(strided) == ref_at and strided.length == width, key
+        assert _starts(entries) == [i * 4 for i in ref_index] and entries.length == 4, key
+        for made, at, w in ((strided, ref_at, width), (entries, [i * 4 for i in ref_index], 4)):
+            side_by_side = at == [i * w for i in range(len(at))]
+            assert isinstance(made, Runs) == side_by_side, key
+            runs_seen += side_by_side
+            spots_seen += not side_by_side
+    assert runs_seen > 500 and spots_seen > 500
+
+
+# -- gatherb.apply: whole blocks moved as rows ---------------------------------------------------------
+
+def _gatherb_reference(call: Call, image: np.ndarray) -> np.ndarray:
+    """Block j of iteration i: the 32 bytes offset[i * 8 + j] bytes from src (zeros past the image), all
+    read before any write, written (i * dstRepStride + j * max(dstBlkStride, 1)) blocks from dst, a later
+    block replacing an earlier."""
+    args, src, dst = call.args, call.args["src"], call.args["dst"]
+    p, blocks, out = args["repeatParams"], [], image.copy()
+    entries = image[call.args["offset"].addr:].view("<u4")
+    for i in range(args["repeatTime"]):
+        for j in range(8):
+            at = src.addr + int(entries[i * 8 + j])
+            blocks.append((i, j, image[at:at + 32].copy() if at + 32 <= image.size else np.zeros(32, np.uint8)))
+    for i, j, block in blocks:
+        at = dst.addr + (i * p["dstRepStride"] + j * max(p["dstBlkStride"], 1)) * 32
+        out[at:at + 32] = block
+    return out
+
+
+def test_gatherb_apply_matches_the_reference():
+    """Offsets on the block grid and off it, past the image, destinations apart and overlapping."""
+    from oracle.apis import gatherb
+    from oracle.rules import context
+    rng = np.random.default_rng(31)
+    rows_taken = 0
+    for _ in range(300):
+        repeat = int(rng.integers(1, 5))
+        size = 8192
+        grid = int(rng.choice([32, 32, 2]))
+        offsets = (rng.integers(0, 96, repeat * 8) * grid).astype("<u4")
+        if rng.integers(0, 4) == 0:
+            offsets[int(rng.integers(0, offsets.size))] = size          # past the image: zeros
+        params = {"dstBlkStride": int(rng.integers(0, 3)), "dstRepStride": int(rng.choice([8, 16, 1, 0]))}
+        image = rng.integers(0, 256, size, dtype=np.uint8)
+        call = Call("gatherb", "ascend910b", {"dst": Tensor("UB", 0, "uint16", 16),
+                    "src": Tensor("UB", 2048, "uint16", 16), "offset": Tensor("UB", 7168, "uint32", repeat * 8),
+                    "repeatTime": repeat, "repeatParams": params})
+        image[7168:7168 + offsets.nbytes] = offsets.view(np.uint8)
+        got = {"UB": image.copy()}
+        gatherb.apply(call, got, context(call).units)
+        assert np.array_equal(got["UB"], _gatherb_reference(call, image)), (offsets, params)
+        rows_taken += grid == 32 and params["dstRepStride"] >= 8 and int(offsets.max()) < size
+    assert rows_taken > 50
+
+
+# -- or_bits: alignment told from what the starts are made of -----------------------------------------
+
+def test_or_bits_clear_a_low_bit_only_where_every_start_has_it_clear():
+    """For every power-of-two width: or_bits's low bits clear -> every start a multiple of the width; and
+    for Runs, and for Spots of offsets whose base and entries are all multiples, the answer is exact."""
+    rng = np.random.default_rng(29)
+    for _ in range(4000):
+        width = int(rng.choice([1, 2, 4, 8, 32]))
+        scale = int(rng.choice([1, width]))
+        entries = (rng.integers(0, 300, int(rng.integers(0, 12))) * scale).astype(np.uint32)
+        base = int(rng.integers(-3, 4)) * int(rng.choice([1, width]))
+        spots = Spots.offsets(entries, base, width)
+        runs = Runs(int(rng.integers(-3, 4)) * scale, int(rng.integers(-3, 4)) * scale, int(rng.integers(0, 4)), width)
+        for made in (spots, runs, Spots(spots.at, width)):
+            aligned = not (made.starts() % width).any()
+            clear = not made.or_bits() & (width - 1)
+            assert aligned or not clear, (made, width)
+        exact = [runs] + [spots] * bool(base % width == 0 and not (entries % width).any())
+        for made in exact:
+            assert (not made.or_bits() & (width - 1)) == (not (made.starts() % width).any()), (made, width)
 
 
 # -- iterations.some_hits: an operand compared with itself (one Family object) ----------------------
