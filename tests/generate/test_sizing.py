@@ -1,8 +1,8 @@
 """The generator's sizing shortcuts give what the plain definitions give.
 
-largest_fit (conformance/generate/sizing.py) guesses where each limit runs out (a secant step per limit) and finishes by galloping and
-bisecting: whatever the guess, its answer is the largest value whose call fits, which a walk over every
-value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
+largest_fit (conformance/generate/sizing.py) guesses where each limit runs out (a secant step per limit, taken
+again from the values it checked) and finishes by galloping and bisecting: whatever the guesses, its answer
+is the largest value whose call fits, which a walk over every value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
 it equals, prints, pickles and round-trips as the write made from those ints.
 """
 from __future__ import annotations
