@@ -61,7 +61,8 @@ def accesses(call: Call, units: Mapping[str, int],
 
 def _dst(call: Call, units: Mapping[str, int]) -> Lattice:
     p, c0 = call.args["intriParams"], units["c0"]
-    return Lattice(0, tuple(p[field] * units[name] for field, name in _DST_STEPS),
+    (matrix, matrix_unit), (c0_step, c0_unit), (row, row_unit) = _DST_STEPS
+    return Lattice(0, (p[matrix] * units[matrix_unit], p[c0_step] * units[c0_unit], p[row] * units[row_unit]),
                    (p["ndNum"], -(-p["dValue"] * units["element"] // c0), p["nValue"]), c0)
 
 
