@@ -2,7 +2,7 @@
 spare under each limit (MOVED_BYTES, each scope's capacity), remembered per frame and parameters."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from conformance.generate.apart import spread_end
 from conformance.generate.draft import CallDraft, entry_unit, extents, accesses, frame_of, operand_end, scope_capacity
@@ -33,12 +33,24 @@ def _frozen(value: Any) -> Any:
 # and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
 _REMEMBERED: dict[tuple, Any] = {}
 REMEMBERED_MAX = 1 << 15
+_MISSING = object()
 
 
 def _remember(key: tuple, value: Any) -> None:
     if len(_REMEMBERED) >= REMEMBERED_MAX:
         _REMEMBERED.clear()
     _REMEMBERED[key] = value
+
+
+def remembered(frame: Any, what: str, params: Mapping[str, Any], make: Callable[[], Any], *more: Any) -> Any:
+    """`make()`, remembered by (frame, what, the parameters' key, *more): a result the parameters of one
+    frame decide alone."""
+    key = (frame, what, _key(params), *more)
+    value = _REMEMBERED.get(key, _MISSING)
+    if value is _MISSING:
+        value = make()
+        _remember(key, value)
+    return value
 
 
 def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int],
@@ -152,8 +164,6 @@ SECANT_STEPS = 2
 
 def moves_nothing(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> bool:
     """Does every operand's footprint come out empty (remembered, as rooms are)?"""
-    key = (frame_of(env, draft), "empty", _key(params))
-    if key not in _REMEMBERED:
-        _remember(key, all(r.empty for rs in accesses(env, draft, params).values()
-                           for r in (rs if isinstance(rs, list) else [rs]) if r is not None))
-    return _REMEMBERED[key]
+    return remembered(frame_of(env, draft), "empty", params, lambda: all(
+        r.empty for rs in accesses(env, draft, params).values() for r in (rs if isinstance(rs, list) else [rs])
+        if r is not None))
