@@ -163,7 +163,12 @@ SECANT_STEPS = 2
 
 
 def moves_nothing(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> bool:
-    """Does every operand's footprint come out empty (remembered, as rooms are)?"""
-    return remembered(frame_of(env, draft), "empty", params, lambda: all(
-        r.empty for rs in accesses(env, draft, params).values() for r in (rs if isinstance(rs, list) else [rs])
-        if r is not None))
+    """Does every operand's footprint come out empty (no bytes moved: the closed-form extents tell, where
+    the index math has them)? Remembered, as rooms are."""
+    def empty() -> bool:
+        if getattr(frame_of(env, draft).math, "extents", None) is not None:
+            return all(r.nbytes == 0 for rs in extents(env, draft, params, parted=False).values()
+                       for r in (rs if isinstance(rs, list) else [rs]))
+        return all(r.empty for rs in accesses(env, draft, params).values()
+                   for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+    return remembered(frame_of(env, draft), "empty", params, empty)
