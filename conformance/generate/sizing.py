@@ -121,7 +121,8 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
     room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
     rounding to an alignment, or an empty footprint at `lo`, can leave it off: the step is taken again
-    from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish."""
+    from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish (a bisection
+    alone below a last guess that overshot: the answer lies close under it)."""
     keyed = _keys_along(params, name)
 
     def rooms(v: int) -> tuple[int, ...]:
@@ -132,15 +133,17 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     rooms_lo = rooms(lo) if lo != hi else rooms_hi
     if min(rooms_lo) < 0:
         return None
+    over = False
     for _ in range(SECANT_STEPS):       # fits at lo, not at hi
         if hi - lo == 1:
             return lo
         # where each limit that hi breaks runs out (a >= 0 > b: in [lo, hi - 1]); the first of them binds
         guess = min(lo + a * (hi - lo) // (a - b) for a, b in zip(rooms_lo, rooms_hi) if b < 0)
+        over = False
         if guess > lo:
             at = rooms(guess)
             if min(at) < 0:
-                hi, rooms_hi = guess, at
+                hi, rooms_hi, over = guess, at, True
                 continue
             lo, rooms_lo = guess, at
             if hi - lo == 1:
@@ -150,9 +153,9 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
             return lo
         lo, rooms_lo = lo + 1, at
     step = 1                    # rounding made it fit further still: gallop up, then bisect
-    while lo + step < hi and min(rooms(lo + step)) >= 0:
+    while not over and lo + step < hi and min(rooms(lo + step)) >= 0:
         lo, step = lo + step, step * 2
-    hi = min(hi, lo + step)
+    hi = hi if over else min(hi, lo + step)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if min(rooms(mid)) >= 0 else (lo, mid)
