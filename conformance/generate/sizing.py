@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from conformance.generate.apart import spread_end
-from conformance.generate.draft import CallDraft, entry_unit, extents, accesses, frame_of, operand_end, scope_capacity
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_end, parted_call,
+                                        scope_capacity)
 from conformance.generate.environment import MOVED_BYTES, Env
 
 
@@ -133,6 +134,11 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     rooms_lo = rooms(lo) if lo != hi else rooms_hi
     if min(rooms_lo) < 0:
         return None
+    least = parted_call(env, draft, {**params, name: lo})[1].get(name, lo) if draft.parted else lo
+    if lo < least < hi:                 # a stride its writes are kept apart by: raised to `least` below it,
+        at = rooms(least)               # the room is flat up to there (the secant would read it as a slope)
+        if min(at) >= 0:
+            lo, rooms_lo = least, at
     over = False
     for _ in range(SECANT_STEPS):       # fits at lo, not at hi
         if hi - lo == 1:
