@@ -162,6 +162,26 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
     assert seen > 50 and variant           # ambiguity cells whose readings move bytes otherwise among them
 
 
+@given(nd=st.integers(0, 4), rows=st.integers(0, 6), columns=st.integers(0, 70), src_matrix=st.integers(0, 300),
+       src_row=st.integers(0, 90), c0_stride=st.integers(0, 9), row_stride=st.integers(0, 9),
+       matrix_stride=st.integers(0, 99), dtype=st.sampled_from(["int8", "float16", "float32"]))
+@settings(max_examples=300, deadline=None)
+def test_nd2nz_extents_are_its_accesses_ends(nd, rows, columns, src_matrix, src_row, c0_stride, row_stride,
+                                             matrix_stride, dtype) -> None:
+    """ND2NZ's extents in closed form (what sizing reads) are the ends and bytes moved of the Grid and
+    Lattice its accesses give, empty moves (a count of 0) included."""
+    from oracle import Call, Tensor
+    from oracle.apis import data_copy_nd2nz
+    from oracle.rules import context
+    call = Call("data_copy_nd2nz", "ascend910b", {"dst": Tensor("UB", 0, dtype, 64), "src": Tensor("GM", 0, dtype, 64),
+                "intriParams": {"ndNum": nd, "nValue": rows, "dValue": columns, "srcNdMatrixStride": src_matrix,
+                                "srcDValue": src_row, "dstNzC0Stride": c0_stride, "dstNzNStride": row_stride,
+                                "dstNzMatrixStride": matrix_stride}})
+    units = context(call).units
+    closed, plain = data_copy_nd2nz.extents(call, units), data_copy_nd2nz.accesses(call, units)
+    assert {op: (r.end, r.nbytes) for op, r in closed.items()} == {op: (r.end, r.nbytes) for op, r in plain.items()}
+
+
 def test_a_write_prints_its_first_values_only():
     """A failing Scatter example holds tens of thousands of offsets: printed in full (repr, or Hypothesis's
     pretty printer, which prints a dataclass field by field), one case was a page long."""
