@@ -173,7 +173,25 @@ class Spots:
         gaps = np.diff(self.at)
         if int(gaps.min()) >= self.length:          # in order, none on the next: the usual case, no sort
             return False
-        return bool((np.diff(np.sort(self.at)) < self.length).any())
+        return _pieces_meet(self.at, self.length)
+
+
+BITMAP_CELLS = 1 << 22      # cells of a piece's length whose bitmap _pieces_meet makes at most (4 MB)
+
+
+def _pieces_meet(at: np.ndarray, length: int) -> bool:
+    """Do two pieces of `length` bytes starting at `at` share a byte? Pieces whose starts lie a whole number
+    of lengths apart share one only where two start alike: a bitmap of those cells tells, in one pass, where
+    the span is a few times their count (the elements of a masked copy); otherwise their sorted starts do."""
+    lo = int(at.min())
+    cells = (int(at.max()) - lo) // length + 1
+    if cells <= min(BITMAP_CELLS, 64 * at.size):
+        rel = at - lo
+        if not (rel % length).any():
+            mark = np.zeros(cells, dtype=bool)
+            mark[rel // length] = True
+            return int(np.count_nonzero(mark)) < at.size
+    return bool((np.diff(np.sort(at)) < length).any())
 
 
 class Grid(NamedTuple):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -30,9 +31,11 @@ class Lattice(NamedTuple):
     def empty(self) -> bool:
         return self.length <= 0 or min(self.counts, default=1) <= 0
 
+    # the generator sizes operands by end and nbytes hundreds of times a case: each reads the fields once
     @property
     def count(self) -> int:  # type: ignore[override]     # a field of the lattice, not tuple.count
-        return 0 if self.empty else math.prod(self.counts)
+        _, _, counts, length = self
+        return 0 if length <= 0 or min(counts, default=1) <= 0 else math.prod(counts)
 
     @property
     def begin(self) -> int:
@@ -40,13 +43,15 @@ class Lattice(NamedTuple):
 
     @property
     def end(self) -> int:
-        if self.empty:
+        first, steps, counts, length = self
+        if length <= 0 or min(counts, default=1) <= 0:
             return 0
-        return self.first + sum(s * (n - 1) for s, n in zip(self.steps, self.counts)) + self.length
+        return first + sum(map(operator.mul, steps, counts)) - sum(steps) + length    # sum of s * (n - 1)
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.length
+        _, _, counts, length = self
+        return 0 if length <= 0 or min(counts, default=1) <= 0 else math.prod(counts) * length
 
     @property
     def span(self) -> tuple[int, int]:

@@ -51,9 +51,13 @@ def landing_room(env: Env, draft: CallDraft, target: Rule | None) -> dict[str, i
 
 def written_once(env: Env, target: Rule | None) -> list[str]:
     """The operands the self_overlap rules that hold for every call keep from writing a byte twice, but the
-    one the target's rule would have write twice."""
-    return [op for r in env.spec.rules if not r.when and (target is None or r.id != target.id)
-            for op in [kind_of(r).self_overlapping(r)] if op is not None]
+    one the target's rule would have write twice (once per environment and target: read only)."""
+    known = env.__dict__.setdefault("_written_once", {})
+    key = target.id if target is not None else None
+    if key not in known:
+        known[key] = [op for r in env.spec.rules if not r.when and (target is None or r.id != target.id)
+                      for op in [kind_of(r).self_overlapping(r)] if op is not None]
+    return known[key]
 
 
 def writes_twice(runs: Any) -> bool:
@@ -111,12 +115,12 @@ def _footprints(frame: Frame, call: Call) -> dict[str, Any]:
     return _widest_reading(sized, frame)
 
 
-def extents(env: Env, draft: CallDraft, params: Mapping[str, int]) -> dict[str, Any]:
+def extents(env: Env, draft: CallDraft, params: Mapping[str, int], parted: bool = True) -> dict[str, Any]:
     """accesses' ends and bytes moved, all that sizing reads, with the parted operands' writes apart
-    (parted_call): in closed form where the index math gives them (`extents`: Scatter's and asc_gather's
-    repeat forms would build their element arrays)."""
+    (parted_call; not with `parted` False): in closed form where the index math gives them (`extents`:
+    Scatter's and asc_gather's repeat forms, and a masked Copy's elements, would build their arrays)."""
     frame = frame_of(env, draft)
-    call = parted_call(env, draft, params)[0] if draft.parted else _call(env, frame, params)
+    call = parted_call(env, draft, params)[0] if draft.parted and parted else _call(env, frame, params)
     closed = getattr(frame.math, "extents", None)
     if closed is None:
         return _footprints(frame, call)

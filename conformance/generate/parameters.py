@@ -14,7 +14,7 @@ from conformance.generate.draft import CallDraft, accesses, frame_of, part, part
 from conformance.generate.environment import Env, Frame, subtract
 from conformance.generate.masks import draw_words
 from conformance.generate.picks import Picks, pick_as, pick_between, rotated
-from conformance.generate.sizing import fits, largest_fit, moves_nothing
+from conformance.generate.sizing import fits, largest_fit, moves_nothing, remembered
 from conformance.generate.steering import one_repeat, overriding, reaches_below
 from conformance.generate.structs import draw_structs
 
@@ -59,23 +59,32 @@ def starting_point(pick: Picks, env: Env, draft: CallDraft, target: Rule | None)
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]
+    zeros = tuple(n for n in names if params[n] == 0 and any(a <= 1 <= b for a, b in domains[n]))
+    raised, empties = remembered(frame, "empties", params, lambda: _empties(env, draft, dict(params), zeros), zeros)
+    params.update(raised)
+    return StartingPoint(names, domains, ends, aligns, params, set(empties))
+
+
+def _empties(env: Env, draft: CallDraft, params: dict[str, Any], zeros: tuple[str, ...]
+             ) -> tuple[dict[str, int], frozenset[str]]:
+    """The counts at 0 that could be 1 (`zeros`) set to 1 where a 0 would empty every footprint, and those
+    counts (`StartingPoint.empties`): the parameters the frame's calls start from, once per frame and
+    parameters."""
     empties: set[str] = set()
-    for n in names:     # a count at 0 (ndNum, repeatTimes) empties every footprint and would let the
-        lo = params[n]  # parameters drawn before it grow without bound: size them against 1 instead
-        if lo == 0 and any(a <= 1 <= b for a, b in domains[n]) and moves_nothing(env, draft, params):
-            if not moves_nothing(env, draft, {**params, n: 1}):
-                params[n] = 1
-                empties.add(n)
+    start = dict(params)
+    for n in zeros:     # a count at 0 (ndNum, repeatTimes) empties every footprint and would let the
+        # parameters drawn before it grow without bound: size them against 1 instead
+        if moves_nothing(env, draft, params) and not moves_nothing(env, draft, {**params, n: 1}):
+            params[n] = 1
+            empties.add(n)
     if not empties and moves_nothing(env, draft, params):
-        empties = _joint_empties(env, draft, params, names, domains)
-    return StartingPoint(names, domains, ends, aligns, params, empties)
+        empties = _joint_empties(env, draft, params, zeros)
+    return {n: v for n, v in params.items() if start[n] != v}, frozenset(empties)
 
 
-def _joint_empties(env: Env, draft: CallDraft, params: dict[str, Any], names: list[str],
-                   domains: Mapping[str, Any]) -> set[str]:
+def _joint_empties(env: Env, draft: CallDraft, params: dict[str, Any], zeros: tuple[str, ...]) -> set[str]:
     """Counts that empty the footprints only together (ndNum, nValue and dValue, each from 0): all set to 1
     where that moves bytes, then each that does not empty them by itself put back to 0."""
-    zeros = [n for n in names if params[n] == 0 and any(a <= 1 <= b for a, b in domains[n])]
     ones = {**params, **dict.fromkeys(zeros, 1)}
     if not zeros or moves_nothing(env, draft, ones):
         return set()

@@ -2,11 +2,12 @@
 spare under each limit (MOVED_BYTES, each scope's capacity), remembered per frame and parameters."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from conformance.generate.apart import spread_end
-from conformance.generate.draft import CallDraft, entry_unit, extents, accesses, frame_of, operand_end, scope_capacity
-from conformance.generate.environment import MOVED_BYTES, Env, round_up
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_end, parted_call,
+                                        scope_capacity)
+from conformance.generate.environment import MOVED_BYTES, Env
 
 
 def _key(params: Mapping[str, Any]) -> tuple:
@@ -33,6 +34,7 @@ def _frozen(value: Any) -> Any:
 # and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
 _REMEMBERED: dict[tuple, Any] = {}
 REMEMBERED_MAX = 1 << 15
+_MISSING = object()
 
 
 def _remember(key: tuple, value: Any) -> None:
@@ -41,18 +43,39 @@ def _remember(key: tuple, value: Any) -> None:
     _REMEMBERED[key] = value
 
 
-def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
+def remembered(frame: Any, what: str, params: Mapping[str, Any], make: Callable[[], Any], *more: Any) -> Any:
+    """`make()`, remembered by (frame, what, the parameters' key, *more): a result the parameters of one
+    frame decide alone."""
+    key = (frame, what, _key(params), *more)
+    value = _REMEMBERED.get(key, _MISSING)
+    if value is _MISSING:
+        value = make()
+        _remember(key, value)
+    return value
+
+
+def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int],
+                 keyed: tuple | None = None) -> tuple[int, ...]:
     """Bytes to spare under each limit of the call (see _spare_bytes_of), remembered where `aligns` are the
-    frame's own."""
+    frame's own. `keyed`: the parameters' _key, where the caller has it."""
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _spare_bytes_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted, _key(params))
+    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted,
+           _key(params) if keyed is None else keyed)
     rooms = _REMEMBERED.get(key)
     if rooms is None:
         rooms = _spare_bytes_of(env, draft, params, aligns)
         _remember(key, rooms)
     return rooms
+
+
+def _keys_along(params: Mapping[str, Any], name: str) -> Any:
+    """v -> the _key of `params` with `name` at v, made from their _key once (a search asks for many v)."""
+    base = _key(params)
+    at = list(params).index(name) if name in params else len(base)
+    before, after = base[:at], base[at + 1:]
+    return lambda v: (*before, (name, v), *after)
 
 
 def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
@@ -62,19 +85,28 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     of a list operand sit one entry's run apart at least."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
+    scopes, spare = draft.scopes, draft.spare
     for op, runs in extents(env, draft, params).items():
-        if isinstance(runs, list):
-            moved = max(moved, max((r.nbytes for r in set(runs)), default=0))
-        else:
-            moved = max(moved, runs.nbytes)
-        scope = draft.scopes[op]
+        scope = scopes[op]
         align = aligns[scope]
-        end = operand_end(draft, op, runs)
-        count = draft.counts.get(op, 1)
-        if count != 1:                  # entries an entry's run apart (or in lanes: apart.py)
-            end = spread_end(env, op, runs, count, entry_unit(runs, align), end)
-        used[scope] = used.get(scope, 0) + round_up(end, align) + align * draft.spare
+        if type(runs) is list or op in draft.landing or op in draft.counts:
+            end = _list_end(env, draft, op, runs, align)
+            moved = max(moved, max((r.nbytes for r in set(runs)), default=0) if type(runs) is list else runs.nbytes)
+        else:                           # one tensor, no landing room: its end and bytes moved as they are
+            end, nbytes = runs.end, runs.nbytes
+            end = end if end > 0 else 0
+            moved = nbytes if nbytes > moved else moved
+        used[scope] = used.get(scope, 0) - (-end // align) * align + align * spare
     return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
+
+
+def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int) -> int:
+    """How far an operand of several entries, or with a landing room, reaches from its address."""
+    end = operand_end(draft, op, runs)
+    count = draft.counts.get(op, 1)
+    if count != 1:                      # entries an entry's run apart (or in lanes: apart.py)
+        end = spread_end(env, op, runs, count, entry_unit(runs, align), end)
+    return end
 
 
 def fits(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int]) -> bool:
@@ -89,36 +121,63 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
 
     The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
     room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
-    rounding to an alignment can leave it short: a gallop up and a bisection finish."""
-    def fits_at(v: int) -> bool:
-        return min(_spare_bytes(env, draft, {**params, name: v}, aligns)) >= 0
-    rooms_hi = _spare_bytes(env, draft, {**params, name: hi}, aligns)
+    rounding to an alignment, or an empty footprint at `lo`, can leave it off: the step is taken again
+    from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish (a bisection
+    alone below a last guess that overshot: the answer lies close under it)."""
+    keyed = _keys_along(params, name)
+
+    def rooms(v: int) -> tuple[int, ...]:
+        return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v))
+    rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi
-    rooms_lo = _spare_bytes(env, draft, {**params, name: lo}, aligns) if lo != hi else rooms_hi
+    rooms_lo = rooms(lo) if lo != hi else rooms_hi
     if min(rooms_lo) < 0:
         return None
-    # where each limit that hi breaks runs out (a >= 0 > b: in [lo, hi - 1]); the first of them binds
-    guess = min(lo + a * (hi - lo) // (a - b) for a, b in zip(rooms_lo, rooms_hi) if b < 0)
-    if fits_at(guess):
-        if not fits_at(guess + 1):
-            return guess
-        lo, step = guess + 1, 1         # rounding made it fit further: gallop up, then bisect
-        while lo + step < hi and fits_at(lo + step):
-            lo, step = lo + step, step * 2
-        hi = min(hi, lo + step)
-    else:
-        hi = guess
-    while hi - lo > 1:          # fits_at(lo), not fits_at(hi)
+    least = parted_call(env, draft, {**params, name: lo})[1].get(name, lo) if draft.parted else lo
+    if lo < least < hi:                 # a stride its writes are kept apart by: raised to `least` below it,
+        at = rooms(least)               # the room is flat up to there (the secant would read it as a slope)
+        if min(at) >= 0:
+            lo, rooms_lo = least, at
+    over = False
+    for _ in range(SECANT_STEPS):       # fits at lo, not at hi
+        if hi - lo == 1:
+            return lo
+        # where each limit that hi breaks runs out (a >= 0 > b: in [lo, hi - 1]); the first of them binds
+        guess = min(lo + a * (hi - lo) // (a - b) for a, b in zip(rooms_lo, rooms_hi) if b < 0)
+        over = False
+        if guess > lo:
+            at = rooms(guess)
+            if min(at) < 0:
+                hi, rooms_hi, over = guess, at, True
+                continue
+            lo, rooms_lo = guess, at
+            if hi - lo == 1:
+                return lo
+        at = rooms(lo + 1)              # the neighbour: is the guess the last value that fits?
+        if min(at) < 0:
+            return lo
+        lo, rooms_lo = lo + 1, at
+    step = 1                    # rounding made it fit further still: gallop up, then bisect
+    while not over and lo + step < hi and min(rooms(lo + step)) >= 0:
+        lo, step = lo + step, step * 2
+    hi = hi if over else min(hi, lo + step)
+    while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if fits_at(mid) else (lo, mid)
+        lo, hi = (mid, hi) if min(rooms(mid)) >= 0 else (lo, mid)
     return lo
 
 
+SECANT_STEPS = 2
+
+
 def moves_nothing(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> bool:
-    """Does every operand's footprint come out empty (remembered, as rooms are)?"""
-    key = (frame_of(env, draft), "empty", _key(params))
-    if key not in _REMEMBERED:
-        _remember(key, all(r.empty for rs in accesses(env, draft, params).values()
-                           for r in (rs if isinstance(rs, list) else [rs]) if r is not None))
-    return _REMEMBERED[key]
+    """Does every operand's footprint come out empty (no bytes moved: the closed-form extents tell, where
+    the index math has them)? Remembered, as rooms are."""
+    def empty() -> bool:
+        if getattr(frame_of(env, draft).math, "extents", None) is not None:
+            return all(r.nbytes == 0 for rs in extents(env, draft, params, parted=False).values()
+                       for r in (rs if isinstance(rs, list) else [rs]))
+        return all(r.empty for rs in accesses(env, draft, params).values()
+                   for r in (rs if isinstance(rs, list) else [rs]) if r is not None)
+    return remembered(frame_of(env, draft), "empty", params, empty)

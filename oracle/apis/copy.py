@@ -38,6 +38,7 @@ from ..mask import hashable, positions
 from .offsets import Extent, put, take
 
 _FIELDS = {"dst": ("dstRepeatSize", "dstStride"), "src": ("srcRepeatSize", "srcStride")}   # of repeatParams
+_UNIT_NAMES = {op: tuple("repeatParams." + f for f in fields) for op, fields in _FIELDS.items()}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -75,10 +76,10 @@ _FAR = 1 << 40       # bytes past every buffer: a step held there keeps position
 def _steps(call: Call, units: Mapping[str, int], operand: str) -> tuple[int, int]:
     """(bytes between iterations, bytes between the DataBlocks of one) of an operand; a step past every
     buffer (a call its range rule refuses) is held at _FAR, which leaves the buffers as surely."""
-    repeat, stride = _FIELDS[operand]
+    (repeat, stride), (repeat_unit, stride_unit) = _FIELDS[operand], _UNIT_NAMES[operand]
     p = call.args["repeatParams"]
-    return (min(p[repeat] * units["repeatParams." + repeat], _FAR),
-            min(p[stride] * units["repeatParams." + stride], _FAR))
+    between, within = p[repeat] * units[repeat_unit], p[stride] * units[stride_unit]
+    return (between if between < _FAR else _FAR, within if within < _FAR else _FAR)
 
 
 def _layout(call: Call, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -155,9 +156,9 @@ def apart(call: Call, units: Mapping[str, int], operand: str) -> dict[str, int]:
     apart: a DataBlock stride that parts the DataBlocks of an iteration, then iterations that nest between
     the DataBlocks of one (all the copies of a DataBlock inside its stride) or follow one another past an
     iteration's reach."""
-    repeat, stride = _FIELDS[operand]
+    (repeat, stride), (repeat_unit, stride_unit) = _FIELDS[operand], _UNIT_NAMES[operand]
     p, block, n = call.args["repeatParams"], units["block"], max(call.args["repeatTime"], 0)
-    unit_r, unit_s = units["repeatParams." + repeat], units["repeatParams." + stride]
+    unit_r, unit_s = units[repeat_unit], units[stride_unit]
     low, high = _shape_of(call, units)[1:3]
     within, between = p[stride], p[repeat]
     if high > low:

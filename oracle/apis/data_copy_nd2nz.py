@@ -44,6 +44,7 @@ from ..call import Call
 from ..footprint import Grid
 from ..lattice import Lattice
 from .fractal import nz_blocks
+from .offsets import Extent
 
 
 _DST_STEPS = tuple((f, "intriParams." + f) for f in ("dstNzMatrixStride", "dstNzC0Stride", "dstNzNStride"))   # outermost first
@@ -61,8 +62,26 @@ def accesses(call: Call, units: Mapping[str, int],
 
 def _dst(call: Call, units: Mapping[str, int]) -> Lattice:
     p, c0 = call.args["intriParams"], units["c0"]
-    return Lattice(0, tuple(p[field] * units[name] for field, name in _DST_STEPS),
+    (matrix, matrix_unit), (c0_step, c0_unit), (row, row_unit) = _DST_STEPS
+    return Lattice(0, (p[matrix] * units[matrix_unit], p[c0_step] * units[c0_unit], p[row] * units[row_unit]),
                    (p["ndNum"], -(-p["dValue"] * units["element"] // c0), p["nValue"]), c0)
+
+
+def extents(call: Call, units: Mapping[str, int]) -> dict[str, Extent]:
+    """Each operand's end and bytes moved as accesses' Grid and Lattice give them, in closed form (a
+    generator sizes operands many times a drawn call): nothing where a matrix, row or column count is 0."""
+    p, width, c0 = call.args["intriParams"], units["element"], units["c0"]
+    matrices, rows, columns = p["ndNum"], p["nValue"], p["dValue"]
+    if matrices <= 0 or rows <= 0 or columns <= 0:
+        return {"src": Extent(0, 0), "dst": Extent(0, 0)}
+    blocks = -(-columns * width // c0)
+    src_end = (max(0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"] * (matrices - 1))
+               + max(0, p["srcDValue"] * units["intriParams.srcDValue"] * (rows - 1)) + columns * width)
+    (matrix, matrix_unit), (c0_step, c0_unit), (row, row_unit) = _DST_STEPS
+    dst_end = (p[matrix] * units[matrix_unit] * (matrices - 1) + p[c0_step] * units[c0_unit] * (blocks - 1)
+               + p[row] * units[row_unit] * (rows - 1) + c0)
+    return {"src": Extent(src_end, matrices * rows * columns * width),
+            "dst": Extent(dst_end, matrices * blocks * rows * c0)}
 
 
 def apart(call: Call, units: Mapping[str, int], operand: str) -> dict[str, int]:

@@ -1,8 +1,8 @@
 """The generator's sizing shortcuts give what the plain definitions give.
 
-largest_fit (conformance/generate/sizing.py) guesses where each limit runs out (a secant step per limit) and finishes by galloping and
-bisecting: whatever the guess, its answer is the largest value whose call fits, which a walk over every
-value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
+largest_fit (conformance/generate/sizing.py) guesses where each limit runs out (a secant step per limit, taken
+again from the values it checked) and finishes by galloping and bisecting: whatever the guesses, its answer
+is the largest value whose call fits, which a walk over every value finds as well. A Write made from an array (Write.of) makes its values Python ints only when asked:
 it equals, prints, pickles and round-trips as the write made from those ints.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ from conformance.generate import sizing
 from conformance.generate.environment import environment
 from oracle.kinds import Retry
 from conformance.generate.memory import MemoryRecipe, Write
-from conformance.generate.draft import CallDraft
+from conformance.generate.draft import CallDraft, part
 from conformance.generate.parameters import starting_point
 from conformance.generate.sizing import fits
 from conformance.generate.picks import Picks
@@ -45,7 +45,8 @@ class _Lowest(Picks):
 
 FRAMES = [("data_move", "ascend910b", "float16", "GM->UB"), ("data_copy_nz2nd", "ascend910b", "float32", "UB->GM"),
           ("scatter", "ascend310b", "int8", None), ("asc_gather", "ascend910b", "float16", None),
-          ("vec_trans_scatter", "ascend910b", "float16", None)]
+          ("vec_trans_scatter", "ascend910b", "float16", None), ("data_copy_nd2nz", "ascend910b", "float16", None),
+          ("copy", "ascend910b", "float32", None)]      # the last two with their dst writes kept apart (part)
 
 
 def _start(api: str, product: str, dtype: str, path: str | None):
@@ -53,6 +54,7 @@ def _start(api: str, product: str, dtype: str, path: str | None):
     form = env.spec.forms_or_default()[0]
     draft = CallDraft(form, env.operand_dtypes(dtype), env.operand_scopes(path or (env.paths() or [None])[0]))
     draft.counts = {op: d["entries"] for op, d in env.spec.operands.items() if "entries" in d}
+    part(env, draft, None)
     try:
         return env, draft, starting_point(_Lowest(), env, draft, None)
     except Retry:
@@ -76,6 +78,26 @@ def test_largest_fit_is_the_largest_value_that_fits(api, product, dtype, path):
         # every value up to the top fits (the room only shrinks), checked on a walk near the top
         for v in range(max(lo, top - 64), top + 1):
             assert fits(env, draft, {**start.params, name: v}, start.aligns), (name, v)
+
+
+@pytest.mark.parametrize("api, dtype, busy", [
+    ("data_copy_nd2nz", "float16", {"intriParams.ndNum": 3, "intriParams.nValue": 5, "intriParams.dValue": 40}),
+    ("copy", "float32", {"repeatTime": 7})])
+def test_largest_fit_of_a_stride_kept_apart(api, dtype, busy):
+    """A dst stride whose writes are kept apart is raised to the least value that parts them wherever it is
+    drawn lower (the room is flat below it): the largest fit is still the largest value that fits, and every
+    value from the bottom of its range fits."""
+    env, draft, start = _start(api, "ascend910b", dtype, None)
+    assert draft.parted == ("dst",)
+    params = {**start.params, **{n: v for n, v in busy.items() if n in start.params}}
+    for name in start.names:
+        lo, hi = start.ends[name]
+        top = sizing.largest_fit(env, draft, params, name, lo, hi, start.aligns)
+        assert top is not None, name
+        assert fits(env, draft, {**params, name: top}, start.aligns), name
+        assert top == hi or not fits(env, draft, {**params, name: top + 1}, start.aligns), name
+        for v in [*range(lo, min(top, lo + 64) + 1), *range(max(lo, top - 64), top + 1)]:
+            assert fits(env, draft, {**params, name: v}, start.aligns), (name, v)
 
 
 def test_a_write_of_an_array_is_the_write_of_its_values():
@@ -138,6 +160,26 @@ def test_extents_size_as_accesses_do(api: str, product: str) -> None:
                 {op: (r.end, r.nbytes) for op, r in plain.items()}, (cell.id, call)
             seen += 1
     assert seen > 50 and variant           # ambiguity cells whose readings move bytes otherwise among them
+
+
+@given(nd=st.integers(0, 4), rows=st.integers(0, 6), columns=st.integers(0, 70), src_matrix=st.integers(0, 300),
+       src_row=st.integers(0, 90), c0_stride=st.integers(0, 9), row_stride=st.integers(0, 9),
+       matrix_stride=st.integers(0, 99), dtype=st.sampled_from(["int8", "float16", "float32"]))
+@settings(max_examples=300, deadline=None)
+def test_nd2nz_extents_are_its_accesses_ends(nd, rows, columns, src_matrix, src_row, c0_stride, row_stride,
+                                             matrix_stride, dtype) -> None:
+    """ND2NZ's extents in closed form (what sizing reads) are the ends and bytes moved of the Grid and
+    Lattice its accesses give, empty moves (a count of 0) included."""
+    from oracle import Call, Tensor
+    from oracle.apis import data_copy_nd2nz
+    from oracle.rules import context
+    call = Call("data_copy_nd2nz", "ascend910b", {"dst": Tensor("UB", 0, dtype, 64), "src": Tensor("GM", 0, dtype, 64),
+                "intriParams": {"ndNum": nd, "nValue": rows, "dValue": columns, "srcNdMatrixStride": src_matrix,
+                                "srcDValue": src_row, "dstNzC0Stride": c0_stride, "dstNzNStride": row_stride,
+                                "dstNzMatrixStride": matrix_stride}})
+    units = context(call).units
+    closed, plain = data_copy_nd2nz.extents(call, units), data_copy_nd2nz.accesses(call, units)
+    assert {op: (r.end, r.nbytes) for op, r in closed.items()} == {op: (r.end, r.nbytes) for op, r in plain.items()}
 
 
 def test_a_write_prints_its_first_values_only():

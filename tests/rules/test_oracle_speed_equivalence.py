@@ -260,3 +260,21 @@ def test_grid_self_overlaps_matches_brute_force():
         assert grid.self_overlaps() == (np.unique(touched).size != touched.size), grid
         assert (grid.begin, grid.end, grid.nbytes) == (int(touched.min()), int(touched.max()) + 1,
                                                        grid.count * grid.length), grid
+
+
+# -- Spots.self_overlaps: starts a whole number of lengths apart answered by a bitmap -----------------
+
+def test_spots_self_overlaps_matches_brute_force():
+    """Starts on a grid of the pieces' length (a masked copy's elements) and off it, spans a bitmap holds
+    and spans it does not, in order and not: the answer is whether some byte is touched twice."""
+    rng = np.random.default_rng(11)
+    for _ in range(3000):
+        length, n = int(rng.choice([1, 2, 4, 3])), int(rng.integers(2, 60))
+        spread = int(rng.choice([8, 60, 400, 10 ** 6]))
+        on_grid = bool(rng.random() < 0.7)
+        at = rng.integers(0, spread, n) * (length if on_grid else 1) + int(rng.integers(-50, 50))
+        if rng.random() < 0.3:
+            at = np.sort(at)
+        spots = Spots(at.astype(np.int64), length)
+        touched = (at[:, None] + np.arange(length)).reshape(-1)
+        assert spots.self_overlaps() == (np.unique(touched).size != touched.size), (at, length)
