@@ -5,8 +5,9 @@ out of the repository once (`git archive`, into the temporary directory), and th
 over it and over this tree in turn, each in a process of its own, so that the load of the machine at the
 time weighs on both alike. Two measurements, per API:
 
-- in process: `run_cells` of the `ci` cells of one product, one worker, the reference, best of `rounds`
-  (what the kit's own drawing and judging cost);
+- in process: `run_cells` of the `ci` cells of one product, one worker, the reference, timed once in a
+  fresh process once the kit is imported (what the kit's own drawing and judging cost; a second run of the
+  same seed in one process would find the sizes, sweeps and strategies of the first one worked out);
 - as a user runs it: `run --backend oracle --product P --api A -n 1 --profile ci --seed 1` as a command,
   verified calls over the command's wall time (its start, its supervised worker, the backend in a process
   of its own, its report).
@@ -35,18 +36,15 @@ from conformance.generate.memory import keep_freed_images
 from conformance.generate.profiles import profile
 from conformance.judge.runner import run_cells
 from conformance.supervise.worker import settle_collector
-keep_freed_images(); settle_collector()
-api, product, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+api, product = sys.argv[1], sys.argv[2]
 rulebook, ci = default_rulebook(), profile("ci")
 chosen = cells([product], [api], rulebook=rulebook)
-run_cells(chosen[:2], OracleBackend(), ci, 1, rulebook)
-best, calls = 0.0, 0
-for _ in range(rounds):
-    start = time.perf_counter()
-    results = run_cells(chosen, OracleBackend(), ci, 1, rulebook)
-    calls = sum(sum(r.counts.values()) for r in results)
-    best = max(best, calls / (time.perf_counter() - start))
-print(json.dumps({"rate": best, "calls": calls, "cells": len(chosen)}))
+keep_freed_images(); settle_collector()
+start = time.perf_counter()
+results = run_cells(chosen, OracleBackend(), ci, 1, rulebook)
+spent = time.perf_counter() - start
+calls = sum(sum(r.counts.values()) for r in results)
+print(json.dumps({"rate": calls / spent, "calls": calls, "cells": len(chosen)}))
 """
 
 
@@ -78,9 +76,10 @@ def _env(tree: Path | None) -> dict[str, str]:
     return env
 
 
-def in_process(tree: Path | None, api: str, product: str, rounds: int = 2) -> dict:
-    """Verified calls per second of `run_cells` over the kit of `tree` (None: this checkout)."""
-    out = subprocess.run([sys.executable, "-c", _RATE, api, product, str(rounds)], capture_output=True, text=True,
+def in_process(tree: Path | None, api: str, product: str) -> dict:
+    """Verified calls per second of `run_cells` over the kit of `tree` (None: this checkout), in a fresh
+    process."""
+    out = subprocess.run([sys.executable, "-c", _RATE, api, product], capture_output=True, text=True,
                          cwd=str(tree or REPO), env=_env(tree), check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -103,7 +102,7 @@ def side_by_side(api: str, product: str, rounds: int = 2) -> dict[str, tuple[flo
     if tree is None:
         return None
     figures: dict[str, tuple[float, float]] = {}
-    for name, measure in (("in process", lambda t: in_process(t, api, product, 1)),
+    for name, measure in (("in process", lambda t: in_process(t, api, product)),
                           ("as a user runs it", lambda t: as_user(t, api, product))):
         main_best = kit_best = 0.0
         for _ in range(rounds):

@@ -42,7 +42,8 @@
   (m) shrinking: a stride bug fails every legal data_move cell under quick; the time from a cell's start
       to its minimal reproducer                             target: <= 1.5 s per failing cell
   (n) every API of the specs: verified calls per second of one worker in process (the reference, the
-      `ci` cells of the product, or of the first product the API's page lists), as a ratio to data_move's
+      `ci` cells of the product, or of the first product the API's page lists; each timed once in a fresh
+      process, as a run meets them, best of two), as a ratio to data_move's
                                                           target: each API within 2x of data_move (>= 0.5x)
   (o) --coverage's cost: the ci data_move cells run by a Python backend with and without it, and by the C
       example's plain build and its coverage build (benchmarks/coverage_figures.py)
@@ -867,32 +868,20 @@ def shrink_figures(product: str) -> None:
           f"{SHRINK_BEFORE}s a cell took when Hypothesis shrank the whole batch of calls (target <= 1.5s)")
 
 
-def per_api(product: str) -> None:
+def per_api(product: str, rounds: int = 2) -> None:
     """(n): calls per core of every API the specs hold, beside data_move's (one worker in process, the
-    reference, `ci`, the best of two)."""
-    from conformance.backends.contract import OracleBackend
-    from conformance.generate.memory import keep_freed_images
-    from conformance.generate.profiles import profile
-    from conformance.judge.runner import run_cells
-    from conformance.supervise.worker import settle_collector
-    keep_freed_images()
-    settle_collector()
+    reference, `ci`: each timed once in a fresh process as a run would be, the best of `rounds`)."""
+    from benchmarks.against_main import in_process
     rulebook = default_rulebook()
     rates = {}
     for api in sorted(rulebook.apis, key=lambda a: a != "data_move"):
         listed = rulebook.api(api).listed_products()
         where = product if product in listed else listed[0]
-        chosen = cells([where], [api], rulebook=default_rulebook())
-        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
-        best = 0.0
-        for _ in range(2):
-            start = time.perf_counter()
-            results = run_cells(chosen, OracleBackend(), profile("ci"), 1, default_rulebook())
-            best = max(best, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
-        rates[api] = best
+        figures = [in_process(None, api, where) for _ in range(rounds)]
+        best = rates[api] = max(f["rate"] for f in figures)
         ratio = best / rates["data_move"]
-        print(f"(n) {api} on {where}, {len(chosen)} ci cells, one worker in process: {best:.0f} verified calls/s, "
-              f"{ratio:.2f}x data_move's ({'within' if ratio >= 0.5 else 'NOT within'} 2x; target >= 0.5x)")
+        print(f"(n) {api} on {where}, {figures[0]['cells']} ci cells, one worker in process: {best:.0f} verified "
+              f"calls/s, {ratio:.2f}x data_move's ({'within' if ratio >= 0.5 else 'NOT within'} 2x; target >= 0.5x)")
 
 
 CRASHES_BEFORE = 336.0          # main's (q) crashing run (a fresh Python process per crash), the 2-core sandbox, idle
