@@ -25,6 +25,11 @@ DEFAULT_MATH = {
 }
 
 
+# legal readings that leave some of the call's bytes open (any value there conforms), the rest as the page
+# states: a backend following any reading conforms to them
+OPENING = {"dummy_open"}
+
+
 def book():
     return default_rulebook().with_readings(DEFAULT_MATH)
 

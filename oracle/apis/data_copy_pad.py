@@ -72,8 +72,9 @@ def accesses(call: Call, units: Mapping[str, int],
 # Index-math variants (the readings of the dummy ambiguities that move bytes otherwise), by name: each marks
 # the call's units with what the dummy of a block without padding holds. Unmarked: each block's first
 # element, sizeof(T) bytes (the default math).
-DUMMY = "variant.dummy"                 # what the dummy repeats: one of the two below
-TRANSFER_FIRST, PADDING_VALUE = 1, 2    # the first element of the whole transfer; paddingValue
+DUMMY = "variant.dummy"                 # what the dummy repeats: one of the three below
+TRANSFER_FIRST, PADDING_VALUE, OPEN = 1, 2, 3   # the first element of the whole transfer; paddingValue;
+                                                # nothing said: the dummy's bytes are undefined
 DUMMY_WORD = "variant.dummy_word"       # set: the element the dummy repeats is at most 4 bytes
 
 
@@ -116,9 +117,10 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     rest = np.r_[0:left, right_at:d.length]                       # padding and dummy columns
     if not rest.size:
         return None
-    if left == 0 and pad["rightPadding"] == 0:                    # dummy only: the readings decide
+    dummy_only = left == 0 and pad["rightPadding"] == 0
+    if dummy_only and units.get(DUMMY) != OPEN:                   # the readings decide
         blocks[:, right_at:] = _dummy_values(units, data, pad, width, d.length - right_at)
-    elif not pad["isPad"]:                                        # random, or SetPadValue's: open
+    elif dummy_only or not pad["isPad"]:                          # random, or SetPadValue's: open
         where = dst.addr + d.starts()[:, None] + rest[None, :]
         return [(dst.scope, where.reshape(-1), None)]
     else:
@@ -128,4 +130,5 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 
 
 VARIANTS = {"default": dict, "transfer_first": _dummy(TRANSFER_FIRST), "padding_value": _dummy(PADDING_VALUE),
+            "dummy_open": _dummy(OPEN),
             "block_first_32bit": _word, "transfer_first_32bit": lambda units: _word(_dummy(TRANSFER_FIRST)(units))}

@@ -13,7 +13,7 @@ from conformance.backends.contract import OracleBackend, Rejected
 from oracle import Call, IllegalCall, Tensor, check, expected
 from oracle.apis import INDEX_MATH
 from oracle.spec import default_rulebook
-from readings import DEFAULT_MATH
+from readings import DEFAULT_MATH, OPENING
 
 BOOK = default_rulebook()
 UB = {"ascend910b": 196608, "ascend910": 262144, "ascend310b": 253952, "ascend310p-aicore": 262144}
@@ -258,7 +258,9 @@ def test_expected_follows_the_readings_legality(amb, reading):
             expected(call, memory, readings=readings)
         return
     out = expected(call, memory, readings=readings)
-    if legality == "legal":         # defined, but for bytes several elements were sent to (one of them stays)
+    if reading in OPENING:          # legal, its own bytes open (test_dummy_open_reading says which)
+        assert out.violations == [] and not all(out.fully_defined(s) for s in out.memory)
+    elif legality == "legal":       # defined, but for bytes several elements were sent to (one of them stays)
         chosen = {scope for scope, _, _ in out.choices}
         assert out.violations == [] and all(out.fully_defined(s) for s in out.memory if s not in chosen)
         for scope, starts, values in out.choices:
@@ -431,6 +433,25 @@ def test_dummy_readings(amb, dtype, value, reading):
     assert check(call, memory, readings={amb: reading}) == []
     out = expected(call, memory, readings={amb: reading})
     assert np.array_equal(out.memory["UB"], want) and out.fully_defined("UB")
+
+
+@pytest.mark.parametrize("amb, dtype, value", DUMMY_CASES)
+def test_dummy_open_reading(amb, dtype, value):
+    """dummy_open: the same two blocks, each block's 8 data bytes moved and its 24 dummy bytes open; every
+    other byte of UB as it was (defined)."""
+    call = pad_g2u(dtype, 8, is_pad="without_isPad" not in amb, value=value)
+    memory = offsets_image(call, None)
+    assert check(call, memory, readings={amb: "dummy_open"}) == []
+    out = expected(call, memory, readings={amb: "dummy_open"})
+    want = pad_by_hand(call, memory, np.dtype(_np(dtype)).itemsize, EACH, None)
+    ub = memory["UB"]
+    open_ = np.zeros(ub.size, bool)
+    for k in range(2):
+        open_[k * 32 + 8:(k + 1) * 32] = True
+    assert not out.fully_defined("UB")
+    defined = out.defined["UB"]
+    assert np.array_equal(~defined, open_)
+    assert np.array_equal(out.memory["UB"][defined], want[defined])
 
 
 def test_dummy_readings_differ_on_the_call():
