@@ -46,7 +46,8 @@ class Lattice(NamedTuple):
         first, steps, counts, length = self
         if length <= 0 or min(counts, default=1) <= 0:
             return 0
-        return first + sum(map(operator.mul, steps, counts)) - sum(steps) + length    # sum of s * (n - 1)
+        moved: int = sum(map(operator.mul, steps, counts))
+        return first + moved - sum(steps) + length    # sum of s * (n - 1)
 
     @property
     def nbytes(self) -> int:
