@@ -24,7 +24,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-# main when issue 45 set its calls-per-core targets (3x / 4x / 6x)
+# the main the calls-per-core targets of (s) are multiples of
 MAIN_COMMIT = "1a6a60c"
 
 _RATE = """
