@@ -176,21 +176,27 @@ class Spots:
         return _pieces_meet(self.at, self.length)
 
 
-BITMAP_CELLS = 1 << 22      # cells of a piece's length whose bitmap _pieces_meet makes at most (4 MB)
+def any_repeat(values: np.ndarray) -> bool:
+    """Do two of the integers `values` hold the same value? A mark per value where they span not much more
+    than they are many (a UB-sized call: a hundredth of a sort's time), else a sort."""
+    if values.size < 2:
+        return False
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo <= 16 * values.size + 4096:
+        seen = np.zeros(hi - lo + 1, dtype=np.bool_)
+        seen[values - lo] = True
+        return int(np.count_nonzero(seen)) < values.size
+    ordered = np.sort(values)
+    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _pieces_meet(at: np.ndarray, length: int) -> bool:
     """Do two pieces of `length` bytes starting at `at` share a byte? Pieces whose starts lie a whole number
-    of lengths apart share one only where two start alike: a bitmap of those cells tells, in one pass, where
-    the span is a few times their count (the elements of a masked copy); otherwise their sorted starts do."""
-    lo = int(at.min())
-    cells = (int(at.max()) - lo) // length + 1
-    if cells <= min(BITMAP_CELLS, 64 * at.size):
-        rel = at - lo
-        if not (rel % length).any():
-            mark = np.zeros(cells, dtype=bool)
-            mark[rel // length] = True
-            return int(np.count_nonzero(mark)) < at.size
+    of lengths apart share one only where two start alike (any_repeat of their cells: the elements of a
+    masked copy); otherwise their sorted starts tell."""
+    rel = at - int(at.min())
+    if not (rel % length).any():
+        return any_repeat(rel // length)
     return bool((np.diff(np.sort(at)) < length).any())
 
 

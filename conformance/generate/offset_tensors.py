@@ -8,7 +8,7 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.footprint import Runs
+from oracle.footprint import Runs, any_repeat
 from oracle.kinds import kind_of, require
 from oracle.kinds.grid import grid_down
 from oracle.rules import Context
@@ -203,18 +203,8 @@ def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
 
 
 def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
-    """Do two of the offsets at `positions` (distinct positions) hold the same value? A mark per value
-    where the values span not much more than they are many, else a sort."""
-    if positions.size < 2:
-        return False
-    values = offsets[positions]
-    lo, hi = int(values.min()), int(values.max())
-    if hi - lo <= 16 * values.size + 4096:
-        seen = np.zeros(hi - lo + 1, dtype=np.bool_)
-        seen[values - lo] = True
-        return int(np.count_nonzero(seen)) < values.size
-    values = np.sort(values)
-    return bool((values[1:] == values[:-1]).any())
+    """Do two of the offsets at `positions` (distinct positions) hold the same value?"""
+    return any_repeat(offsets[positions])
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Grid, Runs, Spots
+from ..footprint import Grid, Runs, Spots, any_repeat
 from .offsets import OFFSET, element_bytes, offset_entries
 
 _BLK, _REP = "repeatParams.dstBlkStride", "repeatParams.dstRepStride"
@@ -76,7 +76,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     target = image[dst.scope]
     at = dst.addr + _dst(call, units).starts()
     rows = _rows(at, block, target.shape[0])
-    if rows is not None and target.flags.c_contiguous and _distinct(rows):     # the usual case: a write per block
+    if rows is not None and target.flags.c_contiguous and not any_repeat(rows):     # the usual case: a write per block
         _blocks_of(target, block)[rows] = values
     else:
         target[element_bytes(at, block).reshape(-1)] = values.reshape(-1)
@@ -94,13 +94,6 @@ def _rows(starts: np.ndarray, block: int, size: int) -> np.ndarray | None:
 def _blocks_of(image: np.ndarray, block: int) -> np.ndarray:
     """The image as rows of `block` bytes (a view; the bytes past the last whole block left out)."""
     return image[:image.shape[0] - image.shape[0] % block].reshape(-1, block)
-
-
-def _distinct(rows: np.ndarray) -> bool:
-    """No two rows alike (then one assignment writes each block once, whatever order numpy takes)."""
-    marks = np.zeros(int(rows.max()) + 1, dtype=bool)
-    marks[rows] = True
-    return int(np.count_nonzero(marks)) == rows.size
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 import numpy as np
 
 from ..call import Call, Tensor
-from ..footprint import Runs, Spots
+from ..footprint import Runs, Spots, any_repeat
 from ..mask import positions
 
 OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
@@ -227,13 +227,6 @@ def _slots(at: np.ndarray, width: int) -> np.ndarray | None:
     return at >> (width.bit_length() - 1)
 
 
-def _distinct(slots: np.ndarray, size: int) -> bool:
-    """No two slots equal (slots in [0, size)): one pass marking them, one count."""
-    marks = np.zeros(size, dtype=bool)
-    marks[slots] = True
-    return int(np.count_nonzero(marks)) == slots.size
-
-
 def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarray | None:
     """(entries + shift) // width as int64, the elements as indices of the image seen as `width`-byte
     integers, where every element starts aligned (offsets and shift multiples of width) and lies inside an
@@ -262,7 +255,7 @@ def put_distinct(image: np.ndarray, slots: np.ndarray, values: np.ndarray, width
     """Write element k at slot slots[k] of the typed image, in one assignment, when no two slots are
     equal (True); otherwise write nothing (False)."""
     typed = _typed(image, width)
-    if not _distinct(slots, typed.shape[0]):
+    if any_repeat(slots):
         return False
     typed[slots] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
     return True

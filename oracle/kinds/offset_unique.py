@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from oracle.footprint import Runs
+from oracle.footprint import Runs, any_repeat
 from oracle.records import Rule
 
 from .base import RuleKind
@@ -30,7 +30,7 @@ class OffsetUnique(RuleKind):
                 if first.size < starts.size:        # an entry read more than once: its first element stands for it
                     element = np.sort(first)
                     starts = starts[element]
-            if starts.size < 2 or not _repeats_a_start(starts, (int(starts.min()), int(starts.max()) + 1)):
+            if not any_repeat(starts):
                 continue
             order = np.argsort(starts, kind="stable")
             same = np.flatnonzero(starts[order][1:] == starts[order][:-1])
@@ -48,14 +48,3 @@ class OffsetUnique(RuleKind):
 def _distinct_runs(runs: object) -> bool:
     """Runs one after another, none over another (a count form's entries): no start repeats."""
     return isinstance(runs, Runs) and runs.step >= runs.length > 0
-
-
-def _repeats_a_start(starts: np.ndarray, span: tuple[int, int]) -> bool:
-    """Do two of `starts` coincide? A mark per byte of the span where it is not much wider than the
-    starts are many (a UB-sized call: a hundredth of a sort's time), else a sort."""
-    lo, hi = span
-    if hi - lo <= 16 * starts.size + 4096:
-        seen = np.zeros(hi - lo, dtype=np.bool_)
-        seen[starts - lo] = True
-        return int(np.count_nonzero(seen)) < starts.size
-    return np.unique(starts).size < starts.size
