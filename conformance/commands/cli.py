@@ -25,7 +25,7 @@ from conformance.commands.running import cmd_fuzz, cmd_promote, cmd_run
 from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
-from conformance.supervise import pool
+from conformance.supervise import worker
 from conformance.supervise.cluster import ClusterError
 
 
@@ -293,7 +293,7 @@ def command() -> int:
     main() in its process keeps a working collector and its interpreter."""
     import gc
     gc.freeze()
-    pool.FROZEN_FOR_LIFE = True         # the supervisor need not count them to leave them frozen
+    worker.FROZEN_FOR_LIFE = True         # the supervisor need not count them to leave them frozen
     code = main()
     gc.freeze()                 # where leave() cannot skip the teardown, it then walks none of these
     leave(code)

@@ -13,7 +13,6 @@ UsageError naming the task it held.
 """
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import signal
@@ -51,27 +50,22 @@ class _Crew:
     def start(self, jobs: Sequence[Any], judge: Callable[[Any], Any], workers: int) -> None:
         import multiprocessing
 
-        from conformance.supervise import pool
-        from conformance.supervise.worker import shared
+        from conformance.supervise.worker import forking, thaw_after_forking
         ctx = multiprocessing.get_context("fork")
-        shared()                # the random pool, made once and shared by every worker
-        thaw = not (pool.FROZEN_FOR_LIFE or gc.get_freeze_count())
-        gc.freeze()             # what is here now is never walked by a worker's collector
         # Ctrl-C held while forking: a worker ignores it before it can see it, this process sees it after
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            for _ in range(workers):
-                ours, theirs = ctx.Pipe()
-                self.ends.append(ours)
-                proc = ctx.Process(target=_serve, args=(theirs, self.ends, jobs, judge), daemon=True,
-                                   name="ascend-conformance-verify")
-                proc.start()
-                theirs.close()
-                self.procs.append(proc)
+            with forking(thaw_after_forking()):
+                for _ in range(workers):
+                    ours, theirs = ctx.Pipe()
+                    self.ends.append(ours)
+                    proc = ctx.Process(target=_serve, args=(theirs, self.ends, jobs, judge), daemon=True,
+                                       name="ascend-conformance-verify")
+                    proc.start()
+                    theirs.close()
+                    self.procs.append(proc)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-            if thaw:
-                gc.unfreeze()
 
     def collect(self, order: deque[int], name: Callable[[int], str]) -> list[Any]:
         from multiprocessing.connection import wait

@@ -22,7 +22,6 @@ supervisor's to handle.
 """
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import signal
@@ -40,14 +39,13 @@ from conformance.judge.cell_result import CellResult
 from conformance.supervise import messages
 from conformance.supervise.crashes import attach_failure, exit_text, in_flight_crash
 from conformance.supervise.tasks import DEFAULT_TIMEOUT, Isolation, Replay, Stop, Task
-from conformance.supervise.worker import shared, worker_main
+from conformance.supervise.worker import forking, thaw_after_forking, worker_main
 
 GRACE = 2.0                 # seconds past the time limit before a worker stuck in a call is killed
 LOAD_TIMEOUT = 60.0         # seconds a worker may take to load the backend
 STOP_GRACE = 2.0            # seconds workers get to close their backends at the end or at a stop
 TICK = 0.2                  # seconds between two looks at the workers
 FIRST_WRITE_WAIT = 1.0      # seconds the first write of a run waits for every worker to have a task
-FROZEN_FOR_LIFE = False     # set by an entry point that froze its imports for the process's life (cli.command)
 RETRIES = 1                 # a cell whose worker died outside any backend call is run once more
 
 
@@ -118,21 +116,10 @@ class Supervisor:
                                  args=(theirs, slot, self.backend_spec, self.timeout, self.db_spec, os.getpid(),
                                        self.against, self.oracle, self.readings, self.isolation, self.edition),
                                  kwargs={"specs": self.specs})
-        # frozen while forking, a worker's first collection (settle_collector) walks only what it makes
-        # itself; unfrozen after, this process collects its own objects again.
-        # A process that froze objects itself is left as it was: the CLI says so (FROZEN_FOR_LIFE), any
-        # other is asked once (the count walks every frozen object).
-        if self._thaw is None:
-            self._thaw = not (FROZEN_FOR_LIFE or gc.get_freeze_count())
-        if self._ctx.get_start_method() == "fork":
-            shared()                # made here once, inherited by every worker forked (worker.shared)
-        if self._thaw:
-            gc.freeze()
-        try:
+        if self._thaw is None:          # asked once: the count walks every frozen object
+            self._thaw = thaw_after_forking()
+        with forking(self._thaw, share=self._ctx.get_start_method() == "fork"):
             proc.start()
-        finally:
-            if self._thaw:
-                gc.unfreeze()
         theirs.close()
         self._workers.append(_Worker(proc, ours, slot, time.monotonic()))
 

@@ -8,13 +8,14 @@ A worker is not dumpable and reaps its orphans (conformance/backends/processes.p
 processes cannot read it, and none of them outlives it."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
 import signal
 import sys
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from oracle.spec import Rulebook, SpecError
 
@@ -110,6 +111,32 @@ def shared() -> None:
     240 MiB less at 16 workers, and no worker's first cell waits for it."""
     from conformance.generate.memory import random_pool
     random_pool()
+
+
+FROZEN_FOR_LIFE = False     # set by an entry point that froze its imports for the process's life (cli.command)
+
+
+def thaw_after_forking() -> bool:
+    """Are the objects frozen while forking workers to be unfrozen after? Not in a process that froze its
+    own for good: the CLI says so (FROZEN_FOR_LIFE), any other process by what it holds frozen."""
+    return not (FROZEN_FOR_LIFE or gc.get_freeze_count())
+
+
+@contextlib.contextmanager
+def forking(thaw: bool, share: bool = True) -> Iterator[None]:
+    """While workers are forked: what they share made once here (`share`: shared(), inherited by
+    every one forked), and this process's objects frozen, so that a worker's first collection
+    (settle_collector) walks only what it makes itself; unfrozen after where `thaw`, so that this process
+    collects its own objects again."""
+    if share:
+        shared()
+    if thaw:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if thaw:
+            gc.unfreeze()
 
 
 def settle_collector() -> None:
