@@ -27,7 +27,7 @@
       B the reference in process and served as an exec program (A runs while B's request is out):
       verified-and-compared calls per second against the plain run's                no target
   (i) calls per core: verified calls per second of one worker, in process (run_cells, the
-      reference, the `ci` cells of each API, the collector settled as a worker settles it), best of 3, as a
+      reference, the `ci` cells of each API, each timed once in a fresh process as in (n)), best of 3, as a
       ratio to main's on the same machine (main measured on the 2-core sandbox; its figure also without the
       calls it judged twice, since the kit judges each call once)
                                    target: 1500 data_move, 750 the others where main does 302/160/100/176/215
@@ -660,24 +660,12 @@ PER_CORE_TARGET = {"data_move": 1500}       # calls/s where main does MAIN_PER_C
 
 
 def per_core(product: str) -> None:
-    """(i): verified calls per second of one worker, per API, in this process (no supervisor, no report),
+    """(i): verified calls per second of one worker, per API, in a process of its own (no supervisor, no report),
     against main's figure on the same kind of machine and the target scaled to it."""
-    from conformance.backends.contract import OracleBackend
-    from conformance.generate.memory import keep_freed_images
-    from conformance.generate.profiles import profile
-    from conformance.judge.runner import run_cells
-    from conformance.supervise.worker import settle_collector
-    keep_freed_images()
-    settle_collector()                      # as a worker does once it has loaded, before its first cell
+    from benchmarks.against_main import in_process
     for api in sorted(BIGGEST):
         where = product if product in default_rulebook().api(api).listed_products() else PRODUCT[api]
-        chosen = cells([where], [api], rulebook=default_rulebook())
-        run_cells(chosen[:2], OracleBackend(), profile("ci"), 1, default_rulebook())          # warm: imports, strategies, caches
-        rate = 0.0
-        for _ in range(3):                  # the best of three (the sandbox's figures wander)
-            start = time.perf_counter()
-            results = run_cells(chosen, OracleBackend(), profile("ci"), 1, default_rulebook())
-            rate = max(rate, sum(sum(r.counts.values()) for r in results) / (time.perf_counter() - start))
+        rate = max(in_process(None, api, where)["rate"] for _ in range(3))      # the best of three fresh runs
         factor = PER_CORE_TARGET.get(api, 750) / MAIN_PER_CORE[api]
         different = MAIN_SANDBOX[api] * (1 - MAIN_REPEATS[api])
         print(f"(i) {api} on {where}, one worker in process, ci, best of 3: {rate:.0f} verified calls/s, "
