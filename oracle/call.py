@@ -159,7 +159,8 @@ class Call:
         if not isinstance(args, Mapping):
             raise CallFormatError(f"{where}.args: expected a mapping, got {args!r}")
         return cls(data["api"], data["product"],
-                   {k: _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()}, form)
+                   {k: v if type(v) in _SCALARS else _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()},
+                   form)
 
     def to_json(self) -> str:
         return _JSON.encode(self.to_dict())          # json.dumps(..., ensure_ascii=False), its encoder made once
@@ -219,6 +220,9 @@ def _arg_to_data(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _arg_to_data(v) for k, v in value.items()}
     return value
+
+
+_SCALARS = frozenset({int, bool, str, type(None)})       # argument values read as they are (_arg_from_data)
 
 
 def _arg_from_data(value: Any, where: str) -> Any:

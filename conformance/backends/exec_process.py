@@ -57,6 +57,7 @@ class ProgramProcess:
             why = "it is a folder, not a program" if os.path.isdir(self.argv[0]) else exc.strerror or exc
             raise BackendCrash(f"cannot start {self.argv[0]!r}{who}: {why}") from None
         os.set_blocking(self.proc.stdin.fileno(), False)        # writes wait under select, with a deadline
+        os.set_blocking(self.proc.stdout.fileno(), False)       # a reply already there is read at once
         try:
             self._pidfd = os.pidfd_open(self.proc.pid)
         except (AttributeError, OSError):           # not Linux >= 5.3: an exit is seen as end of output
@@ -183,19 +184,21 @@ class ProgramProcess:
             self._scanned = len(self._pending)
             if self._scanned > REPLY_LIMIT:
                 break
-            left = deadline - time.monotonic()
-            found = ready(watch, None, left, self._spinning)
-            if fd in found:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
+            try:
+                chunk = os.read(fd, 1 << 20)        # the reply is often there already: no wait, no poll
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                found = ready(watch, None, left, self._spinning)
+                if fd in found:
+                    continue
+                if found:                           # the program exited, and its output holds no more
                     raise self.died()
-                self._pending += chunk
-            elif found:                             # the program exited, and its output holds no more
-                raise self.died()
-            else:
                 self.kill()
                 raise BackendCrash(f"no answer to {what} within {limit:g} s (the program was killed)"
                                    f"{self.stderr_tail()}")
+            if not chunk:
+                raise self.died()
+            self._pending += chunk
         if end < 0 or end > REPLY_LIMIT:
             self.kill()
             raise BackendCrash(f"protocol error: a reply longer than {REPLY_LIMIT >> 20} MiB to {what} (the "

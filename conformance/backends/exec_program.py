@@ -100,7 +100,7 @@ class ExecBackend:
         (Call.to_json), where the caller has it."""
         places = self._placed(memory)
         said = RawJson(text) if text is not None else call.to_dict()
-        request, deadline = self._request({"op": "run", "call": said, "memory": self.shm.describe(places)})
+        request, deadline = self._request({"op": "run", "call": said, "memory": RawJson(self.shm.described(places))})
         return Sent(request, deadline, memory, places, self.program.proc)
 
     def finish(self, sent: "Sent") -> None:

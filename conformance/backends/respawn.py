@@ -10,18 +10,21 @@ loaded copy, the cost of a fork.
 
 The host relays the protocol's lines between the kit (its own stdin and stdout) and the child (a pair of
 pipes of the child's own), so that a child that dies cannot take bytes meant for the next one. What the
-kit sends is read as requests only for their `op` and `id`; what a child says is passed on as bytes.
+kit sends is read as requests only for their `op` and `id` (from the head of the line where it is written
+as the kit writes it, `{"op":"run","id":17,...`); what a child says is passed on as bytes.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import signal
 from collections import deque
 from typing import Callable
 
 CHUNK = 1 << 20
+KIT_HEAD = re.compile(rb'\{"op":"([a-z]+)","id":(0|[1-9][0-9]{0,17})[,}]')     # how the kit begins a request
 
 
 def describe(status: int) -> str:
@@ -54,11 +57,7 @@ class Relay:
         self.pending += data
         *lines, self.pending = self.pending.split(b"\n")
         for line in lines:
-            try:
-                request = json.loads(line)
-                self.waiting.append((str(request.get("op")), request.get("id")))
-            except (ValueError, AttributeError):
-                self.waiting.append(("?", None))            # the child answers it with an error
+            self.waiting.append(_op_and_id(line))
 
     def from_child(self, data: bytes) -> None:
         _write(self.kit_out, data)
@@ -78,6 +77,18 @@ class Relay:
         self.waiting.clear()
         self.line_open = False
         _write(self.kit_out, out)
+
+
+def _op_and_id(line: bytes) -> tuple[str, object]:
+    """A request's `op` and `id`: read from the head of a line the kit wrote, else from the whole line."""
+    head = KIT_HEAD.match(line)
+    if head is not None:
+        return head[1].decode(), int(head[2])
+    try:
+        request = json.loads(line)
+        return str(request.get("op")), request.get("id")
+    except (ValueError, AttributeError):
+        return "?", None                        # the child answers it with an error
 
 
 def _fork(serve_child: Callable[[int, int], int], keep: tuple[int, ...]) -> tuple[int, int, int]:

@@ -24,6 +24,7 @@ from oracle.spec import Rulebook
 from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
 from conformance.backends.declared_readings import backend_readings
+from conformance.backends.exec_messages import COMPACT
 
 PROTOCOL = 1
 
@@ -103,7 +104,7 @@ def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook:
         return out
 
     def say(message: dict[str, Any]) -> None:
-        replies.write(json.dumps(message, separators=(",", ":")) + "\n")
+        replies.write(COMPACT.encode(message) + "\n")
         replies.flush()
 
     for line in requests:

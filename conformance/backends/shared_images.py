@@ -2,6 +2,7 @@
 with no name where the system can (a memfd reached as /proc/PID/fd/N), so that nothing outlives the kit."""
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import tempfile
@@ -11,6 +12,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 ALIGN = 64                      # scope images start at multiples of this in the shared file
+DESCRIBED_KEPT = 256            # texts of `memory` objects kept (SharedImages.described)
 def _shm_dir() -> str:
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
 
@@ -51,6 +53,7 @@ class SharedImages:
         self._buffer: np.ndarray | None = None
         self._finalizer: weakref.finalize | None = None
         self._inherited: tuple[int, ...] = ()
+        self._described: dict[tuple[Any, ...], str] = {}     # describe's text by file, size and places
 
     def inherited(self) -> tuple[int, ...]:
         """The descriptors a program must inherit to open `path` (the memory file's; none for a file with
@@ -116,6 +119,16 @@ class SharedImages:
         """The request's `memory` object."""
         return {"file": self.path, "size": self.size,
                 "scopes": {scope: {"offset": offset, "size": size} for scope, (offset, size) in places.items()}}
+
+    def described(self, places: Mapping[str, tuple[int, int]]) -> str:
+        """describe's object as JSON text, made once per file, size and places (a run's calls use few)."""
+        key = (self.path, self.size, *places.items())
+        text = self._described.get(key)
+        if text is None:
+            if len(self._described) >= DESCRIBED_KEPT:
+                self._described.clear()
+            text = self._described[key] = json.dumps(self.describe(places), separators=(",", ":"))
+        return text
 
     def _unmap(self) -> None:
         self._buffer = None
