@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from conformance.generate.apart import spread_end
+from conformance.generate.apart import apart_ops, spread_end
 from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_end, parted_call,
                                         scope_capacity)
 from conformance.generate.environment import MOVED_BYTES, Env
@@ -55,17 +55,17 @@ def remembered(frame: Any, what: str, params: Mapping[str, Any], make: Callable[
 
 
 def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int],
-                 keyed: tuple | None = None) -> tuple[int, ...]:
+                 keyed: tuple | None = None, packed: bool = False) -> tuple[int, ...]:
     """Bytes to spare under each limit of the call (see _spare_bytes_of), remembered where `aligns` are the
     frame's own. `keyed`: the parameters' _key, where the caller has it."""
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
-        return _spare_bytes_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted,
+        return _spare_bytes_of(env, draft, params, aligns, packed)
+    key = (frame, "packed" if packed else "rooms", draft.spare, tuple(draft.landing.items()), draft.parted,
            _key(params) if keyed is None else keyed)
     rooms = _REMEMBERED.get(key)
     if rooms is None:
-        rooms = _spare_bytes_of(env, draft, params, aligns)
+        rooms = _spare_bytes_of(env, draft, params, aligns, packed)
         _remember(key, rooms)
     return rooms
 
@@ -78,7 +78,8 @@ def _keys_along(params: Mapping[str, Any], name: str) -> Any:
     return lambda v: (*before, (name, v), *after)
 
 
-def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int]) -> tuple[int, ...]:
+def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int],
+                    packed: bool = False) -> tuple[int, ...]:
     """Bytes to spare (negative: over) under each limit: first the bytes one run may move (MOVED_BYTES),
     then each scope's capacity in the order of the operands. Each operand is rounded to its scope's
     alignment (plus one spare unit when an align rule is to be broken: room to misalign it); the entries
@@ -90,7 +91,7 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
         scope = scopes[op]
         align = aligns[scope]
         if type(runs) is list or op in draft.landing or op in draft.counts:
-            end = _list_end(env, draft, op, runs, align)
+            end = _list_end(env, draft, op, runs, align, packed)
             moved = max(moved, max((r.nbytes for r in set(runs)), default=0) if type(runs) is list else runs.nbytes)
         else:                           # one tensor, no landing room: its end and bytes moved as they are
             end, nbytes = runs.end, runs.nbytes
@@ -100,12 +101,15 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
 
 
-def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int) -> int:
-    """How far an operand of several entries, or with a landing room, reaches from its address."""
+def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int, packed: bool = False) -> int:
+    """How far an operand of several entries, or with a landing room, reaches from its address (`packed`:
+    its entries one entry's run apart even where they are kept apart in lanes, never further than lanes
+    put them)."""
     end = operand_end(draft, op, runs)
     count = draft.counts.get(op, 1)
     if count != 1:                      # entries an entry's run apart (or in lanes: apart.py)
-        end = spread_end(env, op, runs, count, entry_unit(runs, align), end)
+        unit = entry_unit(runs, align)
+        end = end + (count - 1) * unit if packed else spread_end(env, op, runs, count, unit, end)
     return end
 
 
@@ -119,15 +123,39 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
                  aligns: Mapping[str, int]) -> int | None:
     """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
 
-    The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
-    room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
-    rounding to an alignment, or an empty footprint at `lo`, can leave it off: the step is taken again
-    from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish (a bisection
-    alone below a last guess that overshot: the answer lies close under it)."""
+    The room shrinks about linearly in a parameter (_searched finds where it runs out), except where a
+    list operand's entries are kept apart in lanes (apart.py): how many lanes a stride leaves changes
+    with it, so the room falls and rises again (vec_trans_scatter's dst_rep_stride, in the stretch where
+    fewer lanes than entries make a second group). There the same search with the entries packed, which they never pass
+    (every larger value is too large for them), bounds the answer, and the values from that bound down
+    are tried in turn (at most LANE_TRIES; past that the first search's answer stands)."""
     keyed = _keys_along(params, name)
 
     def rooms(v: int) -> tuple[int, ...]:
         return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v))
+    found = _searched(env, draft, params, name, lo, hi, rooms)
+    if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in apart_ops(env)):
+        return found
+
+    def packed(v: int) -> tuple[int, ...]:
+        return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v), packed=True)
+    bound = _searched(env, draft, params, name, found, hi, packed)
+    if bound is None or bound - found > LANE_TRIES:
+        return found
+    return next((v for v in range(bound, found, -1) if min(rooms(v)) >= 0), found)
+
+
+LANE_TRIES = 256
+
+
+def _searched(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
+              rooms: Callable[[int], tuple[int, ...]]) -> int | None:
+    """The value of `name` in [lo, hi] where `rooms` (the bytes to spare under each limit, falling with
+    it) runs out: a secant step per limit (UB's room may stay flat while GM's runs out) usually lands on
+    the answer (checked with its neighbour); rounding to an alignment, or an empty footprint at `lo`, can
+    leave it off: the step is taken again from the values checked (SECANT_STEPS times), then a gallop up
+    and a bisection finish (a bisection alone below a last guess that overshot: the answer lies close
+    under it)."""
     rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi

@@ -100,6 +100,23 @@ def test_largest_fit_of_a_stride_kept_apart(api, dtype, busy):
             assert fits(env, draft, {**params, name: v}, start.aligns), (name, v)
 
 
+
+@pytest.mark.parametrize("dtype", ["int16", "uint8"])
+def test_largest_fit_past_a_gap_of_lanes(dtype):
+    """vec_trans_scatter's dst entries kept apart in lanes: a dst_rep_stride with fewer lanes than entries
+    needs a second group of lanes, so the room falls and rises again as the stride grows. The largest fit
+    is still the largest value that fits (none above it does, as far as the packed entries could reach),
+    past values below it that do not fit."""
+    env, draft, start = _start("vec_trans_scatter", "ascend910b", dtype, None)
+    params = {**start.params, "repeat_times": 255}
+    lo, hi = start.ends["dst_rep_stride"]
+    top = sizing.largest_fit(env, draft, params, "dst_rep_stride", lo, hi, start.aligns)
+    assert top is not None and fits(env, draft, {**params, "dst_rep_stride": top}, start.aligns)
+    assert not any(fits(env, draft, {**params, "dst_rep_stride": v}, start.aligns)
+                   for v in range(top + 1, min(hi, top + 4096) + 1))
+    gaps = [v for v in range(lo, top) if not fits(env, draft, {**params, "dst_rep_stride": v}, start.aligns)]
+    assert gaps, "the room of this call should fall and rise again below its largest fit"
+
 def test_a_write_of_an_array_is_the_write_of_its_values():
     values = np.array([7, 0, 4096, 2**32 - 1], dtype=np.int64)
     made = Write.of("UB", 64, "uint32", values)
