@@ -28,7 +28,7 @@ from oracle.spec import Rule, Rulebook
 from conformance.generate.seal import seal
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
-from conformance.generate.memory import MemoryRecipe, image_sizes
+from conformance.generate.memory import MemoryRecipe, checked_images, image_sizes
 from conformance.generate.draft import CallDraft, accesses, landing_room, part, writes_twice, written_once
 from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
@@ -143,8 +143,8 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
           forms: tuple[str | None, ...]) -> Case:
     target = env.rule(rule_id) if rule_id is not None else None
     call, memory, draft, ctx, text = drawn(pick, env, target, form, dtype, forms)
-    if env.has_values:                  # the rules on the offsets need them in memory
-        ctx = context(call, memory.build(), env.rulebook)
+    if env.has_values:                  # the rules on the offsets read them in memory, and no other bytes
+        ctx = context(call, checked_images(memory, [ctx]), env.rulebook)
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None,
