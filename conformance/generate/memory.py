@@ -96,16 +96,19 @@ class Write:
 
     @classmethod
     def of(cls, scope: str, addr: int, dtype: str, values: np.ndarray) -> "Write":
-        """A write of an integer array (kept, read only; `values` made from it when asked for), its bytes
-        made from the array where its dtype holds every value (the same bytes as from the values as
-        Python ints)."""
+        """A write of an integer array (a copy kept, read only; `values` made from it when asked for), its
+        bytes made from the array where its dtype holds every value (the same bytes as from the values as
+        Python ints): then the copy kept is that of the dtype, whose bytes they are."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        write.__dict__["_array"] = _read_only(values.copy())
         little = np.dtype(dtype).newbyteorder("<")
         limits = np.iinfo(little) if little.kind in "iu" else None
         if limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
-            write.__dict__["data"] = _read_only(values.astype(little).view(np.uint8))   # as cached_property does
+            typed = _read_only(values.astype(little))       # a copy, kept: the values as memory holds them
+            write.__dict__["_array"] = typed
+            write.__dict__["data"] = typed.view(np.uint8)   # as cached_property does
+        else:
+            write.__dict__["_array"] = _read_only(values.copy())
         return write
 
 

@@ -178,10 +178,10 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
-    writes = draw_offset_tensors(pick, env, draft, call, target) if env.has_values else ()
+    ctx = context(call, None, env.rulebook)
+    writes = draw_offset_tensors(pick, env, draft, ctx, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
-    ctx = context(call, None, env.rulebook)
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
