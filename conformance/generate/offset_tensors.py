@@ -8,9 +8,10 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.footprint import Runs, any_repeat
+from oracle.footprint import Runs
 from oracle.kinds import kind_of, require
 from oracle.kinds.grid import grid_down
+from oracle.repeats import any_repeat
 from oracle.rules import Context
 from oracle.spec import Rule
 

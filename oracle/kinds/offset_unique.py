@@ -5,8 +5,9 @@ from typing import Optional
 
 import numpy as np
 
-from oracle.footprint import Runs, any_repeat
+from oracle.footprint import Runs
 from oracle.records import Rule
+from oracle.repeats import any_repeat
 
 from .base import RuleKind
 from .protocols import Checked
