@@ -12,6 +12,8 @@ from typing import Any, Callable, Mapping, NamedTuple, cast
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .repeats import any_repeat
+
 
 class Runs(NamedTuple):
     """`count` runs of `length` bytes, run k starting at `first + k * step` bytes from the operand's addr."""
@@ -174,20 +176,6 @@ class Spots:
         if int(gaps.min()) >= self.length:          # in order, none on the next: the usual case, no sort
             return False
         return _pieces_meet(self.at, self.length)
-
-
-def any_repeat(values: np.ndarray) -> bool:
-    """Do two of the integers `values` hold the same value? A mark per value where they span not much more
-    than they are many (a UB-sized call: a hundredth of a sort's time), else a sort."""
-    if values.size < 2:
-        return False
-    lo, hi = int(values.min()), int(values.max())
-    if hi - lo <= 16 * values.size + 4096:
-        seen = np.zeros(hi - lo + 1, dtype=np.bool_)
-        seen[values - lo] = True
-        return int(np.count_nonzero(seen)) < values.size
-    ordered = np.sort(values)
-    return bool((ordered[1:] == ordered[:-1]).any())
 
 
 def _pieces_meet(at: np.ndarray, length: int) -> bool:

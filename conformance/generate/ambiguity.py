@@ -28,6 +28,7 @@ from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook
 
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
+from conformance.generate.memory import checked_images
 from conformance.generate.picks import Picks
 from conformance.generate.strategies import drawn, searched_cases
 
@@ -150,7 +151,9 @@ def ambiguity_case(pick: Picks, where: Region) -> Case:
     env, target = where.env, where.env.targets[key]
     forms = tuple(f for f in env.spec.forms_or_default() if f in (target.when or {}).get("forms", [f]))
     call, memory, draft, _, text = drawn(pick, env, target, None, None, forms)
-    built = memory.build() if env.has_values else None
+    built = None
+    if env.has_values:          # the offsets each rulebook's reading reads (a variant may read other entries)
+        built = checked_images(memory, [context(call, None, book) for book in [where.plain, *where.variant_books]])
     ctx = context(call, built, where.plain)
     require({v.rule for v in rule_violations(ctx)} == {where.amb.id} | where.companions[key])
     for book in where.variant_books:

@@ -8,11 +8,12 @@ from __future__ import annotations
 import ctypes
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from oracle.call import SCOPES, CallFormatError
+from oracle.kinds.offsets_read import value_spans
 from oracle.quoting import quoted
 from oracle.spec import Product
 
@@ -95,22 +96,34 @@ class Write:
 
     @classmethod
     def of(cls, scope: str, addr: int, dtype: str, values: np.ndarray) -> "Write":
-        """A write of an integer array (kept, read only; `values` made from it when asked for), its bytes
-        made from the array where its dtype holds every value (the same bytes as from the values as
-        Python ints)."""
+        """A write of an integer array (a copy kept, read only; `values` made from it when asked for), its
+        bytes made from the array where its dtype holds every value (the same bytes as from the values as
+        Python ints): then the copy kept is that of the dtype, whose bytes they are."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        write.__dict__["_array"] = _read_only(values.copy())
         little = np.dtype(dtype).newbyteorder("<")
         limits = np.iinfo(little) if little.kind in "iu" else None
         if limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
-            write.__dict__["data"] = _read_only(values.astype(little).view(np.uint8))   # as cached_property does
+            typed = _read_only(values.astype(little))       # a copy, kept: the values as memory holds them
+            write.__dict__["_array"] = typed
+            write.__dict__["data"] = typed.view(np.uint8)   # as cached_property does
+        else:
+            write.__dict__["_array"] = _read_only(values.copy())
         return write
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
+
+
+def _uncovered(lo: int, hi: int, writes: Sequence[tuple[int, int, Any]]) -> list[tuple[int, int]]:
+    """The parts of [lo, hi) that none of `writes` ((addr, end, data) each) lies over."""
+    gaps = [(lo, hi)] if lo < hi else []
+    for addr, end, _ in writes:
+        if addr < end:
+            gaps = [(a, b) for g0, g1 in gaps for a, b in ((g0, min(g1, addr)), (max(g0, end), g1)) if a < b]
+    return gaps
 
 
 @dataclass(frozen=True)
@@ -131,22 +144,42 @@ class MemoryRecipe:
         images are made where the backend reads them instead of being copied there."""
         out = (into or _fresh)(self.sizes)
         for i, scope in enumerate(SCOPES):
-            if scope not in self.sizes:
-                continue
-            size = self.sizes[scope]
-            window = self._window(i, size)
-            if window is not None:
-                np.copyto(out[scope], window)
-            else:
-                rng = np.random.Generator(np.random.SFC64([self.seed, i] + ([self.pool] if self.pool else [])))
-                np.copyto(out[scope], rng.integers(0, 256, size, dtype=np.uint8))
-        for w in self.writes:
-            data = w.data
-            image = out.get(w.scope)
-            if image is not None:
-                end = min(w.addr + data.size, image.shape[0])
-                image[w.addr:end] = data[:max(end - w.addr, 0)]
+            if scope in self.sizes:
+                self._fill(out[scope], i, scope, ((0, self.sizes[scope]),))
         return out
+
+    def build_spans(self, spans: Mapping[str, Sequence[tuple[int, int]]]) -> dict[str, np.ndarray]:
+        """Images of the recipe's sizes holding what build() puts in them over the byte ranges `spans`
+        (scope -> [(lo, hi)]) and undefined bytes elsewhere: for a check that reads those bytes alone (the
+        generator's check of the offsets a call reads, oracle.kinds.offsets_read.value_spans), at the cost
+        of those bytes instead of a copy of every image. An image too large for the pool is made whole."""
+        out = _fresh(self.sizes)
+        for i, scope in enumerate(SCOPES):
+            if scope in self.sizes:
+                size = self.sizes[scope]
+                pieces = [(max(lo, 0), min(hi, size)) for lo, hi in spans.get(scope, ())]
+                self._fill(out[scope], i, scope, pieces if size <= POOL_BYTES // 2 else ((0, size),))
+        return out
+
+    def _fill(self, image: np.ndarray, stream: int, scope: str, pieces: Sequence[tuple[int, int]]) -> None:
+        """What build() puts in `image` (scope's, the `stream`th of SCOPES) over `pieces`: the pool's window
+        where no write lies (the bytes under a write are never copied), then the writes, a later one over an
+        earlier one. Images larger than the pool (always filled whole) come from a seeded generator."""
+        size = image.shape[0]
+        writes = [(w.addr, min(w.addr + w.data.size, size), w.data) for w in self.writes if w.scope == scope]
+        window = self._window(stream, size)
+        if window is None:
+            rng = np.random.Generator(np.random.SFC64([self.seed, stream] + ([self.pool] if self.pool else [])))
+            np.copyto(image, rng.integers(0, 256, size, dtype=np.uint8))
+        else:
+            for lo, hi in pieces:
+                for a, b in _uncovered(lo, hi, writes):
+                    image[a:b] = window[a:b]
+        for addr, end, data in writes:
+            for lo, hi in pieces:
+                a, b = max(lo, addr), min(hi, end)
+                if a < b:
+                    image[a:b] = data[a - addr:b - addr]
 
     def resized(self, sizes: Mapping[str, int]) -> "MemoryRecipe":
         return MemoryRecipe(self.seed, dict(sizes), self.writes, self.pool)
@@ -195,6 +228,20 @@ class MemoryRecipe:
         if not isinstance(writes, list):
             raise CallFormatError(f"{where}.writes: expected a list, got {quoted(writes)}")
         return cls(seed, dict(sizes), tuple(_write(w, f"{where}.writes[{i}]") for i, w in enumerate(writes)), pool)
+
+
+def checked_images(recipe: MemoryRecipe, contexts: Sequence[Any]) -> dict[str, np.ndarray]:
+    """The images a check of a call reads, as far as it reads them: the bytes of its tensors of values
+    (value_spans) under each of `contexts` (the call's, without memory, by each rulebook it is checked
+    by), or every image where a context does not know them without memory."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for ctx in contexts:
+        found = value_spans(ctx)
+        if found is None:
+            return recipe.build()
+        for scope, pieces in found.items():
+            spans.setdefault(scope, []).extend(pieces)
+    return recipe.build_spans(spans)
 
 
 # GM has no size on any product; the generators place operands in a window of a few MiB (profiles.py),

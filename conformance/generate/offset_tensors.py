@@ -8,9 +8,10 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.footprint import Runs, any_repeat
+from oracle.footprint import Runs
 from oracle.kinds import kind_of, require
 from oracle.kinds.grid import grid_down
+from oracle.repeats import any_repeat
 from oracle.rules import Context
 from oracle.spec import Rule
 
@@ -20,16 +21,15 @@ from conformance.generate.draft import CallDraft
 from conformance.generate.picks import Picks
 
 
-def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, call: Call, target: Rule | None
+def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, target: Rule | None
                         ) -> tuple[Write, ...]:
     """The contents of the offset tensors (operands with `values: offsets`): byte offsets from the base
     of the operand they address, on its element grid. Shapes: identity, reversed (the pages' example), a
     permutation, scattered, or one at the top of the allowed range; no two alike where two alike matter
     to the spec (kept_apart: Scatter), else colliding ones too. For a target rule about the values, one
     offset breaks it (its kind's break_offset: one past the range, past UB, misaligned, onto the bytes of
-    another operand, or onto another offset)."""
-    ctx = Context(call, env.spec, env.rulebook, env.product)
-    writes = []
+    another operand, or onto another offset). `ctx`: the call's context without memory."""
+    call, writes = ctx.call, []
     for v_name, v_spec in env.spec.operands.items():
         if v_spec.get("values") == "offsets":
             offsets = Offsets(pick, env, draft, call, ctx, target, v_name)
@@ -90,8 +90,9 @@ class Offsets:
         v_width = env.rulebook.itemsize(self.v_dtype)
         math_ = index_math(spec.api)
         if not draft.frame.variant_units and _increasing_runs(runs, v_width):    # one reading, entries in order
-            self.index = runs.first // v_width + runs.step // v_width * np.arange(runs.count, dtype=np.int64)
-            self.together = [np.arange(runs.count)]
+            first, step = runs.first // v_width, runs.step // v_width
+            self.index = np.arange(first, first + step * runs.count, step, dtype=np.int64)
+            self.together = [self.index if first == 0 and step == 1 else np.arange(runs.count)]
         else:
             read = [_entry_index(runs, v_width)]
             for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
@@ -118,7 +119,8 @@ class Offsets:
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
         k, style = self.chosen(apart, colliding, style, free, n)
-        self.offsets = self.shift + (k if free is None else free[k]) * self.width
+        self.offsets = np.multiply(k if free is None else free[k], self.width)
+        self.offsets += self.shift
         self.j = int(self.rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
@@ -159,12 +161,13 @@ class Offsets:
             if style in ("identity", "reversed", "permutation") and self.slots < n:
                 style = "scattered"
             return None, style
-        free = _free_grid(others, low, width, self.slots)
-        if free is not None and free.size < n:      # distinct offsets may land past the tensor, inside UB
+        slots = self.slots
+        if _free_count(others, low, width, slots) < n:      # distinct offsets may land past the tensor, inside UB
             wider = (self.cap - self.base - self.shift) // width
             if self.limit is not None:
                 wider = min(wider, (self.limit - self.shift) // width + 1)
-            free = _free_grid(others, low, width, max(self.slots, wider))
+            slots = max(slots, wider)
+        free = _free_grid(others, low, width, slots)
         self.slots = self.slots if free is None else free.size
         require(self.slots >= 1)
         style = "collide" if colliding else self.pick.choice(
@@ -203,8 +206,9 @@ def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
 
 
 def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
-    """Do two of the offsets at `positions` (distinct positions) hold the same value?"""
-    return any_repeat(offsets[positions])
+    """Do two of the offsets at `positions` (distinct positions) hold the same value? As many positions as
+    offsets are every offset, in some order: no copy of them is taken."""
+    return any_repeat(offsets if positions.size == offsets.size else offsets[positions])
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -275,6 +279,23 @@ def _free_grid(spans: list[tuple[int, int]], low: int, width: int, slots: int) -
     for begin, end in blocked:
         ok &= (at + width <= begin) | (at >= end)
     return np.flatnonzero(ok)
+
+
+def _free_count(spans: list[tuple[int, int]], low: int, width: int, slots: int) -> int | float:
+    """The size of what _free_grid gives, counted without its arrays (infinite where it gives None: no
+    span falls among the slots): slot k, at byte low + k * width, meets [b, e) for k from
+    (b - width - low) // width + 1 up to, not including, ceil((e - low) / width)."""
+    top = low + slots * width
+    pieces = sorted((max(0, (b - width - low) // width + 1), min(slots, -(-(e - low) // width)))
+                    for b, e in spans if e > low and b < top)
+    if not pieces:
+        return float("inf")
+    taken, reach = 0, 0
+    for lo, hi in pieces:
+        if hi > max(lo, reach):
+            taken += hi - max(lo, reach)
+        reach = max(reach, hi)
+    return slots - taken
 
 
 def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:

@@ -28,7 +28,7 @@ from oracle.spec import Rule, Rulebook
 from conformance.generate.seal import seal
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
-from conformance.generate.memory import MemoryRecipe, image_sizes
+from conformance.generate.memory import MemoryRecipe, checked_images, image_sizes
 from conformance.generate.draft import CallDraft, accesses, landing_room, part, writes_twice, written_once
 from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
@@ -143,8 +143,8 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
           forms: tuple[str | None, ...]) -> Case:
     target = env.rule(rule_id) if rule_id is not None else None
     call, memory, draft, ctx, text = drawn(pick, env, target, form, dtype, forms)
-    if env.has_values:                  # the rules on the offsets need them in memory
-        ctx = context(call, memory.build(), env.rulebook)
+    if env.has_values:                  # the rules on the offsets read them in memory, and no other bytes
+        ctx = context(call, checked_images(memory, [ctx]), env.rulebook)
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None,
@@ -178,10 +178,10 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
-    writes = draw_offset_tensors(pick, env, draft, call, target) if env.has_values else ()
+    ctx = context(call, None, env.rulebook)
+    writes = draw_offset_tensors(pick, env, draft, ctx, target) if env.has_values else ()
     # The images follow from the call: different calls get different random bytes, and no choice is
     # spent on a seed that shrinking could not make simpler anyway.
-    ctx = context(call, None, env.rulebook)
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text

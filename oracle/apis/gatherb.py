@@ -33,7 +33,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Grid, Runs, Spots, any_repeat
+from ..footprint import Grid, Runs, Spots
+from ..repeats import any_repeat
 from .offsets import OFFSET, element_bytes, offset_entries
 
 _BLK, _REP = "repeatParams.dstBlkStride", "repeatParams.dstRepStride"

@@ -27,8 +27,9 @@ from typing import Any, Callable, Mapping, NamedTuple
 import numpy as np
 
 from ..call import Call, Tensor
-from ..footprint import Runs, Spots, any_repeat
+from ..footprint import Runs, Spots
 from ..mask import positions
+from ..repeats import any_repeat
 
 OFFSET = np.dtype("<u4")     # "dstOffsetLocal ... 支持数据类型(uint32_t)", "__ubuf__ uint32_t* src_offset"
 

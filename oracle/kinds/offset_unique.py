@@ -5,8 +5,9 @@ from typing import Optional
 
 import numpy as np
 
-from oracle.footprint import Runs, any_repeat
+from oracle.footprint import Runs
 from oracle.records import Rule
+from oracle.repeats import any_repeat
 
 from .base import RuleKind
 from .protocols import Checked
@@ -26,10 +27,12 @@ class OffsetUnique(RuleKind):
             by = ctx.spec.operands[rule.fields["operand"]].get("addressed_by")
             entries = ctx.accesses.get(by) if by else None
             if entries is not None and entries.count == starts.size and not _distinct_runs(entries):
-                _, first = np.unique(np.asarray(entries.starts()), return_index=True)
-                if first.size < starts.size:        # an entry read more than once: its first element stands for it
-                    element = np.sort(first)
-                    starts = starts[element]
+                read = np.asarray(entries.starts())
+                if not _increasing(read):       # an entry read more than once: its first element stands for it
+                    _, first = np.unique(read, return_index=True)
+                    if first.size < starts.size:
+                        element = np.sort(first)
+                        starts = starts[element]
             if not any_repeat(starts):
                 continue
             order = np.argsort(starts, kind="stable")
@@ -48,3 +51,8 @@ class OffsetUnique(RuleKind):
 def _distinct_runs(runs: object) -> bool:
     """Runs one after another, none over another (a count form's entries): no start repeats."""
     return isinstance(runs, Runs) and runs.step >= runs.length > 0
+
+
+def _increasing(values: np.ndarray) -> bool:
+    """Each value above the one before (a repeat form's entries, read in order): none repeats, no sort."""
+    return values.size < 2 or bool((values[1:] > values[:-1]).all())

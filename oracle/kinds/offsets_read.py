@@ -26,3 +26,24 @@ def offsets_read(ctx: Checked, name: str) -> np.ndarray | None:
     where = tensor.addr + at[:, None] + np.arange(dtype.itemsize)
     gathered: np.ndarray = np.ascontiguousarray(image[where]).view(dtype).reshape(-1).astype(np.int64)
     return gathered
+
+
+def value_spans(ctx: Checked) -> dict[str, list[tuple[int, int]]] | None:
+    """Per scope, the byte ranges [lo, hi) of memory that checking the call reads: the footprints of its
+    operands that hold values (`values: offsets`), which the values themselves do not move. The index math
+    reads the offsets there (apis/offsets.py offset_entries) and the offset kinds read them there
+    (offsets_read); no rule reads other bytes. Every scope of such an operand is named, with no range
+    where the call reads none of it. None where a footprint is not known without memory."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for name, described in ctx.spec.operands.items():
+        if not described.get("values"):
+            continue
+        runs = ctx.accesses.get(name)
+        if runs is None or isinstance(runs, list):
+            return None
+        tensor = ctx.call.tensor(name)
+        pieces = spans.setdefault(tensor.scope, [])
+        if not runs.empty:
+            begin, end = runs.span
+            pieces.append((tensor.addr + begin, tensor.addr + end))
+    return spans

@@ -153,3 +153,42 @@ def test_the_offsets_shortcuts_give_what_numpy_unique_gives() -> None:
                 for positions in (np.arange(n), rng.permutation(n)[:n // 2]):
                     repeats = np.unique(shaped[positions]).size < positions.size
                     assert _alike(shaped, positions) == (positions.size > 1 and repeats)
+                    assert _alike(shaped, rng.permutation(n)) == (n > 1 and np.unique(shaped).size < n)
+
+
+def test_the_free_slots_counted_are_the_free_slots_listed() -> None:
+    """Whether distinct offsets need more slots is told by counting the slots no operand's bytes touch,
+    without listing them: the count must be the size of the list (_free_grid) whatever the spans (apart,
+    overlapping, nested, off the grid, below and past the slots), and infinite where it lists none."""
+    from conformance.generate.offset_tensors import _free_count, _free_grid
+    rng = np.random.default_rng(1)
+    for _ in range(3000):
+        low, width = int(rng.integers(0, 64)), int(rng.choice([1, 2, 4, 8, 32]))
+        slots = int(rng.integers(1, 40))
+        spans = []
+        for _ in range(int(rng.integers(0, 4))):
+            b = int(rng.integers(0, low + slots * width + 64))
+            spans.append((b, b + int(rng.integers(1, 3 * width + 8))))
+        listed = _free_grid(spans, low, width, slots)
+        assert _free_count(spans, low, width, slots) == (float("inf") if listed is None else listed.size), \
+            (spans, low, width, slots)
+
+
+def test_a_case_key_tells_offsets_apart_by_every_byte() -> None:
+    """Two cases of one call share a key exactly where their offsets are the same bytes: offsets that
+    begin and end alike and differ in one entry between (the key's hash reads only their ends) are
+    two keys, and the same values written anew are one."""
+    from conformance.generate.memory import MemoryRecipe, Write
+    case = _cases(_cell("scatter", "ascend310p-aicore", "legal/count/uint16"))[0]
+    values = np.arange(4096, dtype=np.int64) * 2
+
+    def keyed(offsets: np.ndarray) -> Case:
+        memory = MemoryRecipe(case.memory.seed, case.memory.sizes, (Write.of("UB", 0, "uint32", offsets),))
+        return Case(case.call, memory, case.expect)
+
+    moved = values.copy()
+    moved[2000] += 1
+    assert keyed(values).key == keyed(values.copy()).key
+    assert hash(keyed(values).key) == hash(keyed(moved).key) and keyed(values).key != keyed(moved).key
+    assert keyed(values).key != keyed(values[:-1]).key
+    assert len({keyed(values).key, keyed(values.copy()).key, keyed(moved).key}) == 2
