@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 from conformance.generate.apart import spread_end
 from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_end, parted_call,
                                         scope_capacity)
-from conformance.generate.environment import MOVED_BYTES, Env
+from conformance.generate.environment import MOVED_BYTES, Env, round_up
 
 
 def _key(params: Mapping[str, Any]) -> tuple:
@@ -61,13 +61,18 @@ def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: 
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _spare_bytes_of(env, draft, params, aligns)
-    key = (frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted,
-           _key(params) if keyed is None else keyed)
+    key = (*_sized_as(frame, draft), _key(params) if keyed is None else keyed)
     rooms = _REMEMBERED.get(key)
     if rooms is None:
         rooms = _spare_bytes_of(env, draft, params, aligns)
         _remember(key, rooms)
     return rooms
+
+
+def _sized_as(frame: Any, draft: CallDraft) -> tuple:
+    """What besides the parameters decides a call's rooms: its frame and the draft's spare unit, landing
+    rooms and parted operands (the head of every key the rooms are remembered by)."""
+    return frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted
 
 
 def _keys_along(params: Mapping[str, Any], name: str) -> Any:
@@ -85,11 +90,17 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     of a list operand sit one entry's run apart at least."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
-    scopes, spare = draft.scopes, draft.spare
+    scopes, spare, landing, counts = draft.scopes, draft.spare, draft.landing, draft.counts
     for op, runs in extents(env, draft, params).items():
         scope = scopes[op]
         align = aligns[scope]
-        if type(runs) is list or op in draft.landing or op in draft.counts:
+        if type(runs) is list and op not in landing:         # _list_end's reach, each entry's runs read once
+            end, nbytes, length = _reach(runs)
+            count = counts.get(op, 1)
+            if count != 1:
+                end = spread_end(env, op, runs, count, round_up(max(length, 1), align), end)
+            moved = nbytes if nbytes > moved else moved
+        elif type(runs) is list or op in landing or op in counts:
             end = _list_end(env, draft, op, runs, align)
             moved = max(moved, max((r.nbytes for r in set(runs)), default=0) if type(runs) is list else runs.nbytes)
         else:                           # one tensor, no landing room: its end and bytes moved as they are
@@ -97,7 +108,20 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
             end = end if end > 0 else 0
             moved = nbytes if nbytes > moved else moved
         used[scope] = used.get(scope, 0) - (-end // align) * align + align * spare
-    return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
+    caps = frame_of(env, draft).capacities      # each scope's, once worked out (scope_capacity)
+    return (MOVED_BYTES - moved, *[(caps[s] if s in caps else scope_capacity(env, draft, s)) - n for s, n in used.items()])
+
+
+def _reach(runs: list) -> tuple[int, int, int]:
+    """The furthest end, most bytes moved and longest run of a list operand's entries (0 where it has
+    none), as operand_end, entry_unit and the bytes moved read them; most lists hold one footprint for
+    every entry, told without hashing each."""
+    if runs and runs.count(runs[0]) == len(runs):
+        one = runs[0]
+        return one.end, one.nbytes, one.length
+    distinct = set(runs)
+    return (max((r.end for r in distinct), default=0), max((r.nbytes for r in distinct), default=0),
+            max((r.length for r in distinct), default=0))
 
 
 def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int) -> int:
@@ -123,11 +147,36 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
     rounding to an alignment, or an empty footprint at `lo`, can leave it off: the step is taken again
     from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish (a bisection
-    alone below a last guess that overshot: the answer lies close under it)."""
+    alone below a last guess that overshot: the answer lies close under it). The answer is remembered as
+    the rooms are, by everything that decides them but `name`'s own value (the calls of a frame search
+    the same first parameter from the same start)."""
+    frame = frame_of(env, draft)
     keyed = _keys_along(params, name)
+    if aligns is not frame.aligns:
+        return _search(env, draft, params, name, lo, hi, aligns, keyed)
+    sized_as = _sized_as(frame, draft)
+    key = (*sized_as, "fit", name, lo, hi, keyed(_MISSING))
+    top = _REMEMBERED.get(key, _MISSING)
+    if top is _MISSING:
+        top = _search(env, draft, params, name, lo, hi, aligns, keyed, sized_as)
+        _remember(key, top)
+    return top
+
+
+def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
+            aligns: Mapping[str, int], keyed: Callable[[int], tuple], sized_as: tuple | None = None) -> int | None:
+    """largest_fit's search (`sized_as`: the head of the rooms' keys, where `aligns` are the frame's own)."""
+    get = _REMEMBERED.get
 
     def rooms(v: int) -> tuple[int, ...]:
-        return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v))
+        if sized_as is None:
+            return _spare_bytes_of(env, draft, {**params, name: v}, aligns)
+        key = (*sized_as, keyed(v))
+        found = get(key)
+        if found is None:
+            found = _spare_bytes_of(env, draft, {**params, name: v}, aligns)
+            _remember(key, found)
+        return found
     rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi
