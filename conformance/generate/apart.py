@@ -93,6 +93,9 @@ def keep_apart(env: Env, draft: Any, params: dict[str, Any], domains: Mapping[st
                target: Rule | None, accesses: Any, fits: Any) -> None:
     """A kept-apart operand whose runs have a step of 0 and more runs than the lag: the first neighbouring
     value of a parameter (one up, then one down) that gives it a step and fits is taken."""
+    if not self_rules(env):         # no operand is kept apart (and no probe call is made to say so)
+        return
+
     def stuck(p: Mapping[str, Any]) -> bool:
         ops = apart_ops(env, target, draft.template.replace(**nest(p)))
         if not ops:
