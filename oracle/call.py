@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -163,7 +164,13 @@ class Call:
                    form)
 
     def to_json(self) -> str:
-        return _JSON.encode(self.to_dict())          # json.dumps(..., ensure_ascii=False), its encoder made once
+        """json.dumps(self.to_dict(), ensure_ascii=False); written directly where every value is plain
+        (_plain_json), through its encoder made once otherwise."""
+        try:
+            return (f'{{"api": {_text(self.api)}, "product": {_text(self.product)}, "form": '
+                    f'{"null" if self.form is None else _text(self.form)}, "args": {_plain_json(self.args)}}}')
+        except _NotPlain:
+            return _JSON.encode(self.to_dict())
 
     @classmethod
     def from_json(cls, text: str) -> "Call":
@@ -208,6 +215,51 @@ def nest(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _PLAIN = frozenset((int, bool, str, type(None)))      # values that are their own data (exact types)
+
+
+class _NotPlain(Exception):
+    """A value _plain_json leaves to the JSON encoder."""
+
+
+_TEXTS: dict[str, str] = {}         # string -> its JSON text: dtypes, scopes, names (a few per spec)
+
+
+def _text(value: Any) -> str:
+    """A str's JSON text, as the encoder writes it (ensure_ascii off)."""
+    if type(value) is not str:
+        raise _NotPlain
+    text = _TEXTS.get(value)
+    if text is None:
+        text = encode_basestring(value)
+        if len(_TEXTS) < 4096:
+            _TEXTS[value] = text
+    return text
+
+
+def _plain_json(value: Any) -> str:
+    """The JSON text json.dumps(_arg_to_data(value), ensure_ascii=False) gives, for values of exact
+    types only (int, bool, str, None, Tensor, and lists, tuples and dicts with str keys of them; a
+    mapping argument is a dict): _NotPlain for anything else, which the encoder writes."""
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is Tensor:
+        addr, numel = value.addr, value.numel
+        if type(addr) is not int or type(numel) is not int:
+            raise _NotPlain
+        return (f'{{"scope": {_text(value.scope)}, "addr": {int.__repr__(addr)}, "dtype": {_text(value.dtype)}, '
+                f'"numel": {int.__repr__(numel)}}}')
+    if kind is dict:
+        return "{" + ", ".join([f"{_text(k)}: {_plain_json(v)}" for k, v in value.items()]) + "}"
+    if kind is list or kind is tuple:
+        return "[" + ", ".join([_plain_json(v) for v in value]) + "]"
+    if kind is str:
+        return _text(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    raise _NotPlain
 
 
 def _arg_to_data(value: Any) -> Any:

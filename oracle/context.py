@@ -115,12 +115,23 @@ class Context:
         made: dict[str, dict[str, tuple[list[int], Family]]] = self.__dict__.setdefault("_families", {})
         out = made.get(name)
         if out is None:
-            entries, positions = self.entries(name), dict[str, list[int]]()
-            for i, (_, tensor, _) in enumerate(entries):
+            pairs, positions = self._pairs(name), dict[str, list[int]]()
+            for i, (tensor, _) in enumerate(pairs):
                 positions.setdefault(tensor.scope, []).append(i)
-            out = made[name] = {scope: (where, family([(entries[i][1].addr, entries[i][2]) for i in where]))
+            out = made[name] = {scope: (where, family([(pairs[i][0].addr, pairs[i][1]) for i in where]))
                                 for scope, where in positions.items()}
         return out
+
+    def _pairs(self, name: str) -> list[tuple[Tensor, Any]]:
+        """(tensor, runs) of each tensor of an operand: `entries` less the labels (only messages read them)."""
+        known = self.__dict__.get("_entries")
+        if known is not None:
+            return [(tensor, runs) for _, tensor, runs in known[name]]
+        call, runs = self.call, self.accesses[name]
+        if self.spec.is_list(name):
+            return list(zip(call.tensors(name), runs))
+        tensor = call.args[name]
+        return [(tensor if type(tensor) is Tensor else call.tensor(name), runs)]
 
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)

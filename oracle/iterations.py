@@ -143,6 +143,10 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
         at[at > last] = rounds                                          # rounds: the pair never meets
         if diagonal is not None:
             at[diagonal, diagonal] = rounds
+    elif runs[0] == runs[3] and not same.size:      # one step on both sides: each pair's first in closed form
+        at = _first_same_step(d, rounds, runs, lag)
+        if diagonal is not None:
+            at[diagonal, diagonal] = rounds
     else:
         at = _first_in_blocks(d, rounds, runs, lag, same, diagonal)
         if at is None:
@@ -177,6 +181,26 @@ def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int,
                 return at
         start, size = stop, size * 8
     return None
+
+
+def _first_same_step(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int, int],
+                     lag: tuple[int, int | None]) -> np.ndarray:
+    """first_meeting over a range of lags of two uniform families with one step s (an operand against
+    itself): per pair of entries (distance d), the first run of a that meets (rounds: none). Run r of a
+    meets run r + k of b <=> d - lb < k * s < d + la, whatever r: an interval of k, cut to the lags and to
+    the runs there are (k >= -(rounds - 1), k <= b's count - 1); the first r is that of the largest k left,
+    max(0, -k)."""
+    s, la, lb, _, nb = runs
+    lowest, highest = max(lag[0], -(rounds - 1)), nb - 1 if lag[1] is None else min(lag[1], nb - 1)
+    if s > 0:
+        k_lo, k_hi = (d - lb) // s + 1, -(-(d + la) // s) - 1
+    elif s < 0:
+        k_lo, k_hi = (d + la) // s + 1, -(-(d - lb) // s) - 1
+    else:                                   # every run of b in one place: all k or none
+        always = (d - lb < 0) & (0 < d + la)
+        k_lo, k_hi = np.where(always, lowest, highest + 1), np.full(d.shape, highest)
+    k_lo, k_hi = np.maximum(k_lo, lowest), np.minimum(k_hi, highest)
+    return np.where(k_lo <= k_hi, np.maximum(-k_hi, 0), rounds)
 
 
 def _uniform_runs(a: Family, b: Family) -> tuple[int, int, int, int, int]:

@@ -47,6 +47,14 @@ def apart_ops(env: Env, target: Rule | None = None, call: Any = None) -> dict[st
     return out
 
 
+def kept_apart_ops(env: Env) -> dict[str, tuple[int, int | None]]:
+    """apart_ops(env): the operands some self rule keeps apart in some call (once per environment: read only)."""
+    known = env.__dict__.get("_kept_apart")
+    if known is None:
+        known = env.__dict__["_kept_apart"] = apart_ops(env)
+    return known
+
+
 def lanes(n: int, unit: int, step: int, count: int) -> list[int] | None:
     """Offsets of n entries, `unit` bytes apart at least, whose runs (`step` bytes apart, `count` of them)
     never meet another entry's: entries in lanes of s = step / unit residues, each lane's group `count`
@@ -65,7 +73,7 @@ def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int) ->
     `unit` apart, or, for an operand kept apart, in lanes (a step of 0 sized as one unit: keep_apart
     moves it so)."""
     packed = end + (count - 1) * unit
-    if op not in apart_ops(env) or not isinstance(runs, list) or not runs:
+    if op not in kept_apart_ops(env) or not isinstance(runs, list) or not runs:
         return packed
     first = runs[0]
     step = first.step if first.step else unit
@@ -85,6 +93,9 @@ def keep_apart(env: Env, draft: Any, params: dict[str, Any], domains: Mapping[st
                target: Rule | None, accesses: Any, fits: Any) -> None:
     """A kept-apart operand whose runs have a step of 0 and more runs than the lag: the first neighbouring
     value of a parameter (one up, then one down) that gives it a step and fits is taken."""
+    if not self_rules(env):         # no operand is kept apart (and no probe call is made to say so)
+        return
+
     def stuck(p: Mapping[str, Any]) -> bool:
         ops = apart_ops(env, target, draft.template.replace(**nest(p)))
         if not ops:

@@ -73,7 +73,9 @@ def part(env: Env, draft: CallDraft, target: Rule | None) -> None:
 
 
 def _call(env: Env, frame: Frame, params: Mapping[str, Any]) -> Call:
-    return frame.template.replace(**(nest(params) if env.nested else params))
+    template = frame.template                   # template.replace(...), less its keyword arguments
+    return Call(template.api, template.product, {**template.args, **(nest(params) if env.nested else params)},
+                template.form)
 
 
 def parted_call(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> tuple[Call, dict[str, Any]]:
@@ -107,12 +109,14 @@ def accesses(env: Env, draft: CallDraft, params: Mapping[str, int], plain: bool 
 
 
 def _footprints(frame: Frame, call: Call) -> dict[str, Any]:
+    math = frame.math
+
     def sized(units: Mapping[str, int]) -> dict[str, Any]:
-        acc = frame.math.accesses(call, units)
+        acc = math.accesses(call, units)
         if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
-            acc.update(frame.math.nominal(call, units))
+            acc.update(math.nominal(call, units))
         return acc
-    return _widest_reading(sized, frame)
+    return _widest_reading(sized, frame) if frame.variant_units else sized(frame.units)
 
 
 def extents(env: Env, draft: CallDraft, params: Mapping[str, int], parted: bool = True) -> dict[str, Any]:
@@ -124,6 +128,8 @@ def extents(env: Env, draft: CallDraft, params: Mapping[str, int], parted: bool 
     closed = getattr(frame.math, "extents", None)
     if closed is None:
         return _footprints(frame, call)
+    if not frame.variant_units:
+        return closed(call, frame.units)
     return _widest_reading(lambda units: closed(call, units), frame)
 
 

@@ -55,6 +55,7 @@ class Frame:
     alone: frozenset[str]                            # the list-of-struct arguments and their lengths (structs.py)
     capacities: dict[str, int] = field(default_factory=dict)
     starts: dict[int, tuple] = field(default_factory=dict)      # id(target) -> (target, domains, ends)
+    begun: dict[int, tuple] = field(default_factory=dict)       # id(target) -> a start's (params, empties)
     # what a value drawn outside a range keeps to: the `multiple` rules alone (an ambiguity's multiple is
     # no rule: the value one past a range end is the range rule's edge whatever it says)
     rule_steps: dict[str, int] = field(default_factory=dict)

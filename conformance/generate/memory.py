@@ -332,8 +332,10 @@ def image_sizes(call, rulebook, ctx=None) -> dict[str, int]:
     from oracle.rules import context
     ctx = ctx if ctx is not None else context(call, None, rulebook)
     sizes: dict[str, int] = {}
+    args, accesses = ctx.call.args, ctx.accesses        # ctx.entries' tensors and runs, less their labels
     for name in ctx.spec.operands:
-        for _, t, runs in ctx.entries(name):
+        value, footprint = args[name], accesses[name]
+        for t, runs in zip(value, footprint) if ctx.spec.is_list(name) else ((value, footprint),):
             if t.scope == "GM":
                 reach = t.addr + max(t.numel * rulebook.itemsize(t.dtype), runs.end if runs is not None else 0)
                 sizes["GM"] = max(sizes.get("GM", 0), -(-reach // 32) * 32 + STRAY_ZONE)

@@ -52,17 +52,31 @@ def starting_point(pick: Picks, env: Env, draft: CallDraft, target: Rule | None)
     frame = frame_of(env, draft)
     names, aligns = frame.names, frame.aligns
     domains, ends = _domains_and_ends(env, frame, target)
+    if not frame.word_rules and not frame.alone:    # nothing drawn: one start per frame and target (read only)
+        known = frame.begun.get(id(target))         # (the target is kept alive in frame.starts)
+        if known is None:
+            known = frame.begun[id(target)] = _lowest(env, draft, frame, domains, {})
+        return StartingPoint(names, domains, ends, aligns, dict(known[0]), set(known[1]))
     params: dict[str, Any] = draw_words(pick, frame.word_rules, draft.tags, target)
     if frame.alone:
         params.update(draw_structs(pick, env, draft, target, domains))
         require(fits(env, draft, params, aligns))
+    params, empties = _lowest(env, draft, frame, domains, params)
+    return StartingPoint(names, domains, ends, aligns, params, set(empties))
+
+
+def _lowest(env: Env, draft: CallDraft, frame: Frame, domains: dict[str, list[tuple[int, int]]],
+            params: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
+    """`params` with every parameter at the bottom of its domain, counts that would empty every footprint
+    raised (_empties), and those counts."""
+    names = frame.names
     for n in names:
         require(domains[n])
         params[n] = domains[n][0][0]
     zeros = tuple(n for n in names if params[n] == 0 and any(a <= 1 <= b for a, b in domains[n]))
     raised, empties = remembered(frame, "empties", params, lambda: _empties(env, draft, dict(params), zeros), zeros)
     params.update(raised)
-    return StartingPoint(names, domains, ends, aligns, params, set(empties))
+    return params, empties
 
 
 def _empties(env: Env, draft: CallDraft, params: dict[str, Any], zeros: tuple[str, ...]

@@ -19,9 +19,9 @@ from oracle.iterations import family, first_meeting
 from oracle.kinds import kind_of, require
 from oracle.spec import Rule
 
-from conformance.generate.apart import apart_ops, lanes, meets_itself
+from conformance.generate.apart import apart_ops, lanes, meets_itself, self_rules
 from conformance.generate.environment import GM_SPREAD, Env, round_up
-from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_end, operand_ends,
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
 from conformance.generate.offset_tensors import offset_limit
@@ -66,8 +66,10 @@ class Placement:
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
         self.acc = accesses(env, draft, draft.params)
-        self.ends = operand_ends(self.acc)
-        self.rooms = {op: operand_end(draft, op, self.acc[op]) for op in self.acc}   # ends, and landing rooms
+        self.ends = ends = operand_ends(self.acc)
+        landing = draft.landing                     # the ends, or the end of a landing room (operand_end)
+        self.rooms = {op: max(end, self.acc[op].begin + landing[op]) if op in landing else end
+                      for op, end in ends.items()}
         self.frame = frame_of(env, draft)
         self.op_aligns = self.frame.op_aligns
         self.itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
@@ -188,7 +190,7 @@ class ScopeLayout:
     def spread_lists(self) -> None:
         """How the entries of each list operand spread (and, for the target, meet)."""
         p = self.p
-        apart = apart_ops(p.env, p.target, p.probe())
+        apart = apart_ops(p.env, p.target, p.probe()) if self_rules(p.env) else {}     # no probe made for none
         for op in self.ops:
             if self.lead[op] == op and p.draft.count(op) > 1 and p.env.spec.is_list(op):
                 count, unit = p.draft.count(op), self.unit[op]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from conformance.generate.apart import apart_ops, spread_end
+from conformance.generate.apart import kept_apart_ops, spread_end
 from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_end, parted_call,
                                         scope_capacity)
-from conformance.generate.environment import MOVED_BYTES, Env
+from conformance.generate.environment import MOVED_BYTES, Env, round_up
 
 
 def _key(params: Mapping[str, Any]) -> tuple:
@@ -55,19 +55,24 @@ def remembered(frame: Any, what: str, params: Mapping[str, Any], make: Callable[
 
 
 def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[str, int],
-                 keyed: tuple | None = None, packed: bool = False) -> tuple[int, ...]:
+                 keyed: tuple | None = None) -> tuple[int, ...]:
     """Bytes to spare under each limit of the call (see _spare_bytes_of), remembered where `aligns` are the
     frame's own. `keyed`: the parameters' _key, where the caller has it."""
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
-        return _spare_bytes_of(env, draft, params, aligns, packed)
-    key = (frame, "packed" if packed else "rooms", draft.spare, tuple(draft.landing.items()), draft.parted,
-           _key(params) if keyed is None else keyed)
+        return _spare_bytes_of(env, draft, params, aligns)
+    key = (*_sized_as(frame, draft), _key(params) if keyed is None else keyed)
     rooms = _REMEMBERED.get(key)
     if rooms is None:
-        rooms = _spare_bytes_of(env, draft, params, aligns, packed)
+        rooms = _spare_bytes_of(env, draft, params, aligns)
         _remember(key, rooms)
     return rooms
+
+
+def _sized_as(frame: Any, draft: CallDraft) -> tuple:
+    """What besides the parameters decides a call's rooms: its frame and the draft's spare unit, landing
+    rooms and parted operands (the head of every key the rooms are remembered by)."""
+    return frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted
 
 
 def _keys_along(params: Mapping[str, Any], name: str) -> Any:
@@ -83,14 +88,22 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     """Bytes to spare (negative: over) under each limit: first the bytes one run may move (MOVED_BYTES),
     then each scope's capacity in the order of the operands. Each operand is rounded to its scope's
     alignment (plus one spare unit when an align rule is to be broken: room to misalign it); the entries
-    of a list operand sit one entry's run apart at least."""
+    of a list operand sit one entry's run apart at least (`packed`: so, even where they are kept apart in
+    lanes, which never put them closer)."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
-    scopes, spare = draft.scopes, draft.spare
+    scopes, spare, landing, counts = draft.scopes, draft.spare, draft.landing, draft.counts
     for op, runs in extents(env, draft, params).items():
         scope = scopes[op]
         align = aligns[scope]
-        if type(runs) is list or op in draft.landing or op in draft.counts:
+        if type(runs) is list and op not in landing:         # _list_end's reach, each entry's runs read once
+            end, nbytes, length = _reach(runs)
+            count = counts.get(op, 1)
+            if count != 1:
+                unit = round_up(max(length, 1), align)
+                end = end + (count - 1) * unit if packed else spread_end(env, op, runs, count, unit, end)
+            moved = nbytes if nbytes > moved else moved
+        elif type(runs) is list or op in landing or op in counts:
             end = _list_end(env, draft, op, runs, align, packed)
             moved = max(moved, max((r.nbytes for r in set(runs)), default=0) if type(runs) is list else runs.nbytes)
         else:                           # one tensor, no landing room: its end and bytes moved as they are
@@ -98,13 +111,25 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
             end = end if end > 0 else 0
             moved = nbytes if nbytes > moved else moved
         used[scope] = used.get(scope, 0) - (-end // align) * align + align * spare
-    return (MOVED_BYTES - moved, *(scope_capacity(env, draft, s) - n for s, n in used.items()))
+    caps = frame_of(env, draft).capacities      # each scope's, once worked out (scope_capacity)
+    return (MOVED_BYTES - moved, *[(caps[s] if s in caps else scope_capacity(env, draft, s)) - n for s, n in used.items()])
+
+
+def _reach(runs: list) -> tuple[int, int, int]:
+    """The furthest end, most bytes moved and longest run of a list operand's entries (0 where it has
+    none), as operand_end, entry_unit and the bytes moved read them; most lists hold one footprint for
+    every entry, told without hashing each."""
+    if runs and runs.count(runs[0]) == len(runs):
+        one = runs[0]
+        return one.end, one.nbytes, one.length
+    distinct = set(runs)
+    return (max((r.end for r in distinct), default=0), max((r.nbytes for r in distinct), default=0),
+            max((r.length for r in distinct), default=0))
 
 
 def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int, packed: bool = False) -> int:
     """How far an operand of several entries, or with a landing room, reaches from its address (`packed`:
-    its entries one entry's run apart even where they are kept apart in lanes, never further than lanes
-    put them)."""
+    its entries one entry's run apart even where they are kept apart in lanes)."""
     end = operand_end(draft, op, runs)
     count = draft.counts.get(op, 1)
     if count != 1:                      # entries an entry's run apart (or in lanes: apart.py)
@@ -123,23 +148,43 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
                  aligns: Mapping[str, int]) -> int | None:
     """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
 
-    The room shrinks about linearly in a parameter (_searched finds where it runs out), except where a
-    list operand's entries are kept apart in lanes (apart.py): how many lanes a stride leaves changes
-    with it, so the room falls and rises again (vec_trans_scatter's dst_rep_stride, in the stretch where
-    fewer lanes than entries make a second group). There the same search with the entries packed, which they never pass
-    (every larger value is too large for them), bounds the answer, and the values from that bound down
-    are tried in turn (at most LANE_TRIES; past that the first search's answer stands)."""
+    The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
+    room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
+    rounding to an alignment, or an empty footprint at `lo`, can leave it off: the step is taken again
+    from the values checked (SECANT_STEPS times), then a gallop up and a bisection finish (a bisection
+    alone below a last guess that overshot: the answer lies close under it). The answer is remembered as
+    the rooms are, by everything that decides them but `name`'s own value (the calls of a frame search
+    the same first parameter from the same start).
+
+    Where a list operand's entries are kept apart in lanes (apart.py) the room falls and rises again:
+    how many lanes a stride leaves changes with it (vec_trans_scatter's dst_rep_stride, in the stretch
+    where fewer lanes than entries make a second group), and the search can stop at the first edge.
+    There the same search with the entries packed, which they never pass (every larger value is too
+    large for them), bounds the answer, and the values from that bound down are tried in turn (at most
+    LANE_TRIES; past that the first search's answer stands)."""
+    frame = frame_of(env, draft)
     keyed = _keys_along(params, name)
+    if aligns is not frame.aligns:
+        return _fit(env, draft, params, name, lo, hi, aligns, keyed)
+    sized_as = _sized_as(frame, draft)
+    key = (*sized_as, "fit", name, lo, hi, keyed(_MISSING))
+    top = _REMEMBERED.get(key, _MISSING)
+    if top is _MISSING:
+        top = _fit(env, draft, params, name, lo, hi, aligns, keyed, sized_as)
+        _remember(key, top)
+    return top
 
-    def rooms(v: int) -> tuple[int, ...]:
-        return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v))
-    found = _searched(env, draft, params, name, lo, hi, rooms)
-    if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in apart_ops(env)):
+
+def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
+         aligns: Mapping[str, int], keyed: Callable[[int], tuple], sized_as: tuple | None = None) -> int | None:
+    """largest_fit's answer, worked out (`sized_as`: the head of the rooms' keys, where `aligns` are the
+    frame's own): the search, then past a gap of lanes."""
+    rooms = _rooms_along(env, draft, params, name, aligns, keyed, sized_as)
+    found = _search(env, draft, params, name, lo, hi, rooms)
+    if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in kept_apart_ops(env)):
         return found
-
-    def packed(v: int) -> tuple[int, ...]:
-        return _spare_bytes(env, draft, {**params, name: v}, aligns, keyed(v), packed=True)
-    bound = _searched(env, draft, params, name, found, hi, packed)
+    packed = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, packed=True)
+    bound = _search(env, draft, params, name, found, hi, packed)
     if bound is None or bound - found > LANE_TRIES:
         return found
     return next((v for v in range(bound, found, -1) if min(rooms(v)) >= 0), found)
@@ -148,14 +193,29 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
 LANE_TRIES = 256
 
 
-def _searched(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
-              rooms: Callable[[int], tuple[int, ...]]) -> int | None:
-    """The value of `name` in [lo, hi] where `rooms` (the bytes to spare under each limit, falling with
-    it) runs out: a secant step per limit (UB's room may stay flat while GM's runs out) usually lands on
-    the answer (checked with its neighbour); rounding to an alignment, or an empty footprint at `lo`, can
-    leave it off: the step is taken again from the values checked (SECANT_STEPS times), then a gallop up
-    and a bisection finish (a bisection alone below a last guess that overshot: the answer lies close
-    under it)."""
+def _rooms_along(env: Env, draft: CallDraft, params: dict[str, int], name: str, aligns: Mapping[str, int],
+                 keyed: Callable[[int], tuple], sized_as: tuple | None, packed: bool = False
+                 ) -> Callable[[int], tuple[int, ...]]:
+    """v -> the rooms of `params` with `name` at v (_spare_bytes_of), remembered under `sized_as`."""
+    get = _REMEMBERED.get
+    head = sized_as if not packed or sized_as is None else (*sized_as, "packed")
+
+    def rooms(v: int) -> tuple[int, ...]:
+        if head is None:
+            return _spare_bytes_of(env, draft, {**params, name: v}, aligns, packed)
+        key = (*head, keyed(v))
+        found = get(key)
+        if found is None:
+            found = _spare_bytes_of(env, draft, {**params, name: v}, aligns, packed)
+            _remember(key, found)
+        return found
+    return rooms
+
+
+def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
+            rooms: Callable[[int], tuple[int, ...]]) -> int | None:
+    """The value of `name` in [lo, hi] where `rooms` (bytes to spare under each limit, falling with it)
+    runs out: largest_fit's search."""
     rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi

@@ -54,10 +54,15 @@ def accesses(call: Call, units: Mapping[str, int],
     """src: per matrix, dValue / 16 column blocks of nValue fractal rows; dst: per matrix, nValue rows."""
     p, width, fractal = _fields(call), units["element"], units["fractal"]
     blocks = -(-p["dValue"] // (fractal // width))                 # a partial block is still read whole
-    return {"src": Grid(0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"], p["ndNum"],
-                        p["srcNStride"] * units["intriParams.srcNStride"], blocks, p["nValue"] * fractal),
-            "dst": Grid(0, p["dstNdMatrixStride"] * units["intriParams.dstNdMatrixStride"], p["ndNum"],
-                        p["dstDStride"] * units["intriParams.dstDStride"], p["nValue"], p["dValue"] * width)}
+    # Grid(first, outer_step, outer, inner_step, inner, length), made without the named tuple's
+    # Python-level __new__ (the generator sizes every drawn call by these)
+    return {"src": _new(Grid, (0, p["srcNdMatrixStride"] * units["intriParams.srcNdMatrixStride"], p["ndNum"],
+                               p["srcNStride"] * units["intriParams.srcNStride"], blocks, p["nValue"] * fractal)),
+            "dst": _new(Grid, (0, p["dstNdMatrixStride"] * units["intriParams.dstNdMatrixStride"], p["ndNum"],
+                               p["dstDStride"] * units["intriParams.dstDStride"], p["nValue"], p["dValue"] * width))}
+
+
+_new = tuple.__new__
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],

@@ -54,6 +54,21 @@ def test_round_trip_json_property(call):
     assert_same_call(Call.from_json(call.to_json()), call)
 
 
+odd_values = st.one_of(st.floats(allow_nan=False), st.tuples(ints, texts), st.dictionaries(ints, ints, max_size=2),
+                       st.dictionaries(names, st.one_of(st.floats(allow_nan=False), texts, st.none()), max_size=2))
+
+
+@settings(max_examples=150)
+@given(calls, st.dictionaries(names, odd_values, max_size=2))
+def test_json_text_is_the_encoders(call, odd):
+    """to_json writes the text json.dumps(to_dict(), ensure_ascii=False) does, byte for byte (a call's text
+    seeds its images): for plain calls, which it writes itself, and with values of other types (floats,
+    int keys, tuples), which it leaves to the encoder."""
+    assert call.to_json() == json.dumps(call.to_dict(), ensure_ascii=False)
+    mixed = call.replace(**odd)
+    assert mixed.to_json() == json.dumps(mixed.to_dict(), ensure_ascii=False)
+
+
 @settings(max_examples=150)
 @given(calls)
 def test_round_trip_yaml_property(call):

@@ -298,7 +298,7 @@ def test_first_meeting_is_the_first_hit_brute_force_finds():
         runs = [Runs(int(rng.integers(0, 3)), int(rng.choice([0, 32, -32, int(rng.integers(-40, 60))])),
                      count, int(rng.integers(1, 40))) for _ in range(n)]
         return [(int(rng.integers(0, 200)), runs[0] if shared else runs[k]) for k in range(n)]
-    uniform = 0
+    uniform = same_step = 0
     for _ in range(3000):
         n = int(rng.integers(1, 6))
         shared = bool(rng.random() < 0.7)
@@ -319,7 +319,10 @@ def test_first_meeting_is_the_first_hit_brute_force_finds():
         want = tuple(int(v) for v in np.unravel_index(int(hits.argmax()), hits.shape)) if hits.any() else None
         assert first_meeting(fa, fb, (lo, hi), distinct, identical) == want, (a, b, lo, hi, distinct, identical)
         uniform += fa.uniform and fb.uniform
+        same_step += (fa.uniform and fb.uniform and lo != hi and not identical and hits.any()
+                      and int(fa.step[0]) == int(fb.step[0]))
     assert uniform > 1000                       # the path without the hits array was asked
+    assert same_step > 100                      # and its closed form of one step, over ranges of lags
     # identical in iteration 0 only, then one byte apart: the first meeting left is iteration 1
     a, b = [(0, Runs(0, 32, 6, 32))], [(0, Runs(0, 33, 6, 32))]
     assert first_meeting(family(a), family(b), (0, 0), identical=True) == (1, 0, 0)
@@ -330,6 +333,16 @@ def test_first_meeting_is_the_first_hit_brute_force_finds():
     # only a's iteration 8 meets b (7 ends where b begins): the first iteration of the second block
     a, b = [(0, Runs(0, 32, 40, 32))], [(256, Runs(0, 0, 40, 32))]
     assert first_meeting(family(a), family(b), (0, None)) == (8, 0, 0) == first_meeting(family(a), family(b), (0, 0))
+    # one operand against itself, one step: a stride under the run length meets the next run at once; a
+    # stride of 0 meets every later run; at lags of -3 to -1, run 0 has no earlier run to meet
+    a = [(0, Runs(0, 16, 10, 32)), (512, Runs(0, 16, 10, 32))]
+    assert first_meeting(family(a), family(a), (1, None)) == (0, 0, 0)
+    assert first_meeting(family(a), family(a), (2, None)) is None
+    a = [(0, Runs(0, 0, 4, 32)), (32, Runs(0, 0, 4, 32))]
+    assert first_meeting(family(a), family(a), (1, None)) == (0, 0, 0)
+    assert first_meeting(family(a), family(a), (4, None)) is None
+    a = [(0, Runs(0, 32, 5, 64))]
+    assert first_meeting(family(a), family(a), (-3, -1)) == (1, 0, 0)
 
 
 def test_iterations_identical():
