@@ -202,10 +202,11 @@ class MemoryRecipe:
             return None
         return self._window(SCOPES.index(scope), self.sizes[scope])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, write: Callable[[Write], dict[str, Any]] = Write.to_dict) -> dict[str, Any]:
+        """The recipe as data (`write`: how a write is given, its values as a list of numbers by default)."""
         out: dict[str, Any] = {"seed": self.seed, "sizes": dict(self.sizes)}
         if self.writes:
-            out["writes"] = [w.to_dict() for w in self.writes]
+            out["writes"] = [write(w) for w in self.writes]
         if self.pool:
             out["pool"] = self.pool
         return out

@@ -6,7 +6,11 @@ also counts the verdicts of the calls it has judged. The supervisor (conformance
 slot when the worker dies or overruns the time limit, so that the call in flight gets its CRASH verdict
 and a reproducer, and the calls judged before it still count. Nothing here runs backend code.
 
-Layout: HEADER int64 fields, then one int64 counter per verdict, then the payload (JSON).
+Layout: HEADER int64 fields, then one int64 counter per verdict, then the payload: JSON (LENGTH bytes),
+then the bytes of the values the calls write into memory (Scatter's offsets), which the JSON names by
+place (`raw`: offset and length after it). A worker writes them as memory holds them, a copy; the
+supervisor makes them numbers only for a call it reports: tens of thousands of offsets a call, turned
+into JSON numbers for every call, were most of an offset API's worker time.
 """
 from __future__ import annotations
 
@@ -76,10 +80,25 @@ class Slot:
     # ---------------------------------------------------------------------------- worker side
 
     def enter(self, payload: Sequence[dict[str, Any]]) -> None:
-        data = json.dumps(list(payload), separators=(",", ":")).encode()
+        """The calls now in flight (reproducer data; a write's `raw` value, an array of the bytes memory
+        holds, goes in after the JSON)."""
+        blobs: list[np.ndarray] = []
+
+        def placed(array: Any) -> list[int]:
+            if not isinstance(array, np.ndarray):
+                raise TypeError(f"{type(array).__name__} in an in-flight record")
+            at = sum(b.size for b in blobs)
+            blobs.append(array.reshape(-1).view(np.uint8))
+            return [at, int(blobs[-1].size)]
+        data = json.dumps(list(payload), separators=(",", ":"), default=placed).encode()
         h = self.header
-        if len(data) <= PAYLOAD_BYTES:
+        raw = sum(b.size for b in blobs)
+        if len(data) + raw <= PAYLOAD_BYTES:
             self._bytes[PAYLOAD_AT:PAYLOAD_AT + len(data)] = np.frombuffer(data, dtype=np.uint8)
+            at = PAYLOAD_AT + len(data)
+            for blob in blobs:
+                self._bytes[at:at + blob.size] = blob
+                at += blob.size
             h[LENGTH] = len(data)
         else:
             h[LENGTH] = TOO_LARGE
@@ -127,6 +146,7 @@ class Slot:
                 calls = []
             if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
                 calls = []
+            calls = _with_values(calls, self._bytes[PAYLOAD_AT + length:])
         return InFlight(calls, seconds, bool(h[PHASE] == SHRINK), length == TOO_LARGE, int(h[WHICH]))
 
     def started_ns(self) -> int:
@@ -140,6 +160,37 @@ class Slot:
 
     def child_groups(self) -> list[int]:
         return [int(g) for g in self.header[CHILD:CHILD + CHILDREN] if g > 0]
+
+
+def _with_values(calls: list[dict[str, Any]], raw: np.ndarray) -> list[dict[str, Any]]:
+    """The records with each write's `raw` place read back as its `values` (numbers of its dtype); no
+    record where a place or a dtype does not hold (a torn or scribbled slot)."""
+    try:
+        for call in calls:
+            memory = call.get("memory")
+            for write in (memory.get("writes") or []) if isinstance(memory, dict) else []:
+                if isinstance(write, dict) and "raw" in write:
+                    at, size = write.pop("raw")
+                    dtype = np.dtype(write["dtype"]).newbyteorder("<")
+                    if (dtype.kind not in "iu" or type(at) is not int or type(size) is not int or at < 0
+                            or size % dtype.itemsize or at + size > raw.size):
+                        return []
+                    write["values"] = raw[at:at + size].view(dtype).tolist()
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return []
+    return calls
+
+
+def record(case: Any) -> dict[str, Any]:
+    """A case's reproducer fields as the slot takes them: a write of integers with its values as the bytes
+    memory holds (Write.data), made numbers only when the supervisor reads the record back."""
+    return case_fields(case, _raw_write)
+
+
+def _raw_write(write: Any) -> dict[str, Any]:
+    if np.dtype(write.dtype).kind not in "iu":
+        return write.to_dict()
+    return {"scope": write.scope, "addr": write.addr, "dtype": write.dtype, "raw": write.data}
 
 
 # The slot of this process, when it is a supervised worker (None in the supervisor and in plain use).
@@ -167,7 +218,7 @@ def running(cases: Sequence[Any], backend: Any = None) -> Iterator[None]:
         return
     # the kit's own out-of-process backends only: a backend's own hook could name any process group
     slot.children(backend.process_groups() if isinstance(backend, (ExecBackend, Pair)) else ())
-    slot.enter([case_fields(c) for c in cases])
+    slot.enter([record(c) for c in cases])
     try:
         yield
     finally:

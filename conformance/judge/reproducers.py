@@ -46,6 +46,8 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome, readings: dict[str,
     return record
 
 
-def case_fields(case: Case) -> dict[str, Any]:
-    """The fields of a reproducer that come from the case itself, before any verdict."""
-    return {"call": case.call.to_dict(), "memory": case.memory.to_dict(), "expect": case.expect, "rule": case.rule}
+def case_fields(case: Case, write: Any = None) -> dict[str, Any]:
+    """The fields of a reproducer that come from the case itself, before any verdict (`write`: how a
+    write of its memory is given, MemoryRecipe.to_dict's by default)."""
+    memory = case.memory.to_dict() if write is None else case.memory.to_dict(write)
+    return {"call": case.call.to_dict(), "memory": memory, "expect": case.expect, "rule": case.rule}

@@ -311,6 +311,27 @@ def test_a_forked_workers_slot_is_shared_memory_it_writes_and_the_supervisor_rea
     assert slot.in_flight().calls == [{"call": {"api": "data_move"}, "memory": {"seed": 1}}]
 
 
+
+def test_the_slot_gives_back_a_scatter_calls_record_whole():
+    """A call that writes offsets into memory: the slot holds their bytes beside its JSON, and what the
+    supervisor reads back is the reproducer's fields, every value the same; a place past the slot's bytes
+    reads as no record."""
+    import multiprocessing
+
+    from conformance.generate.cells import cells
+    from conformance.judge import inflight
+    from conformance.judge.reproducers import case_fields
+    from oracle.spec import default_rulebook
+    rulebook = default_rulebook()
+    cell = next(c for c in cells(["ascend310p-aicore"], ["scatter"], rulebook=rulebook) if c.id.endswith("legal/count/float16"))
+    cases = cell.draw(3, 1, rulebook)
+    assert any(len(w.values) > 100 for case in cases for w in case.memory.writes)
+    slot = inflight.Slot(multiprocessing.get_context("fork"))
+    slot.enter([inflight.record(case) for case in cases])
+    assert slot.in_flight().calls == [case_fields(case) for case in cases]
+    slot.enter([{"memory": {"writes": [{"scope": "UB", "addr": 0, "dtype": "int32", "raw": [4, 1 << 30]}]}}])
+    assert slot.in_flight().calls == []
+
 STAGGERED = textwrap.dedent('''
     import os, time
     from pathlib import Path
