@@ -26,7 +26,7 @@ import numpy as np
 
 from conformance.backends.exec_program import ExecBackend
 from conformance.judge.agreement import Pair
-from conformance.judge.reproducers import case_fields
+from conformance.judge.reproducers import fields_but_call
 from conformance.judge.verdicts import Verdict
 
 # header fields (int64 each)
@@ -79,9 +79,10 @@ class Slot:
 
     # ---------------------------------------------------------------------------- worker side
 
-    def enter(self, payload: Sequence[dict[str, Any]]) -> None:
-        """The calls now in flight (reproducer data; a write's `raw` value, an array of the bytes memory
-        holds, goes in after the JSON)."""
+    def enter(self, payload: Sequence[dict[str, Any] | tuple[str, dict[str, Any]]]) -> None:
+        """The calls now in flight: each a reproducer's fields, or as record() gives them (the call's JSON
+        text, the other fields). A write's `raw` value, an array of the bytes memory holds, goes in after
+        the JSON."""
         blobs: list[np.ndarray] = []
 
         def placed(array: Any) -> list[int]:
@@ -90,7 +91,10 @@ class Slot:
             at = sum(b.size for b in blobs)
             blobs.append(array.reshape(-1).view(np.uint8))
             return [at, int(blobs[-1].size)]
-        data = json.dumps(list(payload), separators=(",", ":"), default=placed).encode()
+        encode = json.JSONEncoder(separators=(",", ":"), default=placed).encode
+        records = [encode(item) if isinstance(item, dict) else '{"call":' + item[0] + "," + encode(item[1])[1:]
+                   for item in payload]
+        data = ("[" + ",".join(records) + "]").encode()
         h = self.header
         raw = sum(b.size for b in blobs)
         if len(data) + raw <= PAYLOAD_BYTES:
@@ -181,10 +185,11 @@ def _with_values(calls: list[dict[str, Any]], raw: np.ndarray) -> list[dict[str,
     return calls
 
 
-def record(case: Any) -> dict[str, Any]:
-    """A case's reproducer fields as the slot takes them: a write of integers with its values as the bytes
-    memory holds (Write.data), made numbers only when the supervisor reads the record back."""
-    return case_fields(case, _raw_write)
+def record(case: Any) -> tuple[str, dict[str, Any]]:
+    """A case's reproducer fields as the slot takes them: the call as its JSON text (the generator made it:
+    Case.key), a write of integers with its values as the bytes memory holds (Write.data), made numbers
+    only when the supervisor reads the record back."""
+    return case.key[0], fields_but_call(case, _raw_write)
 
 
 def _raw_write(write: Any) -> dict[str, Any]:

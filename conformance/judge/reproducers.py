@@ -46,8 +46,13 @@ def failure_record(cell: Cell, case: Case, outcome: Outcome, readings: dict[str,
     return record
 
 
-def case_fields(case: Case, write: Any = None) -> dict[str, Any]:
-    """The fields of a reproducer that come from the case itself, before any verdict (`write`: how a
-    write of its memory is given, MemoryRecipe.to_dict's by default)."""
+def case_fields(case: Case) -> dict[str, Any]:
+    """The fields of a reproducer that come from the case itself, before any verdict."""
+    return {"call": case.call.to_dict(), **fields_but_call(case)}
+
+
+def fields_but_call(case: Case, write: Any = None) -> dict[str, Any]:
+    """case_fields less the call (`write`: how a write of its memory is given, MemoryRecipe.to_dict's by
+    default)."""
     memory = case.memory.to_dict() if write is None else case.memory.to_dict(write)
-    return {"call": case.call.to_dict(), "memory": memory, "expect": case.expect, "rule": case.rule}
+    return {"memory": memory, "expect": case.expect, "rule": case.rule}
