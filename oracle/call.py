@@ -160,7 +160,7 @@ class Call:
         if not isinstance(args, Mapping):
             raise CallFormatError(f"{where}.args: expected a mapping, got {args!r}")
         return cls(data["api"], data["product"],
-                   {k: v if type(v) in _SCALARS else _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()},
+                   {k: v if type(v) in _PLAIN else _arg_from_data(v, f"{where}.args.{k}") for k, v in args.items()},
                    form)
 
     def to_json(self) -> str:
@@ -272,9 +272,6 @@ def _arg_to_data(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _arg_to_data(v) for k, v in value.items()}
     return value
-
-
-_SCALARS = frozenset({int, bool, str, type(None)})       # argument values read as they are (_arg_from_data)
 
 
 def _arg_from_data(value: Any, where: str) -> Any:

@@ -68,18 +68,19 @@ def lanes(n: int, unit: int, step: int, count: int) -> list[int] | None:
     return [(i // s * s * count + i % s) * unit for i in range(n)]
 
 
-def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int) -> int:
+def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int, packed: bool = False) -> int:
     """How far from its first entry's address a list operand of `count` entries reaches: packed, one
     `unit` apart, or, for an operand kept apart, in lanes (a step of 0 sized as one unit: keep_apart
-    moves it so)."""
-    packed = end + (count - 1) * unit
-    if op not in kept_apart_ops(env) or not isinstance(runs, list) or not runs:
+    moves it so), which never put the entries closer (`packed`: as if they were packed all the same)."""
+    reach = end + (count - 1) * unit
+    if packed or op not in kept_apart_ops(env) or not isinstance(runs, list) or not runs:
+        return reach
         return packed
     first = runs[0]
     step = first.step if first.step else unit
     laid = lanes(count, unit, step, first.count)
     if laid is None:
-        return packed
+        return reach
     return laid[-1] + end + (0 if first.step else (first.count - 1) * unit)
 
 

@@ -101,7 +101,7 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
             count = counts.get(op, 1)
             if count != 1:
                 unit = round_up(max(length, 1), align)
-                end = end + (count - 1) * unit if packed else spread_end(env, op, runs, count, unit, end)
+                end = spread_end(env, op, runs, count, unit, end, packed)
             moved = nbytes if nbytes > moved else moved
         elif type(runs) is list or op in landing or op in counts:
             end = _list_end(env, draft, op, runs, align, packed)
@@ -133,8 +133,7 @@ def _list_end(env: Env, draft: CallDraft, op: str, runs: Any, align: int, packed
     end = operand_end(draft, op, runs)
     count = draft.counts.get(op, 1)
     if count != 1:                      # entries an entry's run apart (or in lanes: apart.py)
-        unit = entry_unit(runs, align)
-        end = end + (count - 1) * unit if packed else spread_end(env, op, runs, count, unit, end)
+        end = spread_end(env, op, runs, count, entry_unit(runs, align), end, packed)
     return end
 
 

@@ -84,19 +84,20 @@ class Slot:
         text, the other fields). A write's `raw` value, an array of the bytes memory holds, goes in after
         the JSON."""
         blobs: list[np.ndarray] = []
+        raw = 0                         # bytes of the blobs so far: where the next one goes
 
         def placed(array: Any) -> list[int]:
+            nonlocal raw
             if not isinstance(array, np.ndarray):
                 raise TypeError(f"{type(array).__name__} in an in-flight record")
-            at = sum(b.size for b in blobs)
             blobs.append(array.reshape(-1).view(np.uint8))
-            return [at, int(blobs[-1].size)]
+            raw += blobs[-1].size
+            return [raw - int(blobs[-1].size), int(blobs[-1].size)]
         encode = json.JSONEncoder(separators=(",", ":"), default=placed).encode
         records = [encode(item) if isinstance(item, dict) else '{"call":' + item[0] + "," + encode(item[1])[1:]
                    for item in payload]
         data = ("[" + ",".join(records) + "]").encode()
         h = self.header
-        raw = sum(b.size for b in blobs)
         if len(data) + raw <= PAYLOAD_BYTES:
             self._bytes[PAYLOAD_AT:PAYLOAD_AT + len(data)] = np.frombuffer(data, dtype=np.uint8)
             at = PAYLOAD_AT + len(data)
