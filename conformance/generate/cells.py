@@ -23,6 +23,7 @@ from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 from oracle.spec import Rulebook
 
 from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
+from conformance.generate.blocks import fixed_blocks
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
 from conformance.generate.strategies import legal_calls, reachable, rule_calls, search_rounds
@@ -74,7 +75,8 @@ class Cell:
                         out.append(case)
 
             try:
-                collect()
+                with fixed_blocks():
+                    collect()
             except (Unsatisfiable, FailedHealthCheck):
                 pass
         return out

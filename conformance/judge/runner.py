@@ -23,6 +23,7 @@ from oracle.spec import Rulebook
 
 from conformance.backends.calling import ask_supports
 from conformance.backends.contract import Backend, BackendCrash
+from conformance.generate.blocks import fixed_blocks
 from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
@@ -229,7 +230,8 @@ class CellRun:
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
-        self.keyed(prop, b"ascend-conformance:search:")()
+        with fixed_blocks():
+            self.keyed(prop, b"ascend-conformance:search:")()
 
     def keyed(self, prop: Any, prefix: bytes) -> Any:
         """`prop` with one database key per cell: Hypothesis keys examples by the test function, which is
