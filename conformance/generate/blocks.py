@@ -35,7 +35,7 @@ class FixedBlocks(providers.HypothesisProvider):
 _SAME: list[bool] = []          # the first-use check's answer, once per process
 
 
-def draws_alike(size: int = 64, seeds: int = 64) -> bool:
+def draws_alike(size: int = 64, seeds: int = 8) -> bool:
     """Do FixedBlocks and Hypothesis's own provider give the same bytes, and leave their randoms alike,
     for `seeds` examples of three draws of `size` bytes each (the constants' draw included)?"""
     if not hasattr(providers.HypothesisProvider, "_maybe_draw_constant"):
