@@ -88,8 +88,7 @@ class Placement:
             self.kind.finish(self.target, self)
         out: dict[str, Any] = {}
         for op in self.env.spec.operands:
-            tensors = [Tensor(self.draft.scopes[op], a, self.draft.dtypes[op], n)
-                       for a, n in zip(self.addrs[op], self.numel[op])]
+            tensors = Tensor.entries(self.draft.scopes[op], self.draft.dtypes[op], self.addrs[op], self.numel[op])
             out[op] = tensors if self.env.spec.is_list(op) else tensors[0]
         return out
 
