@@ -151,18 +151,19 @@ class ScopeLayout:
 
     def groups(self) -> dict[str, Group]:
         """The groups as the offsets stand (b following a into a's group, where paired)."""
-        p, out, align, offsets = self.p, {}, self.align, self.offsets
-        if self.pair is not None:
+        return {op: self.group(op) for op in self.ops if self.lead[op] == op}
+
+    def group(self, lead: str) -> Group:
+        """The group `lead` heads as the offsets stand (b following it, where it is a paired a)."""
+        p, offsets, ops = self.p, self.offsets, [lead]
+        if self.pair is not None and self.pair[0] == lead:
             a, b, follow, _ = self.pair
             offsets[b] = follow(offsets[a])
-        for op in self.ops:
-            if self.lead[op] == op:
-                ops = [op] if self.pair is None or op != self.pair[0] else [op, self.pair[1]]
-                low = min(min(offsets[m]) for m in ops)
-                size = round_up(max(max(offsets[m]) + p.rooms[m] for m in ops) - low, align)
-                touched = round_up(max(max(offsets[m]) + p.ends[m] for m in ops) - low, align)
-                out[op] = Group(ops, low, size, size - touched)
-        return out
+            ops.append(b)
+        low = min(min(offsets[m]) for m in ops)
+        size = round_up(max(max(offsets[m]) + p.rooms[m] for m in ops) - low, self.align)
+        touched = round_up(max(max(offsets[m]) + p.ends[m] for m in ops) - low, self.align)
+        return Group(ops, low, size, size - touched)
 
     def span(self, laid: Mapping[str, list[int]]) -> int:
         """The size of a group holding the operands' tensors at these offsets."""
@@ -201,11 +202,11 @@ class ScopeLayout:
                     self.offsets[op], style = lanes(count, unit, p.acc[op][0].step, p.acc[op][0].count), "lanes"
                     require(self.offsets[op] is not None)
                 p.draft.tags.append(f"{op}={style}")
-                self.placed = self.groups()
+                self.placed[op] = self.group(op)
                 moved = p.kind.spread(p.target, p, op, self.offsets[op]) if p.target is not None else None
                 if moved is not None:
                     self.offsets[op] = moved
-                    self.placed = self.groups()
+                    self.placed[op] = self.group(op)
 
     def settle_pair(self) -> None:
         """b follows a the first way the iteration rules allow (settle), or keeps its own group."""
