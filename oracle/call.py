@@ -20,6 +20,7 @@ _CALL_KEYS = ("api", "product", "form", "args")
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)
+_new = object.__new__
 
 
 class CallFormatError(ValueError):
@@ -42,6 +43,20 @@ class Tensor:
         if not _plainly_valid(scope, addr, dtype, numel):
             _check_tensor_fields(scope, addr, dtype, numel, "tensor")
         self.__dict__.update(scope=scope, addr=addr, dtype=dtype, numel=numel)     # frozen: no setattr
+
+    @classmethod
+    def entries(cls, scope: str, dtype: str, addrs: list[int], numels: list[int]) -> list["Tensor"]:
+        """Tensors of one scope and dtype at `addrs`, `numels` elements long (a list operand's entries), as
+        __init__ makes each, their fields checked at once for all (the generator makes them by the dozen)."""
+        if not (addrs and len(addrs) == len(numels) and {*map(type, addrs), *map(type, numels)} == {int}
+                and min(addrs) >= 0 and min(numels) >= 0 and _plainly_valid(scope, 0, dtype, 0)):
+            return [cls(scope, a, dtype, n) for a, n in zip(addrs, numels)]
+        made = []
+        for addr, numel in zip(addrs, numels):
+            tensor = _new(cls)
+            tensor.__dict__.update(scope=scope, addr=addr, dtype=dtype, numel=numel)
+            made.append(tensor)
+        return made
 
     def to_dict(self) -> dict[str, Any]:
         return {"scope": self.scope, "addr": self.addr, "dtype": self.dtype, "numel": self.numel}

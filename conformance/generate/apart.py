@@ -12,9 +12,11 @@ Everything is read from the rules: which operands, at which lags, in which regio
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 from oracle.call import nest
+from oracle.footprint import Runs
 from oracle.iterations import family, first_meeting
 from oracle.kinds import kind_of
 from oracle.spec import Rule
@@ -85,9 +87,36 @@ def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int, pa
 
 
 def meets_itself(lag: tuple, offsets: list[int], runs: list) -> bool:
-    """Do the entries at `offsets` meet their own iterations at `lag` (as the iteration_overlap kind reads it)?"""
+    """Do the entries at `offsets` meet their own iterations at `lag` (as the iteration_overlap kind reads it)?
+    Entries that share one forward step are told without the iteration arrays (_meets_on_grid) where
+    every later run starts past every run's end, or where the offsets and the step lie on a grid as wide as
+    a run (a list laid out on its alignment)."""
+    first = runs[0]
+    if (isinstance(first, Runs) and first.step > 0 and first.length > 0 and first.count > 0
+            and all(r is first or r == first for r in runs)):
+        told = _meets_on_grid(lag, offsets, first)
+        if told is not None:
+            return told
     fam = family(list(zip(offsets, runs)))
     return first_meeting(fam, fam, lag) is not None
+
+
+def _meets_on_grid(lag: tuple, offsets: list[int], runs: Runs) -> bool | None:
+    """meets_itself of entries that all have `runs` (a step s > 0), or None where this cannot tell. Run r of
+    entry i meets run r + k of entry j where |o_i - o_j - k s| < length. Where the offsets' distances and s
+    are multiples of g >= length, that is o_i = o_j + k s: some entry lies k steps past another, for a k
+    of the lag (k s no further than the offsets spread)."""
+    step, low, high = runs.step, min(offsets), max(offsets)
+    if high - low + runs.length <= lag[0] * step:
+        return False
+    if math.gcd(step, *(o - low for o in offsets)) < runs.length:
+        return None
+    top = min(runs.count - 1, (high - low) // step, *([] if lag[1] is None else [lag[1]]))
+    if top - lag[0] < len(offsets):
+        taken = set(offsets)
+        return any(not taken.isdisjoint([o + k * step for o in offsets]) for k in range(lag[0], top + 1))
+    apart = {a - b for a in offsets for b in offsets if a > b}
+    return any(d % step == 0 and lag[0] <= d // step <= top for d in apart)
 
 
 def keep_apart(env: Env, draft: Any, params: dict[str, Any], domains: Mapping[str, list], forced: str | None,

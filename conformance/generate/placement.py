@@ -29,10 +29,11 @@ from conformance.generate.offset_tensors import offset_limit
 
 @dataclass
 class Group:
-    """Tensors placed together, one after another in their scope: (operand, entry, offset inside the
-    group) for each."""
+    """Tensors placed together, one after another in their scope: those of `ops` (the first its lead), at
+    their offsets (ScopeLayout.offsets) less `low`, the lowest of them."""
 
-    members: list[tuple[str, int, int]]
+    ops: list[str]
+    low: int
     size: int
     kept: int = 0               # bytes of its size past its tensors' own: an operand's landing room
 
@@ -87,8 +88,7 @@ class Placement:
             self.kind.finish(self.target, self)
         out: dict[str, Any] = {}
         for op in self.env.spec.operands:
-            tensors = [Tensor(self.draft.scopes[op], a, self.draft.dtypes[op], n)
-                       for a, n in zip(self.addrs[op], self.numel[op])]
+            tensors = Tensor.entries(self.draft.scopes[op], self.draft.dtypes[op], self.addrs[op], self.numel[op])
             out[op] = tensors if self.env.spec.is_list(op) else tensors[0]
         return out
 
@@ -102,8 +102,7 @@ class Placement:
 
     def offset_limit(self, op: str) -> int | None:
         """The largest offset the offset_range rules allow the offsets that address `op`."""
-        call = self.draft.template.replace(**nest(self.draft.params))
-        return offset_limit(self.env, call, self.env.spec.operands[op]["addressed_by"])
+        return offset_limit(self.env, self.probe(), self.env.spec.operands[op]["addressed_by"])
 
     def element_width(self) -> int:
         return self.frame.units["element"]
@@ -152,20 +151,24 @@ class ScopeLayout:
 
     def groups(self) -> dict[str, Group]:
         """The groups as the offsets stand (b following a into a's group, where paired)."""
-        p, out = self.p, {}
-        for op in self.ops:
-            if self.lead[op] == op:
-                out[op] = Group([(op, i, o) for i, o in enumerate(self.offsets[op])], 0)
-        if self.pair is not None:
+        return {op: self.group(op) for op in self.ops if self.lead[op] == op}
+
+    def group(self, lead: str) -> Group:
+        """The group `lead` heads as the offsets stand (b following it, where it is a paired a)."""
+        p, offsets, ops = self.p, self.offsets, [lead]
+        if self.pair is not None and self.pair[0] == lead:
             a, b, follow, _ = self.pair
-            self.offsets[b] = follow(self.offsets[a])
-            out[a].members += [(b, i, o) for i, o in enumerate(self.offsets[b])]
-        for group in out.values():
-            low = min(o for _, _, o in group.members)
-            group.members = [(op, i, o - low) for op, i, o in group.members]
-            group.size = round_up(max(o + p.rooms[op] for op, _, o in group.members), self.align)
-            group.kept = group.size - round_up(max(o + p.ends[op] for op, _, o in group.members), self.align)
-        return out
+            offsets[b] = follow(offsets[a])
+            ops.append(b)
+        low = min(min(offsets[m]) for m in ops)
+        size = round_up(max(max(offsets[m]) + p.rooms[m] for m in ops) - low, self.align)
+        touched = round_up(max(max(offsets[m]) + p.ends[m] for m in ops) - low, self.align)
+        return Group(ops, low, size, size - touched)
+
+    def span(self, laid: Mapping[str, list[int]]) -> int:
+        """The size of a group holding the operands' tensors at these offsets."""
+        low = min(min(offsets) for offsets in laid.values())
+        return round_up(max(max(offsets) + self.p.rooms[op] for op, offsets in laid.items()) - low, self.align)
 
     def room(self) -> int:
         """Bytes of the scope the groups leave free (GM: at most GM_SPREAD)."""
@@ -199,11 +202,11 @@ class ScopeLayout:
                     self.offsets[op], style = lanes(count, unit, p.acc[op][0].step, p.acc[op][0].count), "lanes"
                     require(self.offsets[op] is not None)
                 p.draft.tags.append(f"{op}={style}")
-                self.placed = self.groups()
+                self.placed[op] = self.group(op)
                 moved = p.kind.spread(p.target, p, op, self.offsets[op]) if p.target is not None else None
                 if moved is not None:
                     self.offsets[op] = moved
-                    self.placed = self.groups()
+                    self.placed[op] = self.group(op)
 
     def settle_pair(self) -> None:
         """b follows a the first way the iteration rules allow (settle), or keeps its own group."""
@@ -212,16 +215,12 @@ class ScopeLayout:
 
         def fits(follow: Follow | None) -> bool:
             """Does the scope still hold its groups with b following a so (None: b in a group of its own)?"""
-            def size(members: list[tuple[str, int]]) -> int:
-                low = min(o for _, o in members)
-                return round_up(max(o - low + p.rooms[op] for op, o in members), self.align)
-            mine = [(a, o) for o in self.offsets[a]]
             if follow is None:
-                sizes = size(mine) + size([(b, i * self.unit[b]) for i in range(p.draft.count(b))])
+                sizes = self.span({a: self.offsets[a]}) + self.span({b: self.packed(b)})
             else:
-                sizes = size(mine + [(b, o) for o in follow(self.offsets[a])])
+                sizes = self.span({a: self.offsets[a], b: follow(self.offsets[a])})
             return sizes <= self.room() + self.placed[a].size
-        settled = settle(p.env, p.draft, p.target, p.acc, self.offsets, self.pair, fits)
+        settled = settle(p.env, p.probe(), p.target, p.acc, self.offsets, self.pair, fits)
         if settled is None:                     # apart: b's own group, its entries packed
             self.lead[b], self.offsets[b] = b, self.packed(b)
             p.draft.tags.remove(f"{b}=in-place")
@@ -249,23 +248,22 @@ class ScopeLayout:
         order = [k for k in order if k not in floors] + [k for k in order if k in floors]
         cursor = 0
         for i, key in enumerate(order):
-            least = 0
+            group, least = placed[key], 0
             if key in floors:           # the least gap that puts the operand at its floor or above
                 op, low = floors[key]
-                at = min(o for m, _, o in placed[key].members if m == op)
+                at = min(self.offsets[op]) - group.low
                 least = max(0, -(-(low - cursor - at) // align))
                 require(least <= max(self.room(), 0) // align)
             gap, _ = pick_between(p.pick, least, max(self.room(), 0) // align, f"{self.scope}.gap")
-            placed[key].size += gap * align
+            group.size += gap * align
             cursor += gap * align
-            group = placed[key]
-            for op, entry, offset in group.members:
+            base = cursor - group.low
+            for op in group.ops:
+                offsets = self.offsets[op]
                 if op not in p.addrs:
                     p.addrs[op] = [0] * p.draft.count(op)
-                p.addrs[op][entry] = cursor + offset
-            for op in {op for op, _, _ in group.members}:
-                reach = max(o + p.ends[op] for m, _, o in group.members if m == op)
-                p.limit[op] = cursor + reach + slack[key]
+                p.addrs[op][:len(offsets)] = [base + o for o in offsets]
+                p.limit[op] = base + max(offsets) + p.ends[op] + slack[key]
             cursor += group.size - gap * align
             if cursor - group.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
                 p.draft.tags.append(f"{self.scope}=top")
@@ -276,43 +274,58 @@ def place(pick: Picks, env: Env, draft: CallDraft, target: Rule | None) -> dict[
     return Placement(pick, env, draft, target).tensors()
 
 
-def settle(env: Env, draft: CallDraft, target: Rule | None, acc: Mapping[str, Any], offsets: Mapping[str, list[int]],
+def settle(env: Env, probe: Any, target: Rule | None, acc: Mapping[str, Any], offsets: Mapping[str, list[int]],
             pair: tuple[str, str, Follow, list[Follow | None]], fits: Callable[[Follow | None], bool]
             ) -> Follow | None:
     """The first way for b to follow a (the drawn one, then the others) after which the iteration rules
     on a and b that hold for the call fire as asked: the target's, and no other (a stride that walks one
-    list onto the other's later iteration), and the scope still holds the groups (`fits`). None: b kept
-    apart (a legal call's in-place use given up). Where none does, the drawn one (the oracle's check has
-    the last word)."""
+    list onto the other's later iteration), and the scope still holds the groups (`fits`); `probe`: the
+    call as drawn so far, whose parameters say which rules hold. None: b kept apart (a legal call's
+    in-place use given up). Where none does, the drawn one (the oracle's check has the last word)."""
     a, b, first, others = pair
-    rules = _iteration_rules(env, draft, a, b)
+    rules = _iteration_rules(env, probe, a, b)
     if not rules:
         return first
+    fams = {a: family(list(zip(offsets[a], acc[a])))}       # a stays where it is: b follows it
     for follow in [first, *others]:
         if not fits(follow):
             continue
         if follow is None:
             return None
-        laid = {a: offsets[a], b: follow(offsets[a])}
-        fams = {op: family(list(zip(laid[op], acc[op]))) for op in (a, b)}
+        fams[b] = family(list(zip(follow(offsets[a]), acc[b])))
         if all(_fires(fams[x], fams[y], lag, identical) == (target is not None and rule_id == target.id)
                for rule_id, x, y, lag, identical in rules):
             return follow
     return first
 
 
-def _iteration_rules(env: Env, draft: CallDraft, a: str, b: str) -> list[tuple[str, str, str, tuple, bool]]:
+def _iteration_rules(env: Env, probe: Any, a: str, b: str) -> list[tuple[str, str, str, tuple, bool]]:
     """(id, operands, lag, identical allowed) of the iteration_overlap rules between a and b that hold for
-    the call, and of the checks of the ambiguities whose region it is in (less the rules they override)."""
-    probe = draft.template.replace(**nest(draft.params))
+    the call, and of the checks of the ambiguities whose region it is in (less the rules they override);
+    those at one lag first (settle asks them first: the cheaper to answer)."""
+    ambiguities, rules = _between(env, a, b)
     out, overridden = [], set()
-    for amb in env.spec.ambiguities:
+    for amb, checks in ambiguities:
         if any(env.rulebook.matches(region, probe, env.spec) for region in amb.regions):
             overridden.update(amb.overrides)
-            out += [(amb.id, *shape) for t in amb.checks for shape in [kind_of(t).meeting(t)] if shape is not None]
-    out += [(r.id, *shape) for r in env.spec.rules for shape in [kind_of(r).meeting(r)]
-            if shape is not None and r.id not in overridden and env.rulebook.matches(r.when, probe, env.spec)]
-    return [rule for rule in out if {rule[1], rule[2]} == {a, b} and rule[1] != rule[2]]
+            out += checks
+    out += [check for rule, check in rules if rule.id not in overridden and env.rulebook.matches(rule.when, probe, env.spec)]
+    return sorted(out, key=lambda check: check[3][0] != check[3][1])
+
+
+def _between(env: Env, a: str, b: str) -> tuple[list[tuple[Any, list]], list[tuple[Rule, tuple]]]:
+    """The iteration rules between a and b (a != b), and the ambiguities with such a check or overriding
+    such a rule, each with its checks between a and b (once per environment and pair: read only)."""
+    known = env.__dict__.setdefault("_iteration_rules", {})
+    if (a, b) not in known:
+        def checks(owner: Any, tests: Any) -> list[tuple]:
+            return [(owner.id, *shape) for t in tests for shape in [kind_of(t).meeting(t)]
+                    if shape is not None and {shape[0], shape[1]} == {a, b} and shape[0] != shape[1]]
+        rules = [(r, check) for r in env.spec.rules for check in checks(r, [r])]
+        ids = {r.id for r, _ in rules}
+        ambiguities = [(amb, checks(amb, amb.checks)) for amb in env.spec.ambiguities]
+        known[(a, b)] = ([(amb, found) for amb, found in ambiguities if found or ids & set(amb.overrides)], rules)
+    return known[(a, b)]
 
 
 def _fires(fa: Any, fb: Any, lag: tuple, identical: bool) -> bool:

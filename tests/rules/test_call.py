@@ -261,6 +261,20 @@ def test_tensor_constructor_validates():
         Tensor("GM", 0, "", 1)
 
 
+def test_tensor_entries_are_the_tensors_init_makes():
+    """Tensor.entries makes each entry as Tensor(...) does, and refuses what it refuses, by the same words."""
+    made = Tensor.entries("UB", "float16", [0, 64, 32], [16, 8, 0])
+    assert made == [Tensor("UB", 0, "float16", 16), Tensor("UB", 64, "float16", 8), Tensor("UB", 32, "float16", 0)]
+    assert all(type(t) is Tensor and hash(t) == hash(Tensor(t.scope, t.addr, t.dtype, t.numel)) for t in made)
+    for scope, dtype, addrs, numels, words in (("UB", "float16", [0, -32], [1, 1], r"tensor\.addr"),
+                                               ("UB", "float16", [0, True], [1, 1], r"tensor\.addr"),
+                                               ("UB", "float16", [0, 32], [1, 1.0], r"tensor\.numel"),
+                                               ("OUT", "float16", [0], [1], r"tensor\.scope: 'OUT'"),
+                                               ("UB", "", [0], [1], r"tensor\.dtype")):
+        with pytest.raises(CallFormatError, match=words):
+            Tensor.entries(scope, dtype, addrs, numels)
+
+
 def test_call_format_error_is_a_value_error():
     assert issubclass(CallFormatError, ValueError)
 
