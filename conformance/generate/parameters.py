@@ -129,13 +129,13 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
         if ends is None:
             continue
         params = dict(start.params)
-        top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns, step)
         if top is not None:
             moved = {**params, n: top}
             _stay_out(env, draft, moved, None, start.domains, keep=n)
             if moved != {**params, n: top}:
                 params = {**moved, n: params[n]}
-                top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+                top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns, step)
         lows = {m: d[0][0] for m, d in start.domains.items() if d}
         adjust = {m: v for m, v in params.items() if m != n and m in lows and v != lows[m]}
         out[n] = (ends[0], ends[1], None if top is None else top // step * step, adjust)
@@ -194,7 +194,7 @@ class ParameterDraw:
         scaled = [(-(-lo // step), hi // step) for lo, hi in self.start.domains[n] if -(-lo // step) <= hi // step]
         require(scaled)
         lo, hi = pick.choice(scaled, f"{n}.interval")
-        top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns)
+        top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns, step)
         require(top is not None and top >= lo * step)
         value, _ = pick_between(pick, lo, top // step, n)
         params[n] = value * step
