@@ -262,9 +262,9 @@ class Grid(NamedTuple):
         if self.outer_step >= 0 and self.inner_step >= 0 and \
                 self.outer_step >= self.inner_step * (self.inner - 1) + self.length:
             return False                # each group ends before the next begins: the usual case
+        if self.outer <= _FEW_GROUPS:
+            return _groups_meet(self)
         m = np.arange(1, self.outer, dtype=np.int64)
-        if not m.size:
-            return False
         shift = m * self.outer_step
         if self.inner_step == 0:
             return bool((shift < self.length).any())
@@ -272,6 +272,26 @@ class Grid(NamedTuple):
                        -(self.inner - 1), self.inner - 1)
         gap = np.abs(shift[None, :] + near * self.inner_step)
         return bool((gap < self.length).any())
+
+
+_FEW_GROUPS = 64      # Grid.self_overlaps: fewer groups are checked one by one, without arrays
+
+
+def _groups_meet(grid: Grid) -> bool:
+    """Grid.self_overlaps's test of groups m apart, one m at a time (the first that meets ends it)."""
+    _, outer_step, outer, inner_step, inner, length = grid
+    last = inner - 1
+    for m in range(1, outer):
+        shift = m * outer_step
+        if inner_step == 0:
+            if shift < length:
+                return True
+            continue
+        for k in (-(shift // inner_step), -(-shift // inner_step) * -1):
+            k = -last if k < -last else last if k > last else k
+            if abs(shift + k * inner_step) < length:
+                return True
+    return False
 
 
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:
