@@ -191,6 +191,8 @@ def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int,
     found = _search(env, draft, params, name, lo, hi, rooms, step)
     if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in kept_apart_ops(env)):
         return found
+    if _lanes_alike(env, draft, params, name, found + 1, hi, step):
+        return found
     packed = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, packed=True, step=step)
     bound = _search(env, draft, params, name, found, hi, packed, step)
     if bound is None or bound - found > LANE_TRIES:
@@ -199,6 +201,17 @@ def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int,
 
 
 LANE_TRIES = 256
+
+
+def _lanes_alike(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int, step: int) -> bool:
+    """Are the footprints of the operands kept apart in lanes the same with `name` at lo and at hi steps
+    (vec_trans_scatter's dst, whatever src_rep_stride is)? Their lanes then stay as they are from lo to hi
+    (the footprints are affine in each parameter), the other operands only grow, and the room only falls:
+    nothing past the first search's answer fits."""
+    kept = [op for op in kept_apart_ops(env) if draft.counts.get(op, 1) != 1]
+    low = accesses(env, draft, {**params, name: lo * step})
+    high = accesses(env, draft, {**params, name: hi * step})
+    return all(low.get(op) == high.get(op) for op in kept)
 
 
 def _rooms_along(env: Env, draft: CallDraft, params: dict[str, int], name: str, aligns: Mapping[str, int],
