@@ -280,17 +280,11 @@ _FEW_GROUPS = 64      # Grid.self_overlaps: fewer groups are checked one by one,
 def _groups_meet(grid: Grid) -> bool:
     """Grid.self_overlaps's test of groups m apart, one m at a time (the first that meets ends it)."""
     _, outer_step, outer, inner_step, inner, length = grid
-    last = inner - 1
-    for m in range(1, outer):
-        shift = m * outer_step
-        if inner_step == 0:
-            if shift < length:
-                return True
-            continue
-        for k in (-(shift // inner_step), -(-shift // inner_step) * -1):
-            k = -last if k < -last else last if k > last else k
-            if abs(shift + k * inner_step) < length:
-                return True
+    for shift in range(outer_step, outer * outer_step, outer_step) if outer_step else [0] * (outer - 1):
+        if (shift < length if inner_step == 0 else
+                any(abs(shift + min(max(k, 1 - inner), inner - 1) * inner_step) < length
+                    for k in (-(shift // inner_step), -shift // inner_step))):
+            return True
     return False
 
 
