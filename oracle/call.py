@@ -223,7 +223,10 @@ def nest(params: Mapping[str, Any]) -> dict[str, Any]:
                 _SPLIT_NAMES[name] = split
         head, field_name = split
         if field_name:
-            out.setdefault(head, {})[field_name] = value
+            fields = out.get(head)
+            if fields is None:              # (setdefault would make an empty dict for every field)
+                fields = out[head] = {}
+            fields[field_name] = value
         else:
             out[name] = value
     return out

@@ -262,9 +262,10 @@ class Grid(NamedTuple):
         if self.outer_step >= 0 and self.inner_step >= 0 and \
                 self.outer_step >= self.inner_step * (self.inner - 1) + self.length:
             return False                # each group ends before the next begins: the usual case
-        m = np.arange(1, self.outer, dtype=np.int64)
-        if not m.size:
-            return False
+        near = _groups_meet(self, min(self.outer, _FEW_GROUPS))     # the nearest groups first, one by
+        if near or self.outer <= _FEW_GROUPS:                        # one: most meetings lie there
+            return near
+        m = np.arange(_FEW_GROUPS, self.outer, dtype=np.int64)
         shift = m * self.outer_step
         if self.inner_step == 0:
             return bool((shift < self.length).any())
@@ -272,6 +273,20 @@ class Grid(NamedTuple):
                        -(self.inner - 1), self.inner - 1)
         gap = np.abs(shift[None, :] + near * self.inner_step)
         return bool((gap < self.length).any())
+
+
+_FEW_GROUPS = 64      # Grid.self_overlaps: groups under this many apart are checked one by one, without arrays
+
+
+def _groups_meet(grid: Grid, groups: int) -> bool:
+    """Grid.self_overlaps's test of groups m < `groups` apart, one m at a time (the first that meets ends it)."""
+    _, outer_step, _, inner_step, inner, length = grid
+    for shift in range(outer_step, groups * outer_step, outer_step) if outer_step else [0] * (groups - 1):
+        if (shift < length if inner_step == 0 else
+                any(abs(shift + min(max(k, 1 - inner), inner - 1) * inner_step) < length
+                    for k in (-(shift // inner_step), -shift // inner_step))):
+            return True
+    return False
 
 
 def overlaps(a_base: int, a: Runs, b_base: int, b: Runs) -> bool:

@@ -109,14 +109,16 @@ def accesses(env: Env, draft: CallDraft, params: Mapping[str, int], plain: bool 
 
 
 def _footprints(frame: Frame, call: Call) -> dict[str, Any]:
-    math = frame.math
+    if frame.variant_units:
+        return _widest_reading(lambda units: _sized(frame.math, call, units), frame)
+    return _sized(frame.math, call, frame.units)
 
-    def sized(units: Mapping[str, int]) -> dict[str, Any]:
-        acc = math.accesses(call, units)
-        if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
-            acc.update(math.nominal(call, units))
-        return acc
-    return _widest_reading(sized, frame) if frame.variant_units else sized(frame.units)
+
+def _sized(math: Any, call: Call, units: Mapping[str, int]) -> dict[str, Any]:
+    acc = math.accesses(call, units)
+    if None in acc.values():        # offset-addressed: size it as if offsets were 0, w, 2w...
+        acc.update(math.nominal(call, units))
+    return acc
 
 
 def extents(env: Env, draft: CallDraft, params: Mapping[str, int], parted: bool = True) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from conformance.generate.apart import keep_apart
 from conformance.generate.draft import CallDraft, accesses, frame_of, part, parted_call, writes_twice
 from conformance.generate.environment import Env, Frame, subtract
 from conformance.generate.masks import draw_words
-from conformance.generate.picks import Picks, pick_as, pick_between, rotated
+from conformance.generate.picks import Picks, pick_as, rotated
 from conformance.generate.sizing import fits, largest_fit, moves_nothing, remembered
 from conformance.generate.steering import one_repeat, overriding, reaches_below
 from conformance.generate.structs import draw_structs
@@ -129,13 +129,13 @@ def fit_tops(env: Env, form: str | None, dtype: str, path: str | None, pick: Pic
         if ends is None:
             continue
         params = dict(start.params)
-        top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+        top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns, step)
         if top is not None:
             moved = {**params, n: top}
             _stay_out(env, draft, moved, None, start.domains, keep=n)
             if moved != {**params, n: top}:
                 params = {**moved, n: params[n]}
-                top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns)
+                top = largest_fit(env, draft, params, n, ends[0], ends[1], start.aligns, step)
         lows = {m: d[0][0] for m, d in start.domains.items() if d}
         adjust = {m: v for m, v in params.items() if m != n and m in lows and v != lows[m]}
         out[n] = (ends[0], ends[1], None if top is None else top // step * step, adjust)
@@ -189,21 +189,29 @@ class ParameterDraw:
 
     def stepped(self, n: str, step: int) -> None:
         """A parameter drawn as a count of `step`s, so that every value is a multiple (or, to break a
-        multiple rule, moved off it)."""
+        multiple rule, moved off it). Drawn as pick_between draws it from the bottom to the largest fit,
+        but the largest fit is searched for only where the value is not the bottom: a bottom that fits with
+        the next multiple too needs no more to go on (pick_between reads "min" there)."""
         pick, params = self.pick, self.params
         scaled = [(-(-lo // step), hi // step) for lo, hi in self.start.domains[n] if -(-lo // step) <= hi // step]
         require(scaled)
         lo, hi = pick.choice(scaled, f"{n}.interval")
-        top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns)
-        require(top is not None and top >= lo * step)
-        value, _ = pick_between(pick, lo, top // step, n)
+        require(self.fits({**params, n: lo * step}))
+        value, top = lo, lo * step                  # the bottom, the only multiple that fits ...
+        if lo < hi and self.fits({**params, n: (lo + 1) * step}):       # ... or not
+            how, top = pick.how(n), None
+            if how != "min":
+                top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns, step)
+                require(top is not None)
+                value, _ = pick_as(pick, how, lo, top // step, n)
         params[n] = value * step
-        self.fit_top[n] = top // step * step
+        if top is not None:
+            self.fit_top[n] = top
         off = self.kind.off_step(self.target, pick, n, value * step, step)
         if off is not None:
             params[n] = off
             self.draft.tags.append(f"{n}=off-multiple")
-            self.fit_top.pop(n)
+            self.fit_top.pop(n, None)
 
     def plain(self, n: str) -> bool:
         """A parameter drawn in one of its intervals: at its bottom, its largest fit or anywhere between.

@@ -144,8 +144,11 @@ def fits(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: Mapping[
 
 
 def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
-                 aligns: Mapping[str, int]) -> int | None:
-    """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed).
+                 aligns: Mapping[str, int], step: int = 1) -> int | None:
+    """The largest value of `name` in [lo, hi] whose call still fits its scopes (others held fixed); with
+    `step`, the largest multiple of it (a parameter drawn as a count of steps): the search walks the
+    multiples alone, where a room that changes once a step (dValue's column blocks) would be flat between
+    them and lead the secant astray.
 
     The room under each limit shrinks about linearly in each parameter, so a secant step per limit (UB's
     room may stay flat while GM's runs out) usually lands on the answer (checked with its neighbour);
@@ -163,27 +166,35 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     LANE_TRIES; past that the first search's answer stands)."""
     frame = frame_of(env, draft)
     keyed = _keys_along(params, name)
+    lo, hi = -(-lo // step), hi // step         # the counts of steps searched
+    if lo > hi:
+        return None
     if aligns is not frame.aligns:
-        return _fit(env, draft, params, name, lo, hi, aligns, keyed)
+        found = _fit(env, draft, params, name, lo, hi, aligns, keyed, step)
+        return None if found is None else found * step
     sized_as = _sized_as(frame, draft)
-    key = (*sized_as, "fit", name, lo, hi, keyed(_MISSING))
+    key = (*sized_as, "fit", name, lo, hi, step, keyed(_MISSING))
     top = _REMEMBERED.get(key, _MISSING)
     if top is _MISSING:
-        top = _fit(env, draft, params, name, lo, hi, aligns, keyed, sized_as)
+        found = _fit(env, draft, params, name, lo, hi, aligns, keyed, step, sized_as)
+        top = None if found is None else found * step
         _remember(key, top)
     return top
 
 
 def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
-         aligns: Mapping[str, int], keyed: Callable[[int], tuple], sized_as: tuple | None = None) -> int | None:
-    """largest_fit's answer, worked out (`sized_as`: the head of the rooms' keys, where `aligns` are the
-    frame's own): the search, then past a gap of lanes."""
-    rooms = _rooms_along(env, draft, params, name, aligns, keyed, sized_as)
-    found = _search(env, draft, params, name, lo, hi, rooms)
+         aligns: Mapping[str, int], keyed: Callable[[int], tuple], step: int, sized_as: tuple | None = None
+         ) -> int | None:
+    """largest_fit's answer as a count of steps, worked out (`sized_as`: the head of the rooms' keys,
+    where `aligns` are the frame's own): the search, then past a gap of lanes."""
+    rooms = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, step=step)
+    found = _search(env, draft, params, name, lo, hi, rooms, step)
     if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in kept_apart_ops(env)):
         return found
-    packed = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, packed=True)
-    bound = _search(env, draft, params, name, found, hi, packed)
+    if _lanes_alike(env, draft, params, name, found + 1, hi, step):
+        return found
+    packed = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, packed=True, step=step)
+    bound = _search(env, draft, params, name, found, hi, packed, step)
     if bound is None or bound - found > LANE_TRIES:
         return found
     return next((v for v in range(bound, found, -1) if min(rooms(v)) >= 0), found)
@@ -192,14 +203,26 @@ def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int,
 LANE_TRIES = 256
 
 
+def _lanes_alike(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int, step: int) -> bool:
+    """Are the footprints of the operands kept apart in lanes the same with `name` at lo and at hi steps
+    (vec_trans_scatter's dst, whatever src_rep_stride is)? Their lanes then stay as they are from lo to hi
+    (the footprints are affine in each parameter), the other operands only grow, and the room only falls:
+    nothing past the first search's answer fits."""
+    kept = [op for op in kept_apart_ops(env) if draft.counts.get(op, 1) != 1]
+    low = accesses(env, draft, {**params, name: lo * step})
+    high = accesses(env, draft, {**params, name: hi * step})
+    return all(low.get(op) == high.get(op) for op in kept)
+
+
 def _rooms_along(env: Env, draft: CallDraft, params: dict[str, int], name: str, aligns: Mapping[str, int],
-                 keyed: Callable[[int], tuple], sized_as: tuple | None, packed: bool = False
+                 keyed: Callable[[int], tuple], sized_as: tuple | None, packed: bool = False, step: int = 1
                  ) -> Callable[[int], tuple[int, ...]]:
-    """v -> the rooms of `params` with `name` at v (_spare_bytes_of), remembered under `sized_as`."""
+    """k -> the rooms of `params` with `name` at k steps (_spare_bytes_of), remembered under `sized_as`."""
     get = _REMEMBERED.get
     head = sized_as if not packed or sized_as is None else (*sized_as, "packed")
 
-    def rooms(v: int) -> tuple[int, ...]:
+    def rooms(k: int) -> tuple[int, ...]:
+        v = k * step
         if head is None:
             return _spare_bytes_of(env, draft, {**params, name: v}, aligns, packed)
         key = (*head, keyed(v))
@@ -212,16 +235,17 @@ def _rooms_along(env: Env, draft: CallDraft, params: dict[str, int], name: str, 
 
 
 def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
-            rooms: Callable[[int], tuple[int, ...]]) -> int | None:
-    """The value of `name` in [lo, hi] where `rooms` (bytes to spare under each limit, falling with it)
-    runs out: largest_fit's search."""
+            rooms: Callable[[int], tuple[int, ...]], step: int = 1) -> int | None:
+    """The count of steps of `name` in [lo, hi] where `rooms` (bytes to spare under each limit, falling
+    with it) runs out: largest_fit's search."""
     rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi
     rooms_lo = rooms(lo) if lo != hi else rooms_hi
     if min(rooms_lo) < 0:
         return None
-    least = parted_call(env, draft, {**params, name: lo})[1].get(name, lo) if draft.parted else lo
+    least = -(-parted_call(env, draft, {**params, name: lo * step})[1].get(name, lo * step) // step) \
+        if draft.parted else lo
     if lo < least < hi:                 # a stride its writes are kept apart by: raised to `least` below it,
         at = rooms(least)               # the room is flat up to there (the secant would read it as a slope)
         if min(at) >= 0:

@@ -80,6 +80,22 @@ def test_largest_fit_is_the_largest_value_that_fits(api, product, dtype, path):
             assert fits(env, draft, {**start.params, name: v}, start.aligns), (name, v)
 
 
+@pytest.mark.parametrize("api, product, dtype, path", FRAMES)
+def test_largest_fit_of_a_stepped_parameter_is_the_largest_multiple_that_fits(api, product, dtype, path):
+    """A parameter drawn as a count of steps (dValue, a multiple of 16) is searched over its multiples
+    alone: the answer is the largest multiple that fits, the one the search over every value rounds down to."""
+    env, draft, start = _start(api, product, dtype, path)
+    steps = {n: draft.frame.steps[n] for n in start.names if start.ends[n] is not None}
+    for name, step in [*((n, s) for n, s in steps.items() if s > 1), *((n, 16) for n in steps)]:
+        lo, hi = start.ends[name]
+        lo, hi = -(-lo // step) * step, hi // step * step
+        if lo > hi:
+            continue
+        every = sizing.largest_fit(env, draft, start.params, name, lo, hi, start.aligns)
+        top = sizing.largest_fit(env, draft, start.params, name, lo, hi, start.aligns, step)
+        assert top == (None if every is None or every < lo else every // step * step), (name, step)
+
+
 @pytest.mark.parametrize("api, dtype, busy", [
     ("data_copy_nd2nz", "float16", {"intriParams.ndNum": 3, "intriParams.nValue": 5, "intriParams.dValue": 40}),
     ("copy", "float32", {"repeatTime": 7})])

@@ -246,12 +246,13 @@ def test_an_operand_against_itself_matches_brute_force():
         assert np.array_equal(family_hits(one, one, (0, 0), distinct=True), brute), entries
 
 
-# -- Grid.self_overlaps: groups that lie apart answer at once -----------------------------------------
+# -- Grid.self_overlaps: groups that lie apart answer at once; a few groups one by one, many as arrays --
 
-def test_grid_self_overlaps_matches_brute_force():
+@pytest.mark.parametrize("most_groups", [5, 200])
+def test_grid_self_overlaps_matches_brute_force(most_groups):
     rng = np.random.default_rng(9)
     for _ in range(4000):
-        grid = Grid(int(rng.integers(0, 8)), int(rng.integers(0, 120)), int(rng.integers(0, 5)),
+        grid = Grid(int(rng.integers(0, 8)), int(rng.integers(0, 120)), int(rng.integers(0, most_groups)),
                     int(rng.integers(0, 40)), int(rng.integers(0, 5)), int(rng.integers(0, 40)))
         if grid.empty:
             assert not grid.self_overlaps()
