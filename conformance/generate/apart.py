@@ -77,7 +77,6 @@ def spread_end(env: Env, op: str, runs: Any, count: int, unit: int, end: int, pa
     reach = end + (count - 1) * unit
     if packed or op not in kept_apart_ops(env) or not isinstance(runs, list) or not runs:
         return reach
-        return packed
     first = runs[0]
     step = first.step if first.step else unit
     laid = lanes(count, unit, step, first.count)
@@ -107,6 +106,8 @@ def _meets_on_grid(lag: tuple, offsets: list[int], runs: Runs) -> bool | None:
     are multiples of g >= length, that is o_i = o_j + k s: some entry lies k steps past another, for a k
     of the lag (k s no further than the offsets spread)."""
     step, low, high = runs.step, min(offsets), max(offsets)
+    if lag[0] < 1:                      # an entry meets itself in its own iteration: first_meeting's reading
+        return None
     if high - low + runs.length <= lag[0] * step:
         return False
     if math.gcd(step, *(o - low for o in offsets)) < runs.length:
