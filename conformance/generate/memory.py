@@ -98,18 +98,29 @@ class Write:
     def of(cls, scope: str, addr: int, dtype: str, values: np.ndarray) -> "Write":
         """A write of an integer array (a copy kept, read only; `values` made from it when asked for), its
         bytes made from the array where its dtype holds every value (the same bytes as from the values as
-        Python ints): then the copy kept is that of the dtype, whose bytes they are."""
+        Python ints): then the copy kept is that of the dtype, whose bytes they are. An array of the
+        write's dtype that is its own and read-only is handed over: kept as it is, not copied."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        little = np.dtype(dtype).newbyteorder("<")
-        limits = np.iinfo(little) if little.kind in "iu" else None
-        if limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
+        little, limits = _integer_type(dtype)
+        if values.dtype == little and values.flags.owndata and not values.flags.writeable \
+                and values.flags.c_contiguous:
+            typed = values                                  # handed over: every value fits its dtype
+        elif limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
             typed = _read_only(values.astype(little))       # a copy, kept: the values as memory holds them
-            write.__dict__["_array"] = typed
-            write.__dict__["data"] = typed.view(np.uint8)   # as cached_property does
         else:
             write.__dict__["_array"] = _read_only(values.copy())
+            return write
+        write.__dict__["_array"] = typed
+        write.__dict__["data"] = typed.view(np.uint8)       # as cached_property does
         return write
+
+
+@functools.lru_cache(maxsize=None)
+def _integer_type(dtype: str) -> tuple[np.dtype, Any]:
+    """The little-endian type `dtype` names and its limits (np.iinfo; None where not an integer type)."""
+    little = np.dtype(dtype).newbyteorder("<")
+    return little, np.iinfo(little) if little.kind in "iu" else None
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -2,6 +2,7 @@
 that matter beside its seed (offsets that stay in range, or one that breaks the target rule)."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, t
     for v_name, v_spec in env.spec.operands.items():
         if v_spec.get("values") == "offsets":
             offsets = Offsets(pick, env, draft, call, ctx, target, v_name)
-            if offsets.index.size:
+            if offsets.n:
                 writes.append(offsets.write())
     return tuple(writes)
 
@@ -89,17 +90,22 @@ class Offsets:
         self.v_dtype = spec.operands[v_name].get("dtype", self.v_tensor.dtype)   # what the instruction reads
         v_width = env.rulebook.itemsize(self.v_dtype)
         math_ = index_math(spec.api)
+        self.index: np.ndarray | None           # None: entries 0..n-1, in order
+        self.together: list[np.ndarray | None]  # None: every position
         if not draft.frame.variant_units and _increasing_runs(runs, v_width):    # one reading, entries in order
             first, step = runs.first // v_width, runs.step // v_width
-            self.index = np.arange(first, first + step * runs.count, step, dtype=np.int64)
-            self.together = [self.index if first == 0 and step == 1 else np.arange(runs.count)]
+            self.n = runs.count
+            self.index = None if first == 0 and step == 1 else np.arange(first, first + step * self.n, step)
+            self.together = [None]
         else:
             read = [_entry_index(runs, v_width)]
             for units in draft.frame.variant_units:     # an ambiguity's call: the entries every reading reads
                 read.append(_entry_index(math_.accesses(call, units)[v_name], v_width))
             # the entries one reading reads, by position (an entry two elements read places both in one place:
             # no offset can keep those apart, and the call is then the duplicate region's under that reading)
-            self.index, self.together = _entries(read)
+            index, self.together = _entries(read)
+            self.n = index.size
+            self.index = None if self.n and int(index[0]) == 0 and int(index[-1]) == self.n - 1 else index
         self.width = width = offset_grid(spec, self.x_name, ctx.units["element"])
         self.base = base = self.x_tensor.addr + math_.nominal(call, ctx.units)[self.x_name].first   # offset 0
         self.shift = -base if base < 0 else (-base) % width        # the element grid, from the base (and byte 0 on)
@@ -113,35 +119,38 @@ class Offsets:
     def write(self) -> Write:
         """Draw the offsets (a style, then the values), let the target's kind move one, and lay them out."""
         require(self.slots >= 1)
-        n = self.index.size
-        self.rng = np.random.Generator(np.random.PCG64(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed")))
+        n = self.n
+        self.rng = seeded(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed"))
         colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
         k, style = self.chosen(apart, colliding, style, free, n)
-        self.offsets = np.multiply(k if free is None else free[k], self.width)
-        self.offsets += self.shift
+        offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
+        offsets *= self.width
+        offsets += self.shift
         self.j = int(self.rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
-            self.offsets[self.j] = grid_down(top, self.shift, self.width)
+            offsets[self.j] = grid_down(top, self.shift, self.width)
             aimed = self.kind.aimed(self.target) if self.target is not None else ()
-            require(_clear(self.base + int(self.offsets[self.j]), self.width, self.others(aimed)))  # the edge, alone
+            require(_clear(self.base + int(offsets[self.j]), self.width, self.others(aimed)))  # the edge, alone
         if self.target is not None:
             style = self.kind.break_offset(self.target, self) or style
-        offsets = self.offsets
-        require(offsets.min() >= 0 and offsets.max() < 2**32)
-        # no two alike among the entries one reading reads, but where asked to (under the default reading)
+            offsets = self.offsets
+        require(_uint32(offsets))
+        # no two alike among the entries one reading reads, but where asked to (under the default reading);
+        # where none collides by design, the slots are distinct (per reading) and only offset j can repeat
         if apart:
-            require(colliding == _alike(offsets, self.together[0])
-                    and (colliding or not any(_alike(offsets, t) for t in self.together[1:])))
-        if int(self.index[0]) == 0 and int(self.index[-1]) == n - 1:    # entries 0..n-1 (sorted, distinct)
-            values = offsets.astype(np.int64, copy=False)
+            moved = None if colliding else self.j
+            require(colliding == _alike(offsets, self.together[0], moved)
+                    and (colliding or not any(_alike(offsets, t, moved) for t in self.together[1:])))
+        if self.index is None:                                              # entries 0..n-1
+            values = offsets
         else:
             values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
             values[self.index] = offsets
         self.draft.tags.append(f"{self.v_name}={style}")
-        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
+        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, _handed_over(values, self.v_dtype))
 
     def others(self, aimed: tuple[str, ...] = ()) -> list[tuple[int, int]]:
         """The spans of the operands x is kept apart from (_others, found once), but those `aimed` at (an
@@ -205,10 +214,19 @@ def _free_slots(spans: list[tuple[int, int]], low: int, width: int) -> int:
     return (min(above) - low) // width if above else 2**62
 
 
-def _alike(offsets: np.ndarray, positions: np.ndarray) -> bool:
-    """Do two of the offsets at `positions` (distinct positions) hold the same value? As many positions as
-    offsets are every offset, in some order: no copy of them is taken."""
-    return any_repeat(offsets if positions.size == offsets.size else offsets[positions])
+def _alike(offsets: np.ndarray, positions: np.ndarray | None, moved: int | None = None) -> bool:
+    """Do two of the offsets at `positions` (distinct positions; None: every one) hold the same value? With
+    `moved`, those offsets are distinct but for maybe the one at that position (the one a top or a target's
+    kind moved): only it can repeat, one comparison. As many positions as offsets are every offset, in some
+    order: no copy of them is taken."""
+    values = offsets
+    if positions is not None and positions.size != offsets.size:
+        if moved is not None and not (positions == moved).any():
+            return False
+        values = offsets[positions]
+    if moved is None:
+        return any_repeat(values)
+    return int(np.count_nonzero(values == offsets[moved])) > 1
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -224,9 +242,11 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
-def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: int, slots: int) -> np.ndarray:
+def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray | None], n: int, slots: int
+                       ) -> np.ndarray:
     """Slots for n entries, distinct among the entries each reading reads (the readings read more entries
     together than there are slots): each reading's entries take free slots in turn."""
+    together = [np.arange(n) if t is None else t for t in together]
     require(all(t.size <= slots for t in together))
     k = np.full(n, -1, dtype=np.int64)
     for positions in together:
@@ -236,6 +256,36 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray], n: 
         require(len(free) >= todo.size)
         k[todo] = free[:todo.size]
     return k
+
+
+def _uint32(offsets: np.ndarray) -> bool:
+    """Is every offset a uint32 (0 up to 2**32 - 1)? One OR over them: no bit above the low 32 (a negative
+    one has them all)."""
+    return not int(np.bitwise_or.reduce(offsets)) >> 32
+
+
+def _handed_over(values: np.ndarray, dtype: str) -> np.ndarray:
+    """The values (uint32 offsets, as int64) as the write's dtype holds them, read-only and its own, where
+    that dtype holds every uint32 (Write.of keeps such an array as it is); else as they are."""
+    little = _holding_uint32(dtype)
+    if little is None:
+        return values
+    typed = values.astype(little, order="C")
+    typed.flags.writeable = False
+    return typed
+
+
+@functools.lru_cache(maxsize=None)
+def _holding_uint32(dtype: str) -> np.dtype | None:
+    """The little-endian integer type `dtype` names, where it holds every uint32 (None otherwise)."""
+    little = np.dtype(dtype).newbyteorder("<")
+    return little if little.kind in "iu" and np.iinfo(little).min <= 0 and np.iinfo(little).max >= 2**32 - 1 \
+        else None
+
+
+def seeded(seed: int) -> np.random.Generator:
+    """Generator(PCG64(seed)), the stream an offset tensor's values are drawn from."""
+    return np.random.Generator(np.random.PCG64(seed))
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
