@@ -20,6 +20,7 @@ from conformance.generate.environment import Env
 from conformance.generate.memory import Write
 from conformance.generate.draft import CallDraft
 from conformance.generate.picks import Picks
+from conformance.generate.streams import seeded
 
 
 def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, target: Rule | None
@@ -281,11 +282,6 @@ def _holding_uint32(dtype: str) -> np.dtype | None:
     little = np.dtype(dtype).newbyteorder("<")
     return little if little.kind in "iu" and np.iinfo(little).min <= 0 and np.iinfo(little).max >= 2**32 - 1 \
         else None
-
-
-def seeded(seed: int) -> np.random.Generator:
-    """Generator(PCG64(seed)), the stream an offset tensor's values are drawn from."""
-    return np.random.Generator(np.random.PCG64(seed))
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
