@@ -154,6 +154,11 @@ class Spots:
     def starts(self) -> np.ndarray:
         return self.at
 
+    def unshifted(self) -> np.ndarray:
+        """The starts less one shift common to all (which changes no repeat among them, nor their order):
+        the offsets as read where the starts are not yet made, else the starts."""
+        return cast(np.ndarray, self._entries if self._at is None else self._at)
+
     def or_bits(self) -> int:
         """An integer with every bit set that some start has (and maybe more): the low bits a power-of-two
         alignment looks at are clear here only where they are in every start. Of offsets not yet made

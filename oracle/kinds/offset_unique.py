@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from oracle.footprint import Runs
+from oracle.footprint import Runs, Spots
 from oracle.records import Rule
 from oracle.repeats import any_repeat
 
@@ -23,7 +23,8 @@ class OffsetUnique(RuleKind):
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty or runs.count < 2:
                 continue
-            starts, element = np.asarray(runs.starts()), None
+            # the starts less a common shift: which repeat, and where, is all this looks at
+            starts, element = runs.unshifted() if isinstance(runs, Spots) else np.asarray(runs.starts()), None
             by = ctx.spec.operands[rule.fields["operand"]].get("addressed_by")
             entries = ctx.accesses.get(by) if by else None
             if entries is not None and entries.count == starts.size and not _distinct_runs(entries):
