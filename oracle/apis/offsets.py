@@ -152,15 +152,27 @@ def _chosen(mask: int | tuple[int, ...] | None, per: int) -> tuple[int, int]:
 def repeat_extents(key: tuple[Any, ...]) -> tuple[int, Extent, Extent]:
     """repeat_sides(key) in closed form: (elements moved, extent of the strided operand, extent of the
     offsets tensor). An element's place is r * stride + e * width (entry r * advance + e), so the furthest
-    is the last element's in the first or the last repeat, whichever lies further."""
-    repeat, per, stride, width, mask, adv = key
-    k, last = _chosen(mask, per)
-    n = max(repeat, 0) * k
-    if n == 0:
-        return 0, Extent(0, 0), Extent(0, 0)
-    far = max(0, (repeat - 1) * stride) + last * width
-    entries = max(0, (repeat - 1) * (per if adv is None else adv)) + last
-    return n, Extent(far + width, n * width), Extent((entries + 1) * OFFSET.itemsize, n * OFFSET.itemsize)
+    is the last element's in the first or the last repeat, whichever lies further. Kept by key: a generator
+    sizing operands asks it of the same few forms several times a call."""
+    found = _EXTENTS.get(key)
+    if found is None:
+        repeat, per, stride, width, mask, adv = key
+        k, last = _chosen(mask, per)
+        n = max(repeat, 0) * k
+        if n == 0:
+            found = 0, Extent(0, 0), Extent(0, 0)
+        else:
+            far = max(0, (repeat - 1) * stride) + last * width
+            entries = max(0, (repeat - 1) * (per if adv is None else adv)) + last
+            found = n, Extent(far + width, n * width), Extent((entries + 1) * OFFSET.itemsize, n * OFFSET.itemsize)
+        if len(_EXTENTS) >= _EXTENTS_KEPT:
+            _EXTENTS.clear()
+        _EXTENTS[key] = found
+    return found
+
+
+_EXTENTS: dict[tuple[Any, ...], tuple[int, Extent, Extent]] = {}
+_EXTENTS_KEPT = 4096
 
 
 def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand: str,
