@@ -296,16 +296,31 @@ def _others(call: Call, ctx: Context, x_name: str) -> list[tuple[str, int, int]]
     touch in x's scope (their spans)."""
     x_tensor = call.tensor(x_name)
     scope = x_tensor.scope
-    apart = {op for r in ctx.spec.rules_that("kept_apart") for op in kind_of(r).kept_apart(
-        r, x_name, lambda op: _identical(ctx, call.tensor(op), x_tensor))}
+    always, unless_identical = _apart_from(ctx.spec, x_name)
     out = []
     for op, runs in ctx.accesses.items():
-        if op == x_name or op not in apart or runs is None or isinstance(runs, list) or runs.empty:
+        if op == x_name or runs is None or isinstance(runs, list) or runs.empty:
+            continue
+        if op not in always and (op not in unless_identical or _identical(ctx, call.tensor(op), x_tensor)):
             continue
         tensor = call.tensor(op)
         if tensor.scope == scope:
             out.append((op, tensor.addr + runs.begin, tensor.addr + runs.end))
     return out
+
+
+def _apart_from(spec: Any, x_name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The operands the kept_apart rules keep x apart from: always, and unless it is x's very tensor
+    given twice (a rule with `allow: identical`). Found once per spec and operand, by asking each rule
+    with every operand identical and with none."""
+    known: dict[str, tuple[frozenset[str], frozenset[str]]] = spec.__dict__.setdefault("_offsets_apart_from", {})
+    found = known.get(x_name)
+    if found is None:
+        rules = spec.rules_that("kept_apart")
+        always = frozenset(op for r in rules for op in kind_of(r).kept_apart(r, x_name, lambda op: True))
+        every = frozenset(op for r in rules for op in kind_of(r).kept_apart(r, x_name, lambda op: False))
+        found = known[x_name] = always, every - always
+    return found
 
 
 def _identical(ctx: Context, a: Any, b: Any) -> bool:
