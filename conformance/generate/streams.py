@@ -42,22 +42,25 @@ def _hashed(value: int, constants: tuple[int, int]) -> int:
 
 
 _ZERO_WORDS = [_hashed(0, _HASH_A[i]) for i in range(4)]      # the pool past a single word of entropy
+# every word of the pool mixed into every other, in SeedSequence's order: (source, destination, hash)
+_MIXES = [(src, dst, *_HASH_A[4 + k]) for k, (src, dst) in
+          enumerate((s, d) for s in range(4) for d in range(4) if s != d)]
 
 
 def pcg64_start(seed: int) -> tuple[int, int]:
     """(state, increment) of `PCG64(seed)` for 0 <= seed < 2**32, as numpy's bit generator holds them."""
-    pool = [_hashed(seed, _HASH_A[0]), *_ZERO_WORDS[1:]]
-    k = 4
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                x, m = _HASH_A[k]
-                k += 1
-                h = (pool[src] ^ x) * m & _M32
-                h ^= h >> 16
-                mixed = (_MIX_L * pool[dst] - _MIX_R * h) & _M32
-                pool[dst] = mixed ^ mixed >> 16
-    w = [_hashed(pool[i & 3], _HASH_B[i]) for i in range(8)]
+    x, m = _HASH_A[0]
+    first = (seed ^ x) * m & _M32
+    pool = [first ^ first >> 16, *_ZERO_WORDS[1:]]
+    for src, dst, x, m in _MIXES:
+        h = (pool[src] ^ x) * m & _M32
+        h ^= h >> 16
+        mixed = (_MIX_L * pool[dst] - _MIX_R * h) & _M32
+        pool[dst] = mixed ^ mixed >> 16
+    w = []
+    for i, (x, m) in enumerate(_HASH_B):
+        word = (pool[i & 3] ^ x) * m & _M32
+        w.append(word ^ word >> 16)
     initstate = (w[0] | w[1] << 32) << 64 | w[2] | w[3] << 32
     inc = ((w[4] | w[5] << 32) << 64 | w[6] | w[7] << 32) << 1 & _M128 | 1
     return ((inc + initstate) * _PCG_MULT + inc) & _M128, inc      # two LCG steps from 0, initstate added
