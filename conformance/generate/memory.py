@@ -103,8 +103,8 @@ class Write:
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
         little, limits = _integer_type(dtype)
-        if values.dtype == little and values.flags.owndata and not values.flags.writeable \
-                and values.flags.c_contiguous:
+        flags = values.flags
+        if values.dtype == little and flags.owndata and not flags.writeable and flags.c_contiguous:
             typed = values                                  # handed over: every value fits its dtype
         elif limits is not None and values.size and limits.min <= values.min() <= values.max() <= limits.max:
             typed = _read_only(values.astype(little))       # a copy, kept: the values as memory holds them

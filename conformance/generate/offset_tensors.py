@@ -128,7 +128,8 @@ class Offsets:
         k, style = self.chosen(apart, colliding, style, free, n)
         offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
         offsets *= self.width
-        offsets += self.shift
+        if self.shift:
+            offsets += self.shift
         self.j = int(self.rng.integers(0, n))
         if style == "top":          # the largest offset the range rules allow, or that stays inside UB
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
