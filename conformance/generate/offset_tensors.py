@@ -19,6 +19,7 @@ from oracle.spec import Rule
 from conformance.generate.environment import Env
 from conformance.generate.memory import Write
 from conformance.generate.draft import CallDraft
+from conformance.generate.free_slots import FreeSlots, free_count, free_slots
 from conformance.generate.picks import Picks
 from conformance.generate.streams import seeded
 
@@ -161,7 +162,7 @@ class Offsets:
             self._spans = _others(self.call, self.ctx, self.x_name)
         return [(begin, end) for op, begin, end in self._spans if op not in aimed]
 
-    def style(self, apart: bool, colliding: bool, n: int) -> tuple[np.ndarray | None, str]:
+    def style(self, apart: bool, colliding: bool, n: int) -> tuple[FreeSlots | None, str]:
         """The free slots (None: every one) and the drawn style of the offsets."""
         others = self.others()
         low, width = self.base + self.shift, self.width
@@ -173,19 +174,19 @@ class Offsets:
                 style = "scattered"
             return None, style
         slots = self.slots
-        if _free_count(others, low, width, slots) < n:      # distinct offsets may land past the tensor, inside UB
+        if free_count(others, low, width, slots) < n:      # distinct offsets may land past the tensor, inside UB
             wider = (self.cap - self.base - self.shift) // width
             if self.limit is not None:
                 wider = min(wider, (self.limit - self.shift) // width + 1)
             slots = max(slots, wider)
-        free = _free_grid(others, low, width, slots)
+        free = free_slots(others, low, width, slots)
         self.slots = self.slots if free is None else free.size
         require(self.slots >= 1)
         style = "collide" if colliding else self.pick.choice(
             ("identity", "reversed", "permutation", "scattered", "top"), self.v_name)
         return free, style
 
-    def chosen(self, apart: bool, colliding: bool, style: str, free: np.ndarray | None, n: int
+    def chosen(self, apart: bool, colliding: bool, style: str, free: FreeSlots | None, n: int
                ) -> tuple[np.ndarray, str]:
         """Which slot each entry's offset takes, and the style that gives."""
         rng, slots = self.rng, self.slots
@@ -327,37 +328,6 @@ def _apart_from(spec: Any, x_name: str) -> tuple[frozenset[str], frozenset[str]]
 def _identical(ctx: Context, a: Any, b: Any) -> bool:
     """One tensor given twice (scope, address, bytes): an overlap rule with `allow: identical` allows it."""
     return a.scope == b.scope and a.addr == b.addr and ctx.nbytes(a) == ctx.nbytes(b)
-
-
-def _free_grid(spans: list[tuple[int, int]], low: int, width: int, slots: int) -> np.ndarray | None:
-    """The slots (elements from byte `low`, `slots` of them) whose bytes none of `spans` touch (the operands
-    an overlap rule keeps apart); None where no span falls among them: every slot is free."""
-    top = low + slots * width
-    blocked = [(b, e) for b, e in spans if e > low and b < top]
-    if not blocked:
-        return None
-    at = low + np.arange(slots, dtype=np.int64) * width
-    ok = np.ones(slots, dtype=bool)
-    for begin, end in blocked:
-        ok &= (at + width <= begin) | (at >= end)
-    return np.flatnonzero(ok)
-
-
-def _free_count(spans: list[tuple[int, int]], low: int, width: int, slots: int) -> int | float:
-    """The size of what _free_grid gives, counted without its arrays (infinite where it gives None: no
-    span falls among the slots): slot k, at byte low + k * width, meets [b, e) for k from
-    (b - width - low) // width + 1 up to, not including, ceil((e - low) / width)."""
-    top = low + slots * width
-    pieces = sorted((max(0, (b - width - low) // width + 1), min(slots, -(-(e - low) // width)))
-                    for b, e in spans if e > low and b < top)
-    if not pieces:
-        return float("inf")
-    taken, reach = 0, 0
-    for lo, hi in pieces:
-        if hi > max(lo, reach):
-            taken += hi - max(lo, reach)
-        reach = max(reach, hi)
-    return slots - taken
 
 
 def _clear(at: int, width: int, spans: list[tuple[int, int]]) -> bool:

@@ -158,9 +158,9 @@ def test_the_offsets_shortcuts_give_what_numpy_unique_gives() -> None:
 
 def test_the_free_slots_counted_are_the_free_slots_listed() -> None:
     """Whether distinct offsets need more slots is told by counting the slots no operand's bytes touch,
-    without listing them: the count must be the size of the list (_free_grid) whatever the spans (apart,
+    without listing them: the count must be the size of the list (free_slots) whatever the spans (apart,
     overlapping, nested, off the grid, below and past the slots), and infinite where it lists none."""
-    from conformance.generate.offset_tensors import _free_count, _free_grid
+    from conformance.generate.free_slots import free_count, free_slots
     rng = np.random.default_rng(1)
     for _ in range(3000):
         low, width = int(rng.integers(0, 64)), int(rng.choice([1, 2, 4, 8, 32]))
@@ -169,8 +169,8 @@ def test_the_free_slots_counted_are_the_free_slots_listed() -> None:
         for _ in range(int(rng.integers(0, 4))):
             b = int(rng.integers(0, low + slots * width + 64))
             spans.append((b, b + int(rng.integers(1, 3 * width + 8))))
-        listed = _free_grid(spans, low, width, slots)
-        assert _free_count(spans, low, width, slots) == (float("inf") if listed is None else listed.size), \
+        listed = free_slots(spans, low, width, slots)
+        assert free_count(spans, low, width, slots) == (float("inf") if listed is None else listed.size), \
             (spans, low, width, slots)
 
 
