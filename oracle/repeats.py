@@ -17,7 +17,7 @@ def any_repeat(values: np.ndarray) -> bool:
     lo, hi = int(values.min()), int(values.max())
     if hi - lo <= 16 * values.size + 4096:
         seen = np.zeros(hi - lo + 1, dtype=np.bool_)
-        seen[values - lo] = True
+        seen[np.subtract(values, lo, dtype=np.intp)] = True     # indices of numpy's own type: no cast to index
         return int(np.count_nonzero(seen)) < values.size
     ordered = np.sort(values)
     return bool((ordered[1:] == ordered[:-1]).any())

@@ -22,8 +22,8 @@ class OffsetAlign(RuleKind):
         for label, tensor, runs in ctx.entries(rule.fields["operand"]):
             if runs is None or runs.empty:
                 continue
-            if _all_aligned(tensor.addr, runs, width):
-                continue
+            if _all_aligned(tensor.addr, runs, width) or _all_aligned(tensor.addr, runs.starts(), width):
+                continue            # (the offsets' OR tells the starts' low bits only where their base's are 0)
             starts = tensor.addr + runs.starts()
             odd = np.flatnonzero(starts % width)
             if odd.size:
@@ -45,9 +45,12 @@ class OffsetAlign(RuleKind):
 
 
 def _all_aligned(addr: int, runs: Any, width: int) -> bool:
-    """addr + every start a multiple of a power-of-two width: one OR over the starts, or over what they are
-    made of (or_bits; False: look closer)."""
+    """addr + every start a multiple of a power-of-two width: one OR over the starts (`runs`, or an array
+    of them), or over what they are made of (or_bits; False: look closer)."""
     if width & (width - 1):
         return False
-    bits = runs.or_bits() if hasattr(runs, "or_bits") else int(np.bitwise_or.reduce(runs.starts()))
+    if isinstance(runs, np.ndarray):
+        bits = int(np.bitwise_or.reduce(runs)) if runs.size else 0
+    else:
+        bits = runs.or_bits() if hasattr(runs, "or_bits") else int(np.bitwise_or.reduce(runs.starts()))
     return not (addr | bits) & (width - 1)
