@@ -43,7 +43,10 @@ def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, t
 
 def _entry_index(runs: Any, width: int) -> np.ndarray:
     """The entries (of `width` bytes) of the offset tensor that a footprint of it starts elements at."""
-    return (np.asarray(runs.starts()) // width).astype(np.int64)
+    starts = np.asarray(runs.starts())
+    if width & (width - 1):
+        return (starts // width).astype(np.int64, copy=False)
+    return np.right_shift(starts, width.bit_length() - 1, dtype=np.int64)     # floor division by a power of two
 
 
 def _increasing_runs(runs: Any, width: int) -> bool:
@@ -53,12 +56,12 @@ def _increasing_runs(runs: Any, width: int) -> bool:
             and runs.step % width == 0)
 
 
-def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The entries any reading reads, sorted and distinct, and each reading's positions among them: with no
-    sort where every reading reads the same increasing entries (the usual case)."""
+def _entries(read: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray | None]]:
+    """The entries any reading reads, sorted and distinct, and each reading's positions among them (None:
+    every one): with no sort where every reading reads the same increasing entries (the usual case)."""
     first = read[0]
     if all(np.array_equal(r, first) for r in read[1:]) and (first.size < 2 or bool((first[1:] > first[:-1]).all())):
-        return first, [np.arange(first.size)] * len(read)
+        return first, [None] * len(read)
     index = sorted_unique(np.concatenate(read))
     return index, [sorted_unique(np.searchsorted(index, r)) for r in read]
 
@@ -288,9 +291,18 @@ def _holding_uint32(dtype: str) -> np.dtype | None:
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
     """The largest offset of `v_name` the offset_range rules that hold for `call` allow (None: no limit)."""
-    limits = [m for r in env.spec.rules_that("offset_limit") for m in [kind_of(r).offset_limit(r, v_name)]
-              if m is not None and env.rulebook.matches(r.when, call, env.spec)]
+    limits = [m for m, when in _offset_limits(env.spec, v_name) if env.rulebook.matches(when, call, env.spec)]
     return min(limits) if limits else None
+
+
+def _offset_limits(spec: Any, v_name: str) -> list[tuple[int, Any]]:
+    """(largest offset, when) of each offset_range rule on `v_name`: found once per spec and operand."""
+    known: dict[str, list[tuple[int, Any]]] = spec.__dict__.setdefault("_offset_limits", {})
+    found = known.get(v_name)
+    if found is None:
+        found = known[v_name] = [(m, r.when) for r in spec.rules_that("offset_limit")
+                                 for m in [kind_of(r).offset_limit(r, v_name)] if m is not None]
+    return found
 
 
 def _others(call: Call, ctx: Context, x_name: str) -> list[tuple[str, int, int]]:
