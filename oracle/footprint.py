@@ -117,8 +117,7 @@ class Spots:
 
     def _lowest_highest(self) -> tuple[int, int]:
         if self._span is None:
-            values = cast(np.ndarray, self._entries if self._at is None else self._at)
-            shift = self._base if self._at is None else 0
+            values, shift = self.unshifted(), (self._base if self._at is None else 0)
             self._span = (int(values.min()) + shift, int(values.max()) + shift)
         return self._span
 
@@ -163,11 +162,8 @@ class Spots:
         """An integer with every bit set that some start has (and maybe more): the low bits a power-of-two
         alignment looks at are clear here only where they are in every start. Of offsets not yet made
         starts, base | the entries' OR, one reduction over the uint32 entries."""
-        if not self.count:
-            return 0
-        if self._at is None:
-            return self._base | int(np.bitwise_or.reduce(cast(np.ndarray, self._entries)))
-        return int(np.bitwise_or.reduce(self._at))
+        shift = self._base if self._at is None else 0          # what unshifted() leaves out
+        return shift | int(np.bitwise_or.reduce(self.unshifted())) if self.count else 0
 
     def bytes(self, base: int) -> np.ndarray:
         """(count, length) absolute byte addresses."""
