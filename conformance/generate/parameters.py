@@ -10,9 +10,11 @@ from oracle.kinds import Retry, kind_of, require
 from oracle.spec import Rule
 
 from conformance.generate.apart import keep_apart
-from conformance.generate.draft import CallDraft, accesses, frame_of, part, parted_call, writes_twice
+from conformance.generate.draft import (CallDraft, accesses, frame_of, part, parted_call, writes_twice,
+                                        written_once)
 from conformance.generate.environment import Env, Frame, subtract
 from conformance.generate.masks import draw_words
+from conformance.generate.once import bearing, nearest_once, written_once_at
 from conformance.generate.picks import Picks, pick_as, rotated
 from conformance.generate.sizing import fits, largest_fit, moves_nothing, remembered
 from conformance.generate.steering import one_repeat, overriding, reaches_below
@@ -159,6 +161,12 @@ class ParameterDraw:
         self.params = self.start.params
         self.forced = self.kind.forced_param(target)
         self.fit_top: dict[str, int] = {}       # the largest value that fitted, where one was searched for
+        searched = getattr(frame_of(env, draft).math, "SEARCHED_APART", ())
+        self.once = [op for op in written_once(env, target) if op in searched and op not in draft.parted]
+        self.bearing: list[str] = []            # the parameters self.once's footprints read, in drawn order
+        self.last: str | None = None            # the last of them
+        self.fit_span: dict[str, tuple[int, int, int]] = {}     # (lo, hi, step) each fit_top was searched in
+        self.begun: dict[str, Any] = {}         # the parameters before the first one was drawn
 
     def fits(self, params: Mapping[str, Any]) -> bool:
         return fits(self.env, self.draft, params, self.start.aligns)
@@ -170,13 +178,18 @@ class ParameterDraw:
                                                     lambda v: self.fits({**params, forced: v}))
             draft.tags.append(tag)
         pushed_down = False
-        for n in rotated(self.pick, self.start.names):
-            if n == forced:
-                continue
+        order = [n for n in rotated(self.pick, self.start.names) if n != forced]
+        if self.once:
+            self.bearing = bearing(self.env, draft, params, order, self.once)
+            self.last = self.bearing[-1] if self.bearing else None
+            self.begun = dict(params)
+        for n in order:
             if draft.frame.steps[n] > 1:
                 self.stepped(n, draft.frame.steps[n])
             else:
                 pushed_down |= self.plain(n)
+        if self.last is not None:
+            self.rewrite_once(order)
         if pushed_down:     # a call that moves nothing (ndNum = 0) is drawn on purpose, not for want of room
             require(not moves_nothing(self.env, draft, params))
         self.part_writes()
@@ -197,13 +210,16 @@ class ParameterDraw:
         require(scaled)
         lo, hi = pick.choice(scaled, f"{n}.interval")
         require(self.fits({**params, n: lo * step}))
-        value, top = lo, lo * step                  # the bottom, the only multiple that fits ...
+        value, top, how = lo, lo * step, "min"      # the bottom, the only multiple that fits ...
         if lo < hi and self.fits({**params, n: (lo + 1) * step}):       # ... or not
             how, top = pick.how(n), None
             if how != "min":
                 top = largest_fit(self.env, self.draft, params, n, lo * step, hi * step, self.start.aligns, step)
                 require(top is not None)
+                self.fit_span[n] = (lo * step, hi * step, step)
                 value, _ = pick_as(pick, how, lo, top // step, n)
+        if n == self.last:
+            value = self.written_once(n, how, value, lo, hi, None if top is None else top // step, step)
         params[n] = value * step
         if top is not None:
             self.fit_top[n] = top
@@ -227,12 +243,67 @@ class ParameterDraw:
         else:
             top = largest_fit(self.env, self.draft, params, n, lo, hi, self.start.aligns)
             require(top is not None)
+            self.fit_span[n] = (lo, hi, 1)
         if n in empties and how != "min" and top >= 1:
             lo = 1              # 0 (an empty move) is drawn as the minimum, on purpose; "any" moves data
         params[n], _ = pick_as(pick, how if top > lo else "min", lo, top, n)
+        if n == self.last:
+            params[n] = self.written_once(n, how, params[n], lo, hi, None if how == "min" else top)
         if how != "min":
             self.fit_top[n] = top
         return how != "min" and top == lo == 0
+
+    def written_once(self, n: str, how: str, value: int, lo: int, hi: int, top: int | None, step: int = 1) -> int:
+        """`value` (a count of `step`s in [lo, hi]) where self.once's operands write no byte twice with it;
+        otherwise the nearest in [lo, top] where they do not (once.nearest_once: above it first, but
+        below a "max"), `top` the largest fit (None: searched for here, only where it is needed)."""
+        once = written_once_at(self.env, self.draft, self.params, n, self.once, step)
+        if once(value):
+            return value
+
+        def fit() -> int | None:
+            if top is not None:
+                return top
+            found = largest_fit(self.env, self.draft, self.params, n, lo * step, hi * step, self.start.aligns, step)
+            return None if found is None else found // step
+        return nearest_once(once, value, lo, hi, how != "max", fit)
+
+    def rewrite_once(self, order: list[str]) -> None:
+        """Where self.once's operands still write a byte twice (decided before the last parameter they
+        read was drawn: rows that overlap, whatever the matrices' stride), the one drawn latest before it
+        that has a value which parts them is moved there (written_once, up to its largest fit with the
+        others as drawn); the largest fits of those drawn after it are searched again (fit_again)."""
+        acc = accesses(self.env, self.draft, self.params, plain=True)
+        if not any(writes_twice(acc.get(op)) for op in self.once):
+            return
+        for m in reversed(self.bearing[:-1]):
+            step, value = self.draft.frame.steps[m], self.params[m]
+            if value % step:
+                continue
+            lo, hi = next(((a, b) for a, b in self.start.domains[m] if a <= value <= b), (value, value))
+            if self.kind.moves_bytes and m in self.start.empties:
+                lo = max(lo, 1)
+            moved = self.written_once(m, "any", value // step, -(-lo // step), hi // step, None, step) * step
+            if moved != value:
+                self.params[m] = moved
+                self.fit_again(order, order.index(m) + 1)
+                return
+
+    def fit_again(self, order: list[str], at: int) -> None:
+        """The largest fits of the parameters from order[at] on searched again as when they were drawn (those
+        drawn before each as they are now, the others at their start), where one was searched for (a bottom
+        that was the only fit is no longer known to be)."""
+        for i, n in enumerate(order[at:], at):
+            if n in self.fit_top and n not in self.fit_span:
+                del self.fit_top[n]
+            elif n in self.fit_top:
+                before = {**self.begun, **{k: self.params[k] for k in order[:i]}}
+                top = largest_fit(self.env, self.draft, before, n, *self.fit_span[n][:2], self.start.aligns,
+                                  self.fit_span[n][2])
+                if top is None:
+                    del self.fit_top[n]
+                else:
+                    self.fit_top[n] = top
 
     def part_writes(self) -> None:
         """An operand that must not write a byte twice (CallDraft.parted) and does: its strides raised as

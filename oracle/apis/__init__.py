@@ -18,6 +18,10 @@ new images of every scope the call writes, made from `memory` (not modified) in 
 API's moves allow it and every byte every operand touches lies inside its scope's image (None: the
 caller checks the images, copies the written scopes and calls apply); data_move has one.
 
+Optionally `apart(call, units, operand) -> {param: least value}`: the strides that keep an operand's writes
+apart, in closed form; or `SEARCHED_APART`, the operands whose writes a generator keeps apart by searching
+the values of the parameters their footprint reads (data_copy_nz2nd's dst).
+
 and a dict `VARIANTS`: name -> function turning the call's units into those of that index-math variant
 (a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes
 nothing). Context.units applies the variants of the declared readings whose region holds the call, so

@@ -44,6 +44,12 @@ from ..footprint import Grid
 from .fractal import nd_rows
 
 
+# Operands a generator keeps from writing a byte twice by searching the values of the parameters their
+# footprint reads (no closed form gives the least strides that part dst's rows: matrices side by side in
+# one ND array, dstDStride >= ndNum * dValue, part them as well as matrices one after another do).
+SEARCHED_APART = ("dst",)
+
+
 def _fields(call: Call) -> dict[str, int]:
     fields: dict[str, int] = call.args["intriParams"]
     return fields
