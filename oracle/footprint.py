@@ -270,9 +270,9 @@ class Grid(NamedTuple):
         shift = m * self.outer_step
         if self.inner_step == 0:
             return bool((shift < self.length).any())
-        near = np.clip(np.stack([-(shift // self.inner_step), -(-shift // self.inner_step) * -1]),
+        rows = np.clip(np.stack([-(shift // self.inner_step), -(-shift // self.inner_step) * -1]),
                        -(self.inner - 1), self.inner - 1)
-        gap = np.abs(shift[None, :] + near * self.inner_step)
+        gap = np.abs(shift[None, :] + rows * self.inner_step)
         return bool((gap < self.length).any())
 
 
