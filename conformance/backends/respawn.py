@@ -51,6 +51,7 @@ class Relay:
         self.pending = b""                      # the kit's bytes past its last complete line
         self.waiting: deque[tuple[str, object]] = deque()   # (op, id) of each request the child holds
         self.line_open = False                  # the child's last bytes passed on end inside a line
+        self.last_run = b""                     # the kit's last `run` request (serve_respawning's warm)
 
     def from_kit(self, data: bytes) -> None:
         """Note the requests in `data` (the child is handed the bytes as they are)."""
@@ -58,6 +59,8 @@ class Relay:
         *lines, self.pending = self.pending.split(b"\n")
         for line in lines:
             self.waiting.append(_op_and_id(line))
+            if self.waiting[-1][0] == "run":
+                self.last_run = line
 
     def from_child(self, data: bytes) -> None:
         _write(self.kit_out, data)
@@ -111,9 +114,12 @@ def _fork(serve_child: Callable[[int, int], int], keep: tuple[int, ...]) -> tupl
     return pid, to_child, from_child
 
 
-def serve_respawning(serve_child: Callable[[int, int], int]) -> int:
+def serve_respawning(serve_child: Callable[[int, int], int], warm: Callable[[bytes], None] | None = None) -> int:
     """Relay between the kit (stdin, stdout) and a forked child `serve_child(requests_fd, replies_fd)` until
-    the kit says bye or closes stdin; a child that dies first is followed by another."""
+    the kit says bye or closes stdin; a child that dies first is followed by another. Before that one is
+    forked, `warm(request)` is handed the last `run` request the kit sent: what it fills in this process
+    (the oracle's caches of a call of that kind) each later child starts with, instead of filling it again
+    on its first call; what it raises is dropped."""
     kit_out = os.dup(1)
     os.dup2(2, 1)                               # the backend's prints (host or child) go to stderr
     relay = Relay(0, kit_out)
@@ -123,6 +129,11 @@ def serve_respawning(serve_child: Callable[[int, int], int]) -> int:
         if status is None:                      # the kit is gone, or said bye and the child left
             return 0
         relay.crashed(describe(status))
+        if warm is not None and relay.last_run:
+            try:
+                warm(relay.last_run)
+            except Exception:                   # noqa: BLE001 - a cache left cold costs time, nothing else
+                pass
 
 
 def _relay(relay: Relay, pid: int, to_child: int, from_child: int) -> int | None:

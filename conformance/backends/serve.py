@@ -14,7 +14,7 @@ import os
 import select
 import sys
 import time
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from oracle import Call, CallFormatError
 from oracle.spec import Rulebook
 
 from conformance.backends.calling import ask_supports, backend_text, call_backend, forget_traceback, refusal_rule
-from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, Rejected
+from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected
 from conformance.backends.declared_readings import backend_readings
 from conformance.backends.exec_messages import COMPACT
 
@@ -204,7 +204,29 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
 
     if respawn and _can_wait_on_children():
         from conformance.backends.respawn import serve_respawning
-        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8")))
+        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8")),
+                                oracle_warmer(backend, rulebook))
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return serving(sys.stdin.fileno(), replies)
+
+
+
+def oracle_warmer(backend: Backend, rulebook: Rulebook) -> Callable[[bytes], None]:
+    """What a respawning host runs before it forks the child that follows a dead one: the oracle's check of
+    the last call the kit sent, without memory, by `rulebook` and, for the kit's reference (OracleBackend
+    and its subclasses), by the rulebook its run reads (its own, with its readings). The caches that fills
+    (the call's plan, its compiled fast path) are then the host's, and every child forked later starts
+    with them: a child that dies on most calls (a crash being shrunk) would fill them again on each first
+    call, a few milliseconds each. Only the kit's own code runs here."""
+    from oracle.rules import context, violations, with_readings
+    books = [rulebook]
+    if isinstance(backend, OracleBackend):
+        own = with_readings(backend.rulebook or rulebook, backend_readings(backend, "served") or None)
+        books += [own] if own is not rulebook else []
+
+    def warm(request: bytes) -> None:
+        call = Call.from_dict(json.loads(request)["call"])
+        for book in books:
+            violations(context(call, None, book))
+    return warm

@@ -147,3 +147,39 @@ def test_a_reply_cut_off_by_the_death_is_ended_before_the_crash_replies_and_bye_
 def test_how_a_process_ended_is_said_as_for_any_program():
     assert describe(3 << 8) == "exited with status 3"
     assert describe(11) == "killed by SIGSEGV"
+
+
+def test_the_relay_keeps_the_kits_last_run_request_for_the_next_child():
+    relay, _ = _relay()
+    assert relay.last_run == b""
+    relay.from_kit(b'{"op":"run","id":1,"call":{}}\n{"op":"run","id":2,"call":{"api":"x"}}\n{"op":"bye"}\n')
+    assert relay.last_run == b'{"op":"run","id":2,"call":{"api":"x"}}'
+
+
+def _memo_sizes(rulebook) -> dict:
+    """The rulebook's memos (its caches kept by name), and how full each is."""
+    return {k: len(v) for k, v in vars(rulebook).items() if k.startswith("_") and isinstance(v, dict)}
+
+
+@pytest.mark.parametrize("readings", [{}, {"data_move.sid.reserved": "same_data"}])
+def test_a_warmed_host_holds_what_a_check_of_the_last_call_fills(cases, readings):
+    """What oracle_warmer fills in the host (before it forks the child that follows a dead one) is what
+    the reference's check of the call fills, by the rulebook its run reads (its readings declared, where
+    it has some): a check after it finds nothing left to fill."""
+    from oracle import check
+    from oracle.rules import with_readings
+    from oracle.spec import load_rulebook
+
+    from conformance import OracleBackend
+    from conformance.backends.serve import oracle_warmer
+    call = cases[0][0].call
+    request = json.dumps({"op": "run", "id": 4, "call": call.to_dict()}).encode()
+    book = load_rulebook()
+    read_by = with_readings(book, readings or None)
+    warm = oracle_warmer(OracleBackend(readings=readings, rulebook=book), book)
+    empty = _memo_sizes(read_by)
+    warm(request)
+    warmed = _memo_sizes(read_by)
+    assert warmed != empty
+    check(call, rulebook=book, readings=readings or None)
+    assert _memo_sizes(read_by) == warmed
