@@ -81,18 +81,21 @@ class FastPath:
     the fast path can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`)."""
 
     __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
-                 "dtypes", "guards", "__dict__")
+                 "dtypes", "guards", "checks", "__dict__")
 
     def __init__(self, tables: dict[str, list[Any]], listed: dict[str, Listed], same_lists: list[list[str]],
                  itemsize: Mapping[str, int], rest: list[tuple[Rule, Ranges | None]],
                  regions: tuple[Ranges, ...] | None = None, scopes: dict[str, str] | None = None,
-                 dtypes: dict[str, str] | None = None, guards: tuple[tuple[str, ...] | None, ...] = ()):
+                 dtypes: dict[str, str] | None = None, guards: tuple[tuple[str, ...] | None, ...] = (),
+                 checks: tuple[tuple[Any, ...], ...] = ()):
         self.tables = {kind: tuple(entries) for kind, entries in tables.items()}
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
         self.outside_regions = regions is not None      # when `holds`, no ambiguity region holds the call
         # per region: the list operands whose spread alone keeps the region's checks from flagging (None: none)
         self.guards = guards or (None,) * len(regions or ())
+        # per region: its ambiguity's checks (none: the region's ranges alone make it hold a call)
+        self.checks = checks or ((),) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
 
     def holds(self, ctx: Checked) -> bool:
@@ -128,7 +131,7 @@ class Source:
     def __init__(self, fast: FastPath):
         self.fast, self.scopes, self.dtypes, self.itemsize = fast, fast.scopes, fast.dtypes, fast.itemsize
         self.consts: dict[str, Any] = {"_itemsize": fast.itemsize, "_lists_hold": fast._lists_hold,
-                                       "_in_ranges": in_ranges, "_spread": _spread}
+                                       "_in_ranges": in_ranges, "_spread": _spread, "_flags": _flags}
         self.lines = ["def holds(ctx):", "    args = ctx.call.args"]
         self.tensors: dict[str, str] = {}
         self.spans: dict[str, str] = {}         # operand -> the variable holding its runs' span
@@ -172,8 +175,10 @@ class Source:
 def _source(fast: FastPath) -> tuple[str, dict[str, Any]]:
     """`holds` as Python source, and the constants it names (sets, limits)."""
     src = Source(fast)
-    for ranges, guard in zip(fast.regions or (), fast.guards):     # inside an ambiguity region: ask the kinds
-        spread = f" and not _spread(ctx, {guard!r})" if guard else ""      # (but where its checks cannot flag)
+    for ranges, guard, checks in zip(fast.regions or (), fast.guards, fast.checks):    # inside an ambiguity
+        spread = f" and not _spread(ctx, {guard!r})" if guard else ""      # region: ask the kinds (but where
+        if checks:                                                         # its checks cannot flag, or do not)
+            spread += f" and _flags(ctx, {src.literal(checks)})"
         if all(not field and type(lo) is int and type(hi) is int for _, field, lo, hi in ranges):
             src.fail_if("(" + (" and ".join(f"isinstance(v := args.get({head!r}), int) and {lo} <= v <= {hi}"
                                             for head, _, lo, hi in ranges) or "True") + ")" + spread)
@@ -251,7 +256,12 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     ranged = [ranges for ranges in regions if ranges is not None]
     return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
                     None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
-                    tuple(_self_lists(amb, spec) for amb, _ in kept))
+                    tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
+
+
+def _flags(ctx: Checked, checks: tuple[Any, ...]) -> bool:
+    """Does one of an ambiguity's checks flag the call (what makes a region whose ranges hold it hold it)?"""
+    return any(RULE_KINDS[c.kind].check(c, ctx) for c in checks)
 
 
 def _self_lists(amb: Ambiguity, spec: Spec) -> tuple[str, ...] | None:

@@ -220,12 +220,14 @@ def oracle_warmer(backend: Backend, rulebook: Rulebook) -> Callable[[bytes], Non
     with them: a child that dies on most calls (a crash being shrunk) would fill them again on each first
     call, a few milliseconds each. Only the kit's own code runs here."""
     from oracle.rules import context, violations, with_readings
-    books = [rulebook]
-    if isinstance(backend, OracleBackend):
-        own = with_readings(backend.rulebook or rulebook, backend_readings(backend, "served") or None)
-        books += [own] if own is not rulebook else []
+    books: list[Rulebook] = []
 
     def warm(request: bytes) -> None:
+        if not books:           # found on first use: readings the hello refused raise here, not at the start
+            books.append(rulebook)
+            if isinstance(backend, OracleBackend):
+                own = with_readings(backend.rulebook or rulebook, backend_readings(backend, "served") or None)
+                books.extend([own] if own is not rulebook else [])
         call = Call.from_dict(json.loads(request)["call"])
         for book in books:
             violations(context(call, None, book))
