@@ -59,11 +59,17 @@ def test_a_hypothesis_that_draws_bytes_otherwise_keeps_its_own_provider(monkeypa
     assert blocks._SAME == [False]
 
 
+def test_the_name_registered_is_the_provider_class():
+    from importlib import import_module
+    module, name = blocks.REGISTERED.rsplit(".", 1)
+    assert getattr(import_module(module), name) is blocks.FixedBlocks
+
+
 def test_the_provider_found_is_put_back_after_a_search_that_raised(monkeypatch):
     monkeypatch.setattr(blocks, "_SAME", [True])
     before = providers.AVAILABLE_PROVIDERS["hypothesis"]
     with pytest.raises(KeyError):
         with blocks.fixed_blocks():
-            assert providers.AVAILABLE_PROVIDERS["hypothesis"] is blocks.FixedBlocks
+            assert providers.AVAILABLE_PROVIDERS["hypothesis"] == blocks.REGISTERED
             raise KeyError("a search that failed")
     assert providers.AVAILABLE_PROVIDERS["hypothesis"] is before
