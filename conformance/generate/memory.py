@@ -102,7 +102,7 @@ class Write:
         write's dtype that is its own and read-only is handed over: kept as it is, not copied."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        little, limits = _integer_type(dtype)
+        little, limits = integer_type(dtype)
         flags = values.flags
         if values.dtype == little and flags.owndata and not flags.writeable and flags.c_contiguous:
             typed = values                                  # handed over: every value fits its dtype
@@ -117,7 +117,7 @@ class Write:
 
 
 @functools.lru_cache(maxsize=None)
-def _integer_type(dtype: str) -> tuple[np.dtype, Any]:
+def integer_type(dtype: str) -> tuple[np.dtype, Any]:
     """The little-endian type `dtype` names and its limits (np.iinfo; None where not an integer type)."""
     little = np.dtype(dtype).newbyteorder("<")
     return little, np.iinfo(little) if little.kind in "iu" else None

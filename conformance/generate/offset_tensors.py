@@ -2,7 +2,6 @@
 that matter beside its seed (offsets that stay in range, or one that breaks the target rule)."""
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,7 @@ from oracle.rules import Context
 from oracle.spec import Rule
 
 from conformance.generate.environment import Env
-from conformance.generate.memory import Write
+from conformance.generate.memory import Write, integer_type
 from conformance.generate.draft import CallDraft
 from conformance.generate.free_slots import FreeSlots, free_count, free_slots
 from conformance.generate.picks import Picks
@@ -273,20 +272,12 @@ def _uint32(offsets: np.ndarray) -> bool:
 def _handed_over(values: np.ndarray, dtype: str) -> np.ndarray:
     """The values (uint32 offsets, as int64) as the write's dtype holds them, read-only and its own, where
     that dtype holds every uint32 (Write.of keeps such an array as it is); else as they are."""
-    little = _holding_uint32(dtype)
-    if little is None:
+    little, limits = integer_type(dtype)
+    if limits is None or limits.min > 0 or limits.max < 2**32 - 1:
         return values
     typed = values.astype(little, order="C")
     typed.flags.writeable = False
     return typed
-
-
-@functools.lru_cache(maxsize=None)
-def _holding_uint32(dtype: str) -> np.dtype | None:
-    """The little-endian integer type `dtype` names, where it holds every uint32 (None otherwise)."""
-    little = np.dtype(dtype).newbyteorder("<")
-    return little if little.kind in "iu" and np.iinfo(little).min <= 0 and np.iinfo(little).max >= 2**32 - 1 \
-        else None
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:
