@@ -211,7 +211,6 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
     return serving(sys.stdin.fileno(), replies)
 
 
-
 def oracle_warmer(backend: Backend, rulebook: Rulebook) -> Callable[[bytes], None]:
     """What a respawning host runs before it forks the child that follows a dead one: the oracle's check of
     the last call the kit sent, without memory, by `rulebook` and, for the kit's reference (OracleBackend
