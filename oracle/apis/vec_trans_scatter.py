@@ -109,8 +109,9 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     parts = _parts(image[src[0].scope], reads, part)                                  # (repeat, n, part)
     elements = parts.view(np.dtype((np.void, width)))          # (repeat, n, m): elements move whole, not by byte
     moved = np.ascontiguousarray(elements.transpose(0, 2, 1)).reshape(repeat, n, m).view(np.uint8)
-    if len(dst) == n and writes.size and _whole_parts(image[dst[0].scope], writes, part):    # else as bytes
-        _write_parts(image[dst[0].scope], writes.reshape(-1), moved.reshape(-1, part))
+    table = _table(image[dst[0].scope], writes, part) if len(dst) == n and writes.size else None
+    if table is not None:                                      # else as bytes
+        _write_parts(*table, moved.reshape(-1, part))
         return
     byte = np.arange(part, dtype=np.int64)
     where = (writes[..., None] + byte).reshape(-1)
@@ -131,27 +132,43 @@ def _windows(buffer: np.ndarray, part: int, writeable: bool = False) -> np.ndarr
     return as_strided(buffer, shape=(buffer.shape[0] - part + 1, part), strides=(step, step), writeable=writeable)
 
 
+def _table(buffer: np.ndarray, starts: np.ndarray, part: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the bytes of `buffer` from the lowest start as a row of `part`-byte items, each start's item in it),
+    where the starts lie inside the buffer a multiple of `part` apart (any two parts the same bytes or
+    none); None otherwise. The parts then move as whole items, one numpy step for all of them."""
+    low, high = int(starts.min()), int(starts.max())
+    if low < 0 or high + part > buffer.shape[0] or buffer.strides[0] != 1:
+        return None
+    offsets = starts.reshape(-1) - low
+    slots, rest = np.divmod(offsets, part)
+    if rest.any():
+        return None
+    items = buffer[low:high + part].view(np.dtype((np.void, part)))
+    return items, slots
+
+
 def _parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> np.ndarray:
     """The `part` bytes from each start: starts.shape + (part,), a new array."""
-    if starts.size and int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
+    if not starts.size:
+        return np.empty(starts.shape + (part,), dtype=np.uint8)
+    table = _table(buffer, starts, part)
+    if table is not None:
+        items, slots = table
+        return items[slots].view(np.uint8).reshape(starts.shape + (part,))
+    if int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
         parts: np.ndarray = _windows(buffer, part)[starts]
         return parts
     return buffer[starts[..., None] + np.arange(part, dtype=np.int64)]     # numpy's own indexing errors
 
 
-def _whole_parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> bool:
-    """Do the parts written lie inside the buffer, any two of them the same bytes or none (their
-    starts a multiple of `part` apart)? Then a part, not a byte, is what a later write replaces."""
-    return (int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]
-            and not ((starts - starts.flat[0]) % part).any())
-
-
-def _write_parts(buffer: np.ndarray, starts: np.ndarray, values: np.ndarray) -> None:
-    """values[k] to the part at starts[k], in order: where several parts name one place the last one
-    stays (numpy does not promise an order for repeated indices: each place's last writer is picked)."""
-    part = values.shape[1]
-    slots = (starts - starts.min()) // part
-    last = np.full(int(slots.max()) + 1, -1, dtype=np.int64)
-    np.maximum.at(last, slots, np.arange(starts.size, dtype=np.int64))
-    kept = last[last >= 0]
-    _windows(buffer, part, writeable=True)[starts[kept]] = values[kept]
+def _write_parts(items: np.ndarray, slots: np.ndarray, values: np.ndarray) -> None:
+    """values[k] to item slots[k], in order: where several parts name one item the last one stays (numpy
+    does not promise an order for repeated indices: each item's last writer is picked, where there are
+    several)."""
+    moved = np.ascontiguousarray(values).view(items.dtype).reshape(-1)
+    if int(np.bincount(slots).max()) > 1:
+        last = np.full(items.shape[0], -1, dtype=np.int64)
+        np.maximum.at(last, slots, np.arange(slots.size, dtype=np.int64))
+        kept = last[last >= 0]
+        slots, moved = slots[kept], moved[kept]
+    items[slots] = moved
