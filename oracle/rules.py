@@ -14,7 +14,8 @@ import numpy as np
 from .call import Call
 from .context import Context, cell_plan, context
 from .kinds import RULE_KINDS
-from .rulebook import in_ranges
+from .records import Ambiguity, Rule
+from .rulebook import Ranges, in_ranges
 from .spec import Rulebook, default_rulebook
 
 
@@ -69,21 +70,8 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 
 def violations(ctx: Context) -> list[Violation]:
     args = ctx.call.args
-    rules, ambiguities, _, _, quick = cell_plan(ctx)
-    if quick is not None and quick.holds(ctx):      # the fast path's rules hold: ask the kinds of the others
-        rules = quick.rest
-        if quick.outside_regions:                    # and no ambiguity region holds the call
-            if not rules:
-                return []
-            ambiguities = []
-    concerned, overridden = [], set[str]()
-    for amb, regions in ambiguities:
-        for ranges in regions:
-            if ranges is None or in_ranges(ranges, args):
-                if not amb.checks or any(RULE_KINDS[c.kind].check(c, ctx) for c in amb.checks):
-                    concerned.append(amb)
-                    overridden.update(amb.overrides)                  # the reading judges these
-                break
+    rules, ambiguities = _asked(ctx)
+    concerned, overridden = _concerned(ctx, ambiguities, False)
     out = []
     for rule, ranges in rules:
         if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
@@ -92,9 +80,57 @@ def violations(ctx: Context) -> list[Violation]:
                 out.append(Violation(rule.id, rule.severity, message))
     for amb in concerned:          # undeclared: undefined; declared: its reading's legality
         if amb.legality != "legal":
-            reading = f" (reading {amb.declared.id})" if amb.declared else ""
-            out.append(Violation(amb.id, amb.legality, f"ambiguous{reading}: {amb.question.strip()}"))
+            out.append(_read(amb))
     return out
+
+
+def rejection(ctx: Context) -> Violation | None:
+    """The first violation of severity reject that `violations` lists (None: there is none), told without
+    asking the rules after it, the rules that cannot refuse a call, nor the ambiguity regions that neither
+    refuse one nor set a rule aside: all that a backend refusing calls needs."""
+    args = ctx.call.args
+    rules, ambiguities = _asked(ctx)
+    concerned, overridden = _concerned(ctx, ambiguities, True)
+    for rule, ranges in rules:
+        if rule.severity == "reject" and (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
+            message = RULE_KINDS[rule.kind].check(rule, ctx)
+            if message:
+                return Violation(rule.id, rule.severity, message)
+    return next((_read(amb) for amb in concerned if amb.legality == "reject"), None)
+
+
+def _asked(ctx: Context) -> tuple[list[tuple[Rule, Ranges | None]], list[tuple[Ambiguity, list[Ranges | None]]]]:
+    """The rules whose kinds are asked about the call, and the ambiguities whose regions are: all of the
+    cell's, or where the fast path's rules hold, the others (and no ambiguity where no region holds it)."""
+    rules, ambiguities, _, _, quick = cell_plan(ctx)
+    if quick is not None and quick.holds(ctx):      # the fast path's rules hold: ask the kinds of the others
+        rules = quick.rest
+        if quick.outside_regions:                    # and no ambiguity region holds the call
+            ambiguities = []
+    return rules, ambiguities
+
+
+def _concerned(ctx: Context, ambiguities: list[tuple[Ambiguity, list[Ranges | None]]], refusing: bool
+               ) -> tuple[list[Ambiguity], set[str]]:
+    """The ambiguities whose region holds the call, and the rules their readings judge instead (`refusing`:
+    only those that refuse the call or set a rule aside are asked)."""
+    args, concerned, overridden = ctx.call.args, [], set[str]()
+    for amb, regions in ambiguities:
+        if refusing and amb.legality != "reject" and not amb.overrides:
+            continue
+        for ranges in regions:
+            if ranges is None or in_ranges(ranges, args):
+                if not amb.checks or any(RULE_KINDS[c.kind].check(c, ctx) for c in amb.checks):
+                    concerned.append(amb)
+                    overridden.update(amb.overrides)                  # the reading judges these
+                break
+    return concerned, overridden
+
+
+def _read(amb: Ambiguity) -> Violation:
+    """The violation of a call in an ambiguity's region: undeclared, undefined; declared, its reading's legality."""
+    reading = f" (reading {amb.declared.id})" if amb.declared else ""
+    return Violation(amb.id, amb.legality, f"ambiguous{reading}: {amb.question.strip()}")
 
 
 # -- which rules a call falls under ------------------------------------------------------------------
@@ -108,4 +144,4 @@ def verdict_class(violations: list[Violation]) -> str:
     return "reject" if "reject" in severities else ("undefined" if severities else "legal")
 
 
-__all__ = ["Violation", "Context", "RULE_KINDS", "check", "context", "with_readings", "violations", "verdict_class"]
+__all__ = ["Violation", "Context", "RULE_KINDS", "check", "context", "with_readings", "violations", "rejection", "verdict_class"]

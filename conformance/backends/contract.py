@@ -12,7 +12,7 @@ import numpy as np
 
 from oracle import Call
 from oracle.apis import index_math
-from oracle.rules import context, violations, with_readings
+from oracle.rules import context, rejection, with_readings
 from oracle.spec import Rulebook
 
 
@@ -129,9 +129,9 @@ class OracleBackend:
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
         ctx = context(call, memory, with_readings(self.rulebook, self.readings))
-        for v in violations(ctx):
-            if v.severity == "reject":
-                raise Rejected(v.message, v.rule)
+        refused = rejection(ctx)
+        if refused is not None:
+            raise Rejected(refused.message, refused.rule)
         index_math(call.api).apply(call, memory, ctx.units)
 
 
