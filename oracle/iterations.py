@@ -122,15 +122,17 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
     searched from the first, in blocks of 8, 64, 512 (a meeting is most often in the first)."""
     if _apart(a, b, lag, distinct):
         return None
-    same = families_identical(a, b) if identical else np.zeros(0, dtype=bool)
     if not (a.uniform and b.uniform) or _one_step(a, b, lag):
         hits = some_hits(a, b, lag, distinct)
-        if hits is not None and same.size:
-            hits = hits & ~same[:hits.shape[0], None, None]
-        if hits is None or not hits.any():
+        if hits is None:
             return None
+        if identical:                   # the iterations left out, asked only where some run meets
+            hits = hits & ~families_identical(a, b)[:hits.shape[0], None, None]
+            if not hits.any():
+                return None
         r, i, j = np.unravel_index(int(hits.argmax()), hits.shape)
         return int(r), int(i), int(j)
+    same = families_identical(a, b) if identical else np.zeros(0, dtype=bool)
     rounds = int(a.count.max(initial=0))
     runs = _uniform_runs(a, b)
     if runs[1] <= 0 or runs[2] <= 0:
