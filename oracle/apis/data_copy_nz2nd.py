@@ -82,8 +82,15 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     buffer = image[src.scope]
     blocks = as_strided(buffer[src.addr:], shape=(s.outer, s.inner, p["nValue"], fractal),
                         strides=(s.outer_step, s.inner_step, fractal, 1))
-    rows = nd_rows(blocks)
-    d.view(image[dst.scope], dst.addr)[...] = rows[:, :, :d.length]
+    view = d.view(image[dst.scope], dst.addr)                       # (matrix, row, row bytes)
+    if d.length == s.inner * fractal and not d.self_overlaps():
+        # whole blocks, rows apart: each block goes straight to its place in its row (one copy, not two);
+        # rows that meet are moved as whole rows, in the order numpy's assignment writes them
+        item = np.dtype((np.void, fractal))                        # a block's bytes move as one item
+        places = as_strided(view, shape=(d.outer, d.inner, s.inner, fractal), strides=view.strides[:2] + (fractal, 1))
+        places.view(item)[..., 0] = blocks.view(item)[..., 0].transpose(0, 2, 1)
+        return
+    view[...] = nd_rows(blocks)[:, :, :d.length]
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise
