@@ -154,7 +154,8 @@ def _parts(buffer: np.ndarray, starts: np.ndarray, part: int) -> np.ndarray:
     table = _table(buffer, starts, part)
     if table is not None:
         items, slots = table
-        return items[slots].view(np.uint8).reshape(starts.shape + (part,))
+        gathered: np.ndarray = items[slots].view(np.uint8).reshape(starts.shape + (part,))
+        return gathered
     if int(starts.min()) >= 0 and int(starts.max()) + part <= buffer.shape[0]:
         parts: np.ndarray = _windows(buffer, part)[starts]
         return parts
