@@ -25,6 +25,7 @@ from conformance.backends.calling import ask_supports, backend_text, call_backen
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected
 from conformance.backends.declared_readings import backend_readings
 from conformance.backends.exec_messages import COMPACT
+from conformance.backends.processes import Spinning
 
 PROTOCOL = 1
 
@@ -151,7 +152,6 @@ def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
     has cores to spare: processes.Spinning learns when not to) before the process sleeps on it: the kit sends
     the next request soon after the last reply, and on a virtual machine a CPU that halted takes tens to
     hundreds of microseconds to resume."""
-    from conformance.backends.processes import Spinning
     spinning = Spinning(SPIN if spin is None else spin)
     os.set_blocking(fd, False)
     pending = b""
