@@ -213,20 +213,22 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
 
 def oracle_warmer(backend: Backend, rulebook: Rulebook) -> Callable[[bytes], None]:
     """What a respawning host runs before it forks the child that follows a dead one: the oracle's check of
-    the last call the kit sent, without memory, by `rulebook` and, for the kit's reference (OracleBackend
-    and its subclasses), by the rulebook its run reads (its own, with its readings). The caches that fills
-    (the call's plan, its compiled fast path) are then the host's, and every child forked later starts
-    with them: a child that dies on most calls (a crash being shrunk) would fill them again on each first
-    call, a few milliseconds each. Only the kit's own code runs here."""
+    the last call the kit sent, without memory, by the rulebook the backend's run reads where it is the
+    kit's reference (OracleBackend and its subclasses: the one it was given, else the oracle's own, with its
+    readings), else by `rulebook`. What that fills (the rulebook itself where it was not loaded yet, the
+    call's plan, its compiled fast path) is then the host's, and every child forked later starts with it:
+    a child that dies on most calls (a crash being shrunk) would fill it again on each first call, a few
+    milliseconds each. Only the kit's own code runs here."""
     from oracle.rules import context, violations, with_readings
     books: list[Rulebook] = []
 
     def warm(request: bytes) -> None:
         if not books:           # found on first use: readings the hello refused raise here, not at the start
-            books.append(rulebook)
             if isinstance(backend, OracleBackend):
-                own = with_readings(backend.rulebook or rulebook, backend_readings(backend, "served") or None)
-                books.extend([own] if own is not rulebook else [])
+                given = backend.rulebook if isinstance(backend.rulebook, Rulebook) else None
+                books.append(with_readings(given, backend_readings(backend, "served") or None))
+            else:
+                books.append(rulebook)
         call = Call.from_dict(json.loads(request)["call"])
         for book in books:
             violations(context(call, None, book))

@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from oracle import Call, Tensor
 from oracle.spec import default_rulebook
 
 from conformance.backends.loading import load_backend
@@ -183,3 +184,29 @@ def test_a_warmed_host_holds_what_a_check_of_the_last_call_fills(cases, readings
     assert warmed != empty
     check(call, rulebook=book, readings=readings or None)
     assert _memo_sizes(read_by) == warmed
+
+
+def test_a_subclass_built_without_specs_is_warmed_by_the_oracles_own(monkeypatch):
+    """A user's OracleBackend subclass built with no argument runs by the oracle's own rulebook: the host
+    warms that one (loading it there once), not the rulebook the run's hello was answered by."""
+    from oracle import check, rules
+    from oracle.spec import load_rulebook
+
+    from conformance import OracleBackend
+    from conformance.backends.serve import oracle_warmer
+
+    class Subclass(OracleBackend):
+        pass
+    own = load_rulebook()
+    monkeypatch.setattr(rules, "default_rulebook", lambda: own)
+    call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64), "src": Tensor("UB", 64, "int8", 64),
+                                            "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0})
+    request = json.dumps({"op": "run", "id": 1, "call": call.to_dict()}).encode()
+    served_by = load_rulebook()
+    cold = _memo_sizes(own)
+    oracle_warmer(Subclass(), served_by)(request)
+    warmed = _memo_sizes(own)
+    assert warmed != cold
+    assert _memo_sizes(served_by) == cold
+    check(call, rulebook=own)
+    assert _memo_sizes(own) == warmed
