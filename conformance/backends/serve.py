@@ -147,11 +147,12 @@ def refuse(message: str) -> int:
 SPIN = 0.001                    # seconds a request is waited for without sleeping (see request_lines)
 
 
-def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
+def request_lines(fd: int, spin: float | None = None, sleep_first: bool = False) -> Iterator[str]:
     """The lines read from `fd`, each looked for without sleeping for up to `spin` seconds (SPIN, where the run
     has cores to spare: processes.Spinning learns when not to) before the process sleeps on it: the kit sends
     the next request soon after the last reply, and on a virtual machine a CPU that halted takes tens to
-    hundreds of microseconds to resume."""
+    hundreds of microseconds to resume. `sleep_first`: the first line is waited for asleep (a child forked
+    after a death, while the kit is still busy with that crash)."""
     spinning = Spinning(SPIN if spin is None else spin)
     os.set_blocking(fd, False)
     pending = b""
@@ -159,7 +160,8 @@ def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
         while (end := pending.find(b"\n")) >= 0:
             yield pending[:end + 1].decode("utf-8", "surrogateescape")
             pending = pending[end + 1:]
-        window = spinning.window()
+        window = 0.0 if sleep_first else spinning.window()
+        sleep_first = False
         until = time.monotonic() + window
         while True:
             try:
@@ -195,17 +197,17 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
 
-    def serving(requests: int, replies: IO[str]) -> int:
+    def serving(requests: int, replies: IO[str], forked: bool = False) -> int:
         try:
-            return serve(backend, request_lines(requests), replies, rulebook, batch, measured)
+            return serve(backend, request_lines(requests, sleep_first=forked), replies, rulebook, batch, measured)
         finally:
             if measured is not None:
                 measured.save()
 
     if respawn and _can_wait_on_children():
         from conformance.backends.respawn import serve_respawning
-        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8")),
-                                oracle_warmer(backend, rulebook))
+        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8"),
+                                                                  forked=True), oracle_warmer(backend, rulebook))
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return serving(sys.stdin.fileno(), replies)
