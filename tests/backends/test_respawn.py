@@ -21,7 +21,7 @@ from conformance.judge.verdicts import Verdict, judge
 from kit_path import HELPERS
 
 STRUCK = textwrap.dedent('''
-    import os, signal, time
+    import os, signal, sys, time
     from conformance import OracleBackend
     def struck(call):
         return call.args.get("nburst", 0) > 1
@@ -41,6 +41,15 @@ STRUCK = textwrap.dedent('''
                 os.kill(os.getppid(), signal.SIGKILL)
                 time.sleep(60)
             super().run(call, memory)
+    class NotesChildImports(Exits):
+        """Exits, noting in the file IMPORTS_NOTED names each module a process forked from its host imports."""
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            def note(event, args, host=os.getpid()):
+                if event == "import" and os.getpid() != host:
+                    with open(os.environ["IMPORTS_NOTED"], "a") as noted:
+                        noted.write(f"{os.getpid()} {args[0]}\\n")
+            sys.addaudithook(note)
     class ClosesItsOutputAndHangs(OracleBackend):
         def run(self, call, memory):
             if struck(call):
@@ -93,6 +102,21 @@ def test_a_death_is_a_crash_and_the_next_call_runs_in_a_respawned_process(hosted
         assert verdict(spared[0], backend).verdict is Verdict.PASS
     assert (backend.respawns, backend.restarts) == (3, 0)
     assert backend.program.proc.pid == host
+
+
+def test_a_child_forked_after_a_death_imports_nothing(hosted, cases, tmp_path, monkeypatch):
+    """What a child runs to serve a call (reading requests, the reference's run) is imported in the host
+    before it forks: a child that imported it again would pay for that on every death."""
+    struck, spared = cases
+    noted = tmp_path / "imports"
+    monkeypatch.setenv("IMPORTS_NOTED", str(noted))
+    backend = hosted("NotesChildImports")
+    assert verdict(spared[0], backend).verdict is Verdict.PASS
+    noted.write_text("")                    # what the first child imported on its first call
+    for case in (struck[0], spared[0], struck[1], spared[1]):
+        verdict(case, backend)
+    assert backend.respawns == 2
+    assert noted.read_text() == ""
 
 
 def test_a_host_killed_by_its_child_is_started_again(hosted, cases):
