@@ -52,7 +52,7 @@
       (tests/coverage_backends.py) in the same time, on three seeds   target: --coverage more often
   (q) crashes: `run` of the data_move cells under `quick` (-n 2, as a user runs it) with a Python backend
       that exits on one call in seven, beside one that leaves the same calls' bytes unwritten (FAIL): wall
-      time, and seconds and shrinking runs per failing cell, crash against FAIL
+      and CPU time, and seconds and shrinking runs per failing cell, crash against FAIL
                                   target: a crashing cell within 1.5x a failing one; the run within 60 s
   (r) a certificate that cannot be stretched: `certify` of the reference on the product (every API, -n 1)
       and `verify` of it without a backend, with `--backend oracle` and the default sample (a backend
@@ -893,29 +893,33 @@ STRUCK = (
 
 def crash_figures(product: str) -> None:
     """(q): what a backend that dies costs: each of its deaths is answered from a forked copy of the loaded
-    backend (conformance/backends/respawn.py), so shrinking a crash costs what shrinking a FAIL does."""
+    backend (conformance/backends/respawn.py), so shrinking a crash costs what shrinking a FAIL does. Beside
+    the wall times, the CPU time of each run's processes (the figure that holds on a shared machine)."""
     import os
+    import resource
     import subprocess
     root = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "struck.py").write_text(STRUCK)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, folder])}
-        figures = {}
+        figures, cpus = {}, {}
         for name in ("Unwritten", "Exits"):
-            began = time.perf_counter()
+            began, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", f"struck:{name}", "--product",
                             product, "--api", "data_move", "--profile", "quick", "-n", "2", "--seed", "1", "-q",
                             "--report", f"{folder}/{name}"], cwd=folder, env=env, capture_output=True, timeout=3600)
-            wall = time.perf_counter() - began
+            wall, after = time.perf_counter() - began, resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name] = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
             cells = json.loads(Path(folder, name, "results.json").read_text())["cells"]
             failed = [c for c in cells if c.get("failure")]
             per_cell = sum(c["seconds"] for c in failed) / max(len(failed), 1)
             runs = sum(c["shrink_calls"] for c in failed) / max(len(failed), 1)
             figures[name] = per_cell
-            print(f"(q) {name}: {wall:.1f}s wall, {len(failed)} failing cells, {per_cell:.2f}s and {runs:.0f} "
-                  f"shrinking runs per failing cell")
-    print(f"(q) a crashing cell costs {figures['Exits'] / figures['Unwritten']:.2f}x a failing one (target <= 1.5x); "
-          f"main's crashing run took {CRASHES_BEFORE:.0f}s (target: the run within 60 s on two cores)")
+            print(f"(q) {name}: {wall:.1f}s wall, {cpus[name]:.1f}s CPU, {len(failed)} failing cells, {per_cell:.2f}s and "
+                  f"{runs:.0f} shrinking runs per failing cell")
+    print(f"(q) a crashing cell costs {figures['Exits'] / figures['Unwritten']:.2f}x a failing one (target <= 1.5x), "
+          f"the crashing run {cpus['Exits'] / cpus['Unwritten']:.2f}x the failing run's CPU; main's crashing run took "
+          f"{CRASHES_BEFORE:.0f}s (target: the run within 60 s on two cores)")
 
 
 def main() -> None:

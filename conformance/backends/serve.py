@@ -25,6 +25,7 @@ from conformance.backends.calling import ask_supports, backend_text, call_backen
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend, Rejected
 from conformance.backends.declared_readings import backend_readings
 from conformance.backends.exec_messages import COMPACT
+from conformance.backends.processes import Spinning
 
 PROTOCOL = 1
 
@@ -146,12 +147,12 @@ def refuse(message: str) -> int:
 SPIN = 0.001                    # seconds a request is waited for without sleeping (see request_lines)
 
 
-def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
+def request_lines(fd: int, spin: float | None = None, sleep_first: bool = False) -> Iterator[str]:
     """The lines read from `fd`, each looked for without sleeping for up to `spin` seconds (SPIN, where the run
     has cores to spare: processes.Spinning learns when not to) before the process sleeps on it: the kit sends
     the next request soon after the last reply, and on a virtual machine a CPU that halted takes tens to
-    hundreds of microseconds to resume."""
-    from conformance.backends.processes import Spinning
+    hundreds of microseconds to resume. `sleep_first`: the first line is waited for asleep (a child forked
+    after a death, while the kit is still busy with that crash)."""
     spinning = Spinning(SPIN if spin is None else spin)
     os.set_blocking(fd, False)
     pending = b""
@@ -159,7 +160,8 @@ def request_lines(fd: int, spin: float | None = None) -> Iterator[str]:
         while (end := pending.find(b"\n")) >= 0:
             yield pending[:end + 1].decode("utf-8", "surrogateescape")
             pending = pending[end + 1:]
-        window = spinning.window()
+        window = 0.0 if sleep_first else spinning.window()
+        sleep_first = False
         until = time.monotonic() + window
         while True:
             try:
@@ -195,17 +197,17 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
     from conformance.generate.memory import keep_freed_images
     keep_freed_images()             # as in the kit's workers: freed buffers stay mapped for the next call
 
-    def serving(requests: int, replies: IO[str]) -> int:
+    def serving(requests: int, replies: IO[str], forked: bool = False) -> int:
         try:
-            return serve(backend, request_lines(requests), replies, rulebook, batch, measured)
+            return serve(backend, request_lines(requests, sleep_first=forked), replies, rulebook, batch, measured)
         finally:
             if measured is not None:
                 measured.save()
 
     if respawn and _can_wait_on_children():
         from conformance.backends.respawn import serve_respawning
-        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8")),
-                                oracle_warmer(backend, rulebook))
+        return serve_respawning(lambda requests, replies: serving(requests, os.fdopen(replies, "w", encoding="utf-8"),
+                                                                  forked=True), oracle_warmer(backend, rulebook))
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     return serving(sys.stdin.fileno(), replies)
@@ -213,20 +215,22 @@ def main(backend: Backend, rulebook: Rulebook, batch: bool = False, measured: An
 
 def oracle_warmer(backend: Backend, rulebook: Rulebook) -> Callable[[bytes], None]:
     """What a respawning host runs before it forks the child that follows a dead one: the oracle's check of
-    the last call the kit sent, without memory, by `rulebook` and, for the kit's reference (OracleBackend
-    and its subclasses), by the rulebook its run reads (its own, with its readings). The caches that fills
-    (the call's plan, its compiled fast path) are then the host's, and every child forked later starts
-    with them: a child that dies on most calls (a crash being shrunk) would fill them again on each first
-    call, a few milliseconds each. Only the kit's own code runs here."""
+    the last call the kit sent, without memory, by the rulebook the backend's run reads where it is the
+    kit's reference (OracleBackend and its subclasses: the one it was given, else the oracle's own, with its
+    readings), else by `rulebook`. What that fills (the rulebook itself where it was not loaded yet, the
+    call's plan, its compiled fast path) is then the host's, and every child forked later starts with it:
+    a child that dies on most calls (a crash being shrunk) would fill it again on each first call, a few
+    milliseconds each. Only the kit's own code runs here."""
     from oracle.rules import context, violations, with_readings
     books: list[Rulebook] = []
 
     def warm(request: bytes) -> None:
         if not books:           # found on first use: readings the hello refused raise here, not at the start
-            books.append(rulebook)
             if isinstance(backend, OracleBackend):
-                own = with_readings(backend.rulebook or rulebook, backend_readings(backend, "served") or None)
-                books.extend([own] if own is not rulebook else [])
+                given = backend.rulebook if isinstance(backend.rulebook, Rulebook) else None
+                books.append(with_readings(given, backend_readings(backend, "served") or None))
+            else:
+                books.append(rulebook)
         call = Call.from_dict(json.loads(request)["call"])
         for book in books:
             violations(context(call, None, book))

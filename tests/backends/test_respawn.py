@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from oracle import Call, Tensor
 from oracle.spec import default_rulebook
 
 from conformance.backends.loading import load_backend
@@ -20,7 +21,7 @@ from conformance.judge.verdicts import Verdict, judge
 from kit_path import HELPERS
 
 STRUCK = textwrap.dedent('''
-    import os, signal, time
+    import os, signal, sys, time
     from conformance import OracleBackend
     def struck(call):
         return call.args.get("nburst", 0) > 1
@@ -40,6 +41,15 @@ STRUCK = textwrap.dedent('''
                 os.kill(os.getppid(), signal.SIGKILL)
                 time.sleep(60)
             super().run(call, memory)
+    class NotesChildImports(Exits):
+        """Exits, noting in the file IMPORTS_NOTED names each module a process forked from its host imports."""
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            def note(event, args, host=os.getpid()):
+                if event == "import" and os.getpid() != host:
+                    with open(os.environ["IMPORTS_NOTED"], "a") as noted:
+                        noted.write(f"{os.getpid()} {args[0]}\\n")
+            sys.addaudithook(note)
     class ClosesItsOutputAndHangs(OracleBackend):
         def run(self, call, memory):
             if struck(call):
@@ -92,6 +102,21 @@ def test_a_death_is_a_crash_and_the_next_call_runs_in_a_respawned_process(hosted
         assert verdict(spared[0], backend).verdict is Verdict.PASS
     assert (backend.respawns, backend.restarts) == (3, 0)
     assert backend.program.proc.pid == host
+
+
+def test_a_child_forked_after_a_death_imports_nothing(hosted, cases, tmp_path, monkeypatch):
+    """What a child runs to serve a call (reading requests, the reference's run) is imported in the host
+    before it forks: a child that imported it again would pay for that on every death."""
+    struck, spared = cases
+    noted = tmp_path / "imports"
+    monkeypatch.setenv("IMPORTS_NOTED", str(noted))
+    backend = hosted("NotesChildImports")
+    assert verdict(spared[0], backend).verdict is Verdict.PASS
+    noted.write_text("")                    # what the first child imported on its first call
+    for case in (struck[0], spared[0], struck[1], spared[1]):
+        verdict(case, backend)
+    assert backend.respawns == 2
+    assert noted.read_text() == ""
 
 
 def test_a_host_killed_by_its_child_is_started_again(hosted, cases):
@@ -183,3 +208,29 @@ def test_a_warmed_host_holds_what_a_check_of_the_last_call_fills(cases, readings
     assert warmed != empty
     check(call, rulebook=book, readings=readings or None)
     assert _memo_sizes(read_by) == warmed
+
+
+def test_a_subclass_built_without_specs_is_warmed_by_the_oracles_own(monkeypatch):
+    """A user's OracleBackend subclass built with no argument runs by the oracle's own rulebook: the host
+    warms that one (loading it there once), not the rulebook the run's hello was answered by."""
+    from oracle import check, rules
+    from oracle.spec import load_rulebook
+
+    from conformance import OracleBackend
+    from conformance.backends.serve import oracle_warmer
+
+    class Subclass(OracleBackend):
+        pass
+    own = load_rulebook()
+    monkeypatch.setattr(rules, "default_rulebook", lambda: own)
+    call = Call("data_move", "ascend910b", {"dst": Tensor("UB", 0, "int8", 64), "src": Tensor("UB", 64, "int8", 64),
+                                            "sid": 0, "nburst": 2, "burst": 1, "src_stride": 0, "dst_stride": 0})
+    request = json.dumps({"op": "run", "id": 1, "call": call.to_dict()}).encode()
+    served_by = load_rulebook()
+    cold = _memo_sizes(own)
+    oracle_warmer(Subclass(), served_by)(request)
+    warmed = _memo_sizes(own)
+    assert warmed != cold
+    assert _memo_sizes(served_by) == cold
+    check(call, rulebook=own)
+    assert _memo_sizes(own) == warmed
