@@ -71,7 +71,11 @@ def write_outputs(results: dict[str, Any], folder: Path | str, rulebook: Ruleboo
     run that this one does not have go (each file under repro/ is one of this report), and the other
     files replace theirs, results.json last."""
     folder = Path(folder)
-    files = render_outputs(results, shown or folder, rulebook)
+    return write_rendered(render_outputs(results, shown or folder, rulebook), folder)
+
+
+def write_rendered(files: dict[str, str | bytes], folder: Path) -> dict[str, Any]:
+    """Write the files render_outputs made into `folder`, as write_outputs says; the paths written."""
     paths = {name: inside(folder, name) for name in files}
     folder.mkdir(parents=True, exist_ok=True)
     repro = [name for name in files if name.startswith("repro/")]
