@@ -11,7 +11,6 @@ from typing import Any, Iterable
 
 import jinja2
 import markupsafe
-import yaml
 
 from oracle.spec import Rulebook
 
@@ -182,6 +181,7 @@ def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, 
         else ())) if failure.get("reproducer") else ""
     versus = [(who, {"summary": v.get("summary", ""), "scopes": _scopes(v.get("diff"))})
               for who, v in (failure.get("versus_oracle") or {}).items() if isinstance(v, dict)]
+    import yaml                 # here: a page without failures shows no YAML
     call = yaml.safe_dump({"call": failure["call"], "memory": failure["memory"]}, sort_keys=False,
                           allow_unicode=True, width=100)
     return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call, "versus": versus}

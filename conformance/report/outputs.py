@@ -17,8 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from oracle.spec import Rulebook
 
 from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
@@ -27,8 +25,6 @@ from conformance.report.html import render_reports
 from conformance.report.junit import junit_bytes
 from conformance.report.text import cut
 
-# libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def reproducer_text(failure: dict[str, Any]) -> str:
@@ -41,7 +37,10 @@ def reproducer_text(failure: dict[str, Any]) -> str:
             "#   ascend-conformance check THIS_FILE                 legality and expected image\n"
             "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
     # Controls and non-characters are written as escapes in double quotes, which read back equal.
-    return head + yaml.dump(body, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=110)
+    import yaml                 # here: a run without failures writes no YAML
+    # libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return head + yaml.dump(body, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
 
 
 def render_outputs(results: dict[str, Any], folder: Path, rulebook: Rulebook) -> dict[str, str | bytes]:
