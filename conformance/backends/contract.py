@@ -3,8 +3,6 @@ the built-in reference backend."""
 from __future__ import annotations
 
 import functools
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as dist_version
 from types import MappingProxyType
 from typing import Mapping, Protocol, runtime_checkable
 
@@ -138,7 +136,10 @@ class OracleBackend:
 @functools.lru_cache(maxsize=1)
 def kit_version() -> str:
     """The kit's version: told to an exec program in the handshake, written in every results document (read
-    from the installed metadata once: a run writes a document at its end, and reading it is not free)."""
+    from the installed metadata once: a run writes a document at its end, and reading it is not free).
+    importlib.metadata is imported here: a backend's host process, which never asks, starts without it."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
     try:
         return dist_version("ascend-conformance")
     except PackageNotFoundError:

@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import threading
-from importlib.metadata import entry_points
 from typing import Any, Callable
 
 import numpy as np
@@ -180,6 +179,7 @@ def _load_in_process(name: str, rulebook: Rulebook | None) -> Backend:
                 raise BackendLoadError(f"backend {name!r}: module {module_name!r} has no attribute {attr!r}")
             target = getattr(target, part)
         return _instantiate(target, name)
+    from importlib.metadata import entry_points         # only here: a backend's host starts without it
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
         known = sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | {"oracle"})

@@ -16,17 +16,29 @@ from oracle import CallFormatError, SpecError
 
 from conformance.backends.contract import BackendLoadError, kit_version
 from conformance.backends.loading import load_backend
-from conformance.commands.calls import cmd_check, cmd_replay
 from conformance.commands.lock import FolderBusy
 from conformance.commands.options import (Options, EXIT_INTERNAL, EXIT_NONCONFORMING, EXIT_OK, EXIT_USAGE, Parser, UsageError,
                                           maxfail_arg, reading_arg, seed_arg, seconds_arg, shard_arg, waive, waivers_of, workers_arg)
 from conformance.commands.certify import cmd_certify
 from conformance.commands.running import cmd_fuzz, cmd_promote, cmd_run
-from conformance.commands.specs import cmd_specs
 from conformance.commands.verify import add_parser as add_verify_parser
 from conformance.generate.profiles import PROFILES
 from conformance.supervise import worker
-from conformance.supervise.cluster import ClusterError
+
+
+def cmd_check(args: Options) -> int:
+    from conformance.commands.calls import cmd_check as check
+    return check(args)
+
+
+def cmd_replay(args: Options) -> int:
+    from conformance.commands.calls import cmd_replay as replay
+    return replay(args)
+
+
+def cmd_specs(args: Options) -> int:
+    from conformance.commands.specs import cmd_specs as specs
+    return specs(args)
 
 
 def cmd_serve(args: Options) -> int:
@@ -245,6 +257,7 @@ def user_errors() -> tuple[type[Exception], ...]:
     from conformance.report.results import ResultsError
     from conformance.report.untrusted import FileFormatError
     from conformance.report.waivers import WaiverError
+    from conformance.supervise.cluster import ClusterError
     return (UsageError, BackendLoadError, SpecError, ResultsError, WaiverError, FileFormatError, CallFormatError,
             FolderBusy, ClusterError)
 

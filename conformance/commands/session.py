@@ -114,16 +114,27 @@ class Session:
     def write(self, results: dict[str, Any]) -> None:
         """Write the report folder. The final results are written once the backend is gone: its workers,
         their backends and every process those started are ended first, so that nothing of the backend's
-        is left to change the folder (or a bundle made of it) after it is written."""
-        from conformance.report.outputs import write_outputs
-        if not results.get("running"):
-            self.supervisor.close(self.stop)
-            from conformance.report.evidence_file import write_evidence
-            results["evidence"] = write_evidence(self.folder, self.evidence)
-            if self.coverage is not None:
+        is left to change the folder (or a bundle made of it) after it is written. The files are made in
+        memory while the workers leave (released, not yet waited for), unless the run was stopped or they
+        await the backend's coverage data, which its processes leave as they end."""
+        from conformance.report.outputs import render_outputs, write_outputs, write_rendered
+        if results.get("running"):
+            write_outputs(results, self.folder, self.rulebook, self.shown)
+            return
+        from conformance.report.evidence_file import evidence_file, put_evidence
+        evidence, results["evidence"] = evidence_file(self.evidence)
+        files = None
+        if self.coverage is None and not self.stop:     # made while the workers close their backends
+            self.supervisor.release()
+            files = render_outputs(results, self.shown or self.folder, self.rulebook)
+        self.supervisor.close(self.stop)
+        put_evidence(self.folder, evidence)
+        if files is None:
+            if self.coverage is not None:   # whole once the backend's processes are gone
                 from conformance.report.coverage_files import write_coverage
                 results["coverage"] = write_coverage(self.folder, self.coverage)
-        write_outputs(results, self.folder, self.rulebook, self.shown)
+            files = render_outputs(results, self.shown or self.folder, self.rulebook)
+        write_rendered(files, self.folder)
 
     def keep_evidence(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result as it came from a worker, its evidence taken out and kept apart (it goes to its own

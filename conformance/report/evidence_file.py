@@ -22,10 +22,13 @@ def evidence_bytes(parts: Mapping[tuple[str, int], Mapping[str, Any]]) -> bytes:
     return gzip.compress(("\n".join(lines) + "\n").encode() if lines else b"", compresslevel=6, mtime=0)
 
 
-def write_evidence(folder: Path, parts: Mapping[tuple[str, int], Mapping[str, Any]]) -> dict[str, Any]:
-    """Write the file; what results.json says of it (its name, digest and how many calls it holds)."""
+def evidence_file(parts: Mapping[tuple[str, int], Mapping[str, Any]]) -> tuple[bytes, dict[str, Any]]:
+    """The file's bytes, and what results.json says of it (its name, digest and how many calls it holds)."""
     data = evidence_bytes(parts)
+    return data, {"file": NAME, "sha256": hashlib.sha256(data).hexdigest(),
+                  "calls": sum(len(p.get("entries") or ()) for p in parts.values())}
+
+
+def put_evidence(folder: Path, data: bytes) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     write_atomic(folder / NAME, data)
-    return {"file": NAME, "sha256": hashlib.sha256(data).hexdigest(),
-            "calls": sum(len(p.get("entries") or ()) for p in parts.values())}

@@ -11,7 +11,6 @@ from typing import Any, Iterable
 
 import jinja2
 import markupsafe
-import yaml
 
 from oracle.spec import Rulebook
 
@@ -21,6 +20,7 @@ from conformance.report.coverage_run import coverage_view
 from conformance.report.results import (calls, cell_error, edge_totals, missing_cells, spec_hash, totals,
                                         why_missing)
 from conformance.report.overall_verdict import INCOMPLETE, NOTHING_TESTED, failed, verdict_line, verdict_of
+from conformance.report.page_code import page_template, record_page_code
 from conformance.report.text import SHOWN_CHARS, cut, markup, replay_command
 from conformance.report.traceability import rule_rows
 
@@ -181,6 +181,7 @@ def failure_view(failure: dict[str, Any], backend_spec: str, against: dict[str, 
         else ())) if failure.get("reproducer") else ""
     versus = [(who, {"summary": v.get("summary", ""), "scopes": _scopes(v.get("diff"))})
               for who, v in (failure.get("versus_oracle") or {}).items() if isinstance(v, dict)]
+    import yaml                 # here: a page without failures shows no YAML
     call = yaml.safe_dump({"call": failure["call"], "memory": failure["memory"]}, sort_keys=False,
                           allow_unicode=True, width=100)
     return {**failure, "scopes": scopes, "replay": replay, "call_yaml": call, "versus": versus}
@@ -291,13 +292,24 @@ def breakable(text: str, after: str = "/.") -> markupsafe.Markup:
 
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
-    """One environment per process, so the template is compiled once, not once per page."""
+    """One environment per process (the page's template made once in it: _template)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["cellid"] = lambda text: "".join(ch if ch.isalnum() else "-" for ch in text)
     env.filters["wbr"] = breakable
     env.filters["when"] = lambda iso: (iso or "").replace("T", " ").replace("+00:00", " UTC")
     return env
+
+
+@functools.lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    """The page's template, compiled once per process (from its recorded code where that is current)."""
+    return page_template(_environment(), TEMPLATES)
+
+
+def record_page() -> None:
+    """Record the code of the page's template (after editing templates/report.html.j2)."""
+    record_page_code(_environment(), TEMPLATES)
 
 
 def render(results: dict[str, Any], product: str, rulebook: Rulebook) -> str:
@@ -307,8 +319,7 @@ def render(results: dict[str, Any], product: str, rulebook: Rulebook) -> str:
 
 def _render(clean: dict[str, Any], product: str, rulebook: Rulebook, repro_folder: str = "") -> str:
     """The page of results already passed through _clean (everything else on it comes from the specs)."""
-    return _environment().get_template("report.html.j2").render(**product_view(clean, product, rulebook, repro_folder),
-                                                                map_columns=MAP_COLUMNS)
+    return _template().render(**product_view(clean, product, rulebook, repro_folder), map_columns=MAP_COLUMNS)
 
 
 def report_name(product: str) -> str:

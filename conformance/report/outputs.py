@@ -17,8 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from oracle.spec import Rulebook
 
 from conformance.judge.reproducers import REPRO_FIELDS, reproducer_name
@@ -27,8 +25,6 @@ from conformance.report.html import render_reports
 from conformance.report.junit import junit_bytes
 from conformance.report.text import cut
 
-# libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def reproducer_text(failure: dict[str, Any]) -> str:
@@ -41,7 +37,10 @@ def reproducer_text(failure: dict[str, Any]) -> str:
             "#   ascend-conformance check THIS_FILE                 legality and expected image\n"
             "#   ascend-conformance replay THIS_FILE --backend B    run it again on a backend\n")
     # Controls and non-characters are written as escapes in double quotes, which read back equal.
-    return head + yaml.dump(body, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=110)
+    import yaml                 # here: a run without failures writes no YAML
+    # libyaml's emitter where there is one: PyYAML's own takes a minute over a message of 50 MB.
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return head + yaml.dump(body, Dumper=dumper, sort_keys=False, allow_unicode=True, width=110)
 
 
 def render_outputs(results: dict[str, Any], folder: Path, rulebook: Rulebook) -> dict[str, str | bytes]:
@@ -71,7 +70,11 @@ def write_outputs(results: dict[str, Any], folder: Path | str, rulebook: Ruleboo
     run that this one does not have go (each file under repro/ is one of this report), and the other
     files replace theirs, results.json last."""
     folder = Path(folder)
-    files = render_outputs(results, shown or folder, rulebook)
+    return write_rendered(render_outputs(results, shown or folder, rulebook), folder)
+
+
+def write_rendered(files: dict[str, str | bytes], folder: Path) -> dict[str, Any]:
+    """Write the files render_outputs made into `folder`, as write_outputs says; the paths written."""
     paths = {name: inside(folder, name) for name in files}
     folder.mkdir(parents=True, exist_ok=True)
     repro = [name for name in files if name.startswith("repro/")]
