@@ -28,7 +28,9 @@ class IllegalCall(ValueError):
 class Expected:
     """memory: the image every conforming backend must leave (scope -> 1-D uint8 array);
     defined: per-byte bool mask, False only where the documentation leaves the result open.
-    Scopes the call does not write are read-only views of the input; all-True masks are broadcast."""
+    Scopes the call does not write are read-only views of the input; all-True masks are broadcast.
+    patches (only where the caller asked for them): scope -> (lo, data): that scope's image is memory[scope]
+    (the input itself) with the bytes from lo on replaced by data; `materialize()` makes every such image whole."""
 
     memory: dict[str, np.ndarray]
     defined: dict[str, np.ndarray]
@@ -39,6 +41,14 @@ class Expected:
     choices: list[tuple[str, np.ndarray, np.ndarray]] = field(default_factory=list)
     # bytes the call may write, per scope (for a legal call, made when first read)
     written: Mapping[str, np.ndarray] = field(default_factory=dict)
+    patches: dict[str, tuple[int, np.ndarray]] = field(default_factory=dict)
+
+    def materialize(self) -> None:
+        """Every patched scope made one array in memory (a verdict that explains a difference reads them)."""
+        for scope, (lo, data) in self.patches.items():
+            base = self.memory[scope]
+            self.memory[scope] = np.concatenate((base[:lo], data, base[lo + data.shape[0]:]))
+        self.patches = {}
 
     def fully_defined(self, scope: str) -> bool:
         mask = self.defined[scope]
@@ -85,7 +95,8 @@ def _sizes(memory: Mapping[str, np.ndarray]) -> dict[str, int]:
 
 
 def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
-             readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None) -> Expected:
+             readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None,
+             patches: bool = False) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Parameters
@@ -100,6 +111,10 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     violations : sequence of Violation, optional
         What `check` says of this call, memory and rulebook, where the caller already asked (the
         generator checks every call it draws), so that it is not asked again.
+    patches : bool, optional
+        Where the API's index math gives the bytes a legal call writes as one span (`patched`), leave a
+        written scope whose input and span are read-only uncopied: Expected.patches says which bytes
+        differ from the input. The caller keeps those read-only inputs unchanged while it reads the result.
 
     Returns
     -------
@@ -137,17 +152,24 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         if rejects:
             raise IllegalCall(rejects)
     math = index_math(call.api)
-    applied = None if violations else getattr(math, "applied", None)
-    # a legal call's written scopes, made in one pass where the API can
-    made = None if applied is None else applied(call, memory, ctx.units, ctx.accesses)
+    patched = None if violations else getattr(math, "patched", None)
+    # a legal call's written scopes as the bytes that change, where the API can tell them
+    made = None if patched is None else patched(call, memory, ctx.units, ctx.accesses)
     written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
-    image, defined, masks = {}, {}, _ALL_DEFINED
+    image, defined, masks, kept = {}, {}, _ALL_DEFINED, {}
     for scope, array in memory.items():
         if scope not in written_scopes:
             image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
             view.setflags(write=False)
+        elif made is None:
+            image[scope] = array.copy()
         else:
-            image[scope] = made[scope] if made is not None else array.copy()
+            lo, data = kept[scope] = made[scope]
+            if patches and not array.flags.writeable and not data.flags.writeable:
+                image[scope] = array
+            else:                                       # in one pass: no byte copied to be overwritten
+                image[scope] = np.concatenate((array[:lo], data, array[lo + data.shape[0]:]))
+                del kept[scope]
         mask = masks.get(size := array.shape[0])
         defined[scope] = _all_defined(size) if mask is None else mask
     choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
@@ -166,7 +188,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         else:
             defined[scope][(starts[:, None] + np.arange(values.shape[1])).reshape(-1)] = False
     choices = [c for c in choices if c[2] is not None]
-    return Expected(image, defined, violations, [] if violations else choices, written)
+    return Expected(image, defined, violations, [] if violations else choices, written, kept)
 
 
 def _reach_scope_end(ctx: Context, violations: Sequence[Violation], written: Mapping[str, np.ndarray]) -> None:

@@ -1,4 +1,4 @@
-"""Where an operand's bytes are: byte runs relative to the operand's address, and the moves over them.
+"""Where an operand's bytes are: byte runs relative to the operand's address (oracle/moves.py moves them).
 
 The index math of every API reduces to `Runs` per operand. Strided runs (a DMA burst train) are kept as
 four integers so that sizes and bounds cost no arrays; numpy's stride tricks turn them into views only
@@ -7,7 +7,7 @@ one start per element.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, NamedTuple, cast
+from typing import NamedTuple, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -68,8 +68,15 @@ class Runs(NamedTuple):
             return buffer[:0].reshape(0, 0)
         if lo < 0 or hi > buffer.shape[0]:
             raise ValueError(f"runs [{lo}, {hi}) fall outside a memory image of {buffer.shape[0]} bytes")
-        return as_strided(buffer[base + self.first:], shape=(self.count, self.length),
-                          strides=(self.step, 1))
+        return _strided(buffer, base + self.first, (self.count, self.length), (self.step, 1))
+
+
+def _strided(buffer: np.ndarray, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    """as_strided(buffer[offset:], shape, strides), made by numpy's constructor where `buffer` is one block
+    of bytes (a fraction of as_strided's cost: the move of every call views its runs)."""
+    if buffer.itemsize == 1 and buffer.flags.c_contiguous:
+        return np.ndarray(shape, buffer.dtype, buffer, offset, strides)
+    return as_strided(buffer[offset:], shape=shape, strides=strides)
 
 
 class Spots:
@@ -250,8 +257,8 @@ class Grid(NamedTuple):
         lo, hi = base + self.begin, base + self.end
         if lo < 0 or hi > buffer.shape[0]:
             raise ValueError(f"runs [{lo}, {hi}) fall outside a memory image of {buffer.shape[0]} bytes")
-        return as_strided(buffer[base + self.first:], shape=(self.outer, self.inner, self.length),
-                          strides=(self.outer_step, self.inner_step, 1))
+        return _strided(buffer, base + self.first, (self.outer, self.inner, self.length),
+                        (self.outer_step, self.inner_step, 1))
 
     def self_overlaps(self) -> bool:
         """Do two different runs share a byte? Rows k apart in one group are k * inner_step apart; rows
@@ -327,37 +334,6 @@ def _meets_span(runs: Runs | Spots, base: int, lo: int, hi: int) -> bool:
     return k_lo <= k_hi
 
 
-def copy_runs(src_buf: np.ndarray, src_base: int, src: Runs,
-              dst_buf: np.ndarray, dst_base: int, dst: Runs) -> None:
-    """Run k of the source lands on run k of the destination (same count, same length)."""
-    if src.count != dst.count or src.length != dst.length:
-        raise ValueError("copy_runs needs the same number and length of runs on both sides")
-    if src.empty:
-        return
-    if src.step == src.length and dst.step == dst.length:      # contiguous: one slice copy
-        n = src.count * src.length
-        dst_buf[dst_base + dst.first:dst_base + dst.first + n] = src_buf[src_base + src.first:src_base + src.first + n]
-        return
-    dst.view(dst_buf, dst_base)[...] = src.view(src_buf, src_base)
-
-
-def landed(dst_buf: np.ndarray, dst_base: int, dst: Runs,
-           src_buf: np.ndarray, src_base: int, src: Runs) -> np.ndarray | None:
-    """A new array: `dst_buf` with run k of the source landed on run k of the destination, as copy_runs on
-    a copy of dst_buf would leave it, made in one pass (every byte written once, none copied to be
-    overwritten) where both sides are one unbroken span inside their buffers; None otherwise."""
-    first, step, count, length = src
-    d_first, d_step, d_count, d_length = dst
-    if count != d_count or length != d_length:
-        raise ValueError("landed needs the same number and length of runs on both sides")
-    if count <= 0 or length <= 0 or not (count == 1 or step == length) or not (count == 1 or d_step == length):
-        return None
-    n, lo, at = count * length, dst_base + d_first, src_base + first
-    if lo < 0 or lo + n > dst_buf.shape[0] or at < 0 or at + n > src_buf.shape[0]:
-        return None
-    return np.concatenate((dst_buf[:lo], src_buf[at:at + n], dst_buf[lo + n:]))     # the three parts, in order
-
-
 def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = True) -> None:
     """Set the bytes of `runs` (at `base`) in a per-byte mask (bytes past its end are left out)."""
     if runs.empty:
@@ -371,30 +347,4 @@ def mark(mask: np.ndarray, base: int, runs: Runs | Spots | Grid, value: bool = T
         runs.view(mask, base)[...] = value
 
 
-__all__ = ["Runs", "Spots", "Grid", "overlaps", "copy_runs", "landed", "mark"]
-
-
-def run_moves(accesses: Callable[..., Mapping[str, Runs]]) -> tuple[Callable[..., None], Callable[..., Any]]:
-    """`apply` and `applied` of an API whose call moves src's runs onto dst's runs byte for byte
-    (data_move, DataCopy), from its `accesses(call, units)`: `apply` moves them in the images in place;
-    `applied` gives {dst's scope: its image after the call} from `memory` (not modified) in one pass where
-    the runs lie back to back on both sides inside both images, None otherwise (copy, then apply). `runs`:
-    the context's accesses, where the caller has them."""
-
-    def apply(call: Any, image: Mapping[str, np.ndarray], units: Mapping[str, int],
-              runs: Mapping[str, Runs] | None = None) -> None:
-        src, dst = call.tensor("src"), call.tensor("dst")
-        runs = runs or accesses(call, units)
-        copy_runs(image[src.scope], src.addr, runs["src"], image[dst.scope], dst.addr, runs["dst"])
-
-    def applied(call: Any, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
-                runs: Mapping[str, Runs] | None = None) -> dict[str, np.ndarray] | None:
-        src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
-        src_image, dst_image = memory.get(src.scope), memory.get(dst.scope)
-        if src_image is None or dst_image is None:
-            return None
-        runs = runs or accesses(call, units)
-        image = landed(dst_image, dst.addr, runs["dst"], src_image, src.addr, runs["src"])
-        return None if image is None else {dst.scope: image}
-
-    return apply, applied
+__all__ = ["Runs", "Spots", "Grid", "overlaps", "mark"]

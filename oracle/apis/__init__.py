@@ -13,10 +13,11 @@
                                           Runs / Grid does not work them out again (the offset-addressed
                                           ones, and vec_trans_scatter, work from the image instead)
 
-Optionally `applied(call, memory, units, runs=None) -> {scope: image} | None`: for a legal call, the
-new images of every scope the call writes, made from `memory` (not modified) in one pass, where the
-API's moves allow it and every byte every operand touches lies inside its scope's image (None: the
-caller checks the images, copies the written scopes and calls apply); data_move has one.
+Optionally `patched(call, memory, units, runs=None) -> {scope: (lo, data)} | None`: for a legal call,
+per scope it writes, the bytes from lo on that the call changes (every other byte stays as `memory`, not
+modified, has it), where the API's moves allow it and every byte every operand touches lies inside its
+scope's image (None: the caller checks the images, copies the written scopes and calls apply); the kit
+then copies no byte it does not change (oracle/moves.py: data_move and DataCopy have one).
 
 Optionally `apart(call, units, operand) -> {param: least value}`: the strides that keep an operand's writes
 apart, in closed form; or `SEARCHED_APART`, the operands whose writes a generator keeps apart by searching

@@ -34,7 +34,8 @@ from typing import Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, run_moves
+from ..footprint import Runs
+from ..moves import run_moves
 
 _new = tuple.__new__     # Runs(...) without the named tuple's Python-level __new__ (every call)
 
@@ -54,7 +55,7 @@ def accesses(call: Call, units: Mapping[str, int],
             "dst": _new(Runs, (0, length + p["dstGap"] * units["repeatParams.dstGap"], count, length))}
 
 
-apply, applied = run_moves(accesses)      # src's runs onto dst's, byte for byte
+apply, patched = run_moves(accesses)      # src's runs onto dst's, byte for byte
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

@@ -42,7 +42,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, copy_runs
+from ..footprint import Runs
+from ..moves import copy_runs
 
 _new = tuple.__new__
 

@@ -31,7 +31,8 @@ from typing import Mapping
 import numpy as np
 
 from ..call import Call
-from ..footprint import Runs, run_moves
+from ..footprint import Runs
+from ..moves import run_moves
 
 
 def accesses(call: Call, units: Mapping[str, int],
@@ -48,7 +49,7 @@ def accesses(call: Call, units: Mapping[str, int],
 _new = tuple.__new__
 
 
-apply, applied = run_moves(accesses)      # src's runs onto dst's, byte for byte
+apply, patched = run_moves(accesses)      # src's runs onto dst's, byte for byte
 
 
 VARIANTS = {"default": dict}     # index-math variants by name (see offsets.py); no reading here moves bytes otherwise

@@ -335,8 +335,8 @@ def test_malformed_call_is_a_format_error():
         expected(Call("data_move", "ascend910b", args), random_memory(17, GM=256, UB=256))
 
 
-# -- a legal data_move whose bursts lie back to back is made in one pass (data_move.applied) -------------
-@pytest.mark.parametrize("dst,src,nburst,burst,src_stride,dst_stride,one_pass", [
+# -- a legal data_move's written scope given as the bytes that change (data_move.patched) ----------------
+@pytest.mark.parametrize("dst,src,nburst,burst,src_stride,dst_stride,back_to_back", [
     (Tensor("UB", 98304, "uint8", 98304), Tensor("UB", 0, "uint8", 98304), 1, 3072, 0, 0, True),  # the largest
     (Tensor("UB", 4096, "float16", 512), Tensor("UB", 0, "float16", 512), 4, 8, 0, 0, True),      # back to back
     (Tensor("UB", 0, "float16", 512), Tensor("GM", 7, "float16", 512), 1, 32, 0, 0, True),        # GM -> UB
@@ -344,8 +344,9 @@ def test_malformed_call_is_a_format_error():
     (Tensor("GM", 0, "float16", 512), Tensor("UB", 1024, "float16", 512), 2, 4, 0, 4, False),     # dst gaps
     (Tensor("UB", 8192, "float16", 512), Tensor("UB", 0, "float16", 512), 2, 4, 4, 0, False),     # src gaps
 ])
-def test_a_move_made_in_one_pass_leaves_the_image_copy_and_apply_leave(dst, src, nburst, burst, src_stride,
-                                                                       dst_stride, one_pass):
+def test_a_move_given_as_its_changed_bytes_leaves_the_image_copy_and_apply_leave(dst, src, nburst, burst,
+                                                                                 src_stride, dst_stride,
+                                                                                 back_to_back):
     from oracle.apis import data_move
     from oracle.rules import context
     call = dm(dst, src, nburst=nburst, burst=burst, src_stride=src_stride, dst_stride=dst_stride)
@@ -353,12 +354,24 @@ def test_a_move_made_in_one_pass_leaves_the_image_copy_and_apply_leave(dst, src,
     before = {s: a.copy() for s, a in memory.items()}
     want, _ = reference(call, memory)
     ctx = context(call, memory)
-    made = data_move.applied(call, memory, ctx.units, ctx.accesses)
-    assert (made is not None) == one_pass
-    result = expected(call, memory)
+    (scope, (lo, data)), = data_move.patched(call, memory, ctx.units, ctx.accesses).items()
+    assert scope == dst.scope
+    assert np.shares_memory(data, memory[src.scope]) == back_to_back       # back to back: no byte copied
+    assert data.size <= ctx.accesses["dst"].span[1] - ctx.accesses["dst"].span[0]
+    made = memory[scope].copy()
+    made[lo:lo + data.size] = data
+    assert made.tobytes() == want[scope].tobytes()
+    result = expected(call, memory)                                     # a whole image, the input's own
     assert_images_equal(result.memory, want)
     assert_images_equal(memory, before)                                  # the input is not modified
-    if one_pass:
-        assert set(made) == {dst.scope} and made[dst.scope].tobytes() == want[dst.scope].tobytes()
-        assert not np.shares_memory(result.memory[dst.scope], memory[dst.scope])
-        assert result.memory[dst.scope].flags.writeable and result.fully_defined(dst.scope)
+    assert not result.patches and not np.shares_memory(result.memory[dst.scope], memory[dst.scope])
+    assert result.memory[dst.scope].flags.writeable and result.fully_defined(dst.scope)
+    frozen = {s: a.copy() for s, a in memory.items()}
+    for a in frozen.values():
+        a.flags.writeable = False
+    lazy = expected(call, frozen, patches=True)         # read-only inputs: the written scope left uncopied
+    assert lazy.memory[scope] is frozen[scope] and set(lazy.patches) == {scope}
+    lazy.materialize()
+    assert not lazy.patches
+    assert_images_equal(lazy.memory, want)
+    assert_images_equal(frozen, before)
