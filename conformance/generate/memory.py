@@ -33,7 +33,13 @@ def random_pool(key: int = 0) -> np.ndarray:
     gives another key, so that no backend can know the bytes beforehand. A supervisor that forks its
     workers makes it first (worker.shared): they share its pages, which nothing writes."""
     seed = PUBLISHED_POOL if key == 0 else [PUBLISHED_POOL, key]
-    pool = np.random.SFC64(seed).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
+    advise = getattr(np._core.multiarray, "_set_madvise_hugepage", None)
+    was = advise(True) if advise is not None else None     # huge pages: every call copies windows of it
+    try:
+        pool = np.random.SFC64(seed).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
+    finally:
+        if advise is not None:
+            advise(was)
     pool.flags.writeable = False
     return pool
 
@@ -144,19 +150,22 @@ class MemoryRecipe:
     writes: tuple[Write, ...] = ()
     pool: int = 0                   # which random pool the bytes come from (0: the published one)
 
-    def build(self, into: Callable[[Mapping[str, int]], dict[str, np.ndarray]] | None = None
-              ) -> dict[str, np.ndarray]:
+    def build(self, into: Callable[[Mapping[str, int]], dict[str, np.ndarray]] | None = None,
+              originals: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
         """Fresh, writable images of random bytes.
 
         Each scope is a copy of a window of a fixed random pool, at an offset drawn from (seed, scope):
         as random as fresh bytes for telling a wrong source or a stray write, at the cost of a memcpy.
         Images larger than the pool are drawn from a generator seeded the same way. `into(sizes)`, where
         given, supplies the arrays to fill (an out-of-process backend's shared memory), so that the
-        images are made where the backend reads them instead of being copied there."""
+        images are made where the backend reads them instead of being copied there. `originals`, where
+        given, receives the window (read only, see pristine) of each scope copied from one alone."""
         out = (into or _fresh)(self.sizes)
         for i, scope in enumerate(SCOPES):
             if scope in self.sizes:
-                self._fill(out[scope], i, scope, ((0, self.sizes[scope]),))
+                window = self._fill(out[scope], i, scope, ((0, self.sizes[scope]),))
+                if originals is not None and window is not None:
+                    originals[scope] = window
         return out
 
     def build_spans(self, spans: Mapping[str, Sequence[tuple[int, int]]]) -> dict[str, np.ndarray]:
@@ -172,16 +181,22 @@ class MemoryRecipe:
                 self._fill(out[scope], i, scope, pieces if size <= POOL_BYTES // 2 else ((0, size),))
         return out
 
-    def _fill(self, image: np.ndarray, stream: int, scope: str, pieces: Sequence[tuple[int, int]]) -> None:
+    def _fill(self, image: np.ndarray, stream: int, scope: str, pieces: Sequence[tuple[int, int]]
+              ) -> np.ndarray | None:
         """What build() puts in `image` (scope's, the `stream`th of SCOPES) over `pieces`: the pool's window
         where no write lies (the bytes under a write are never copied), then the writes, a later one over an
-        earlier one. Images larger than the pool (always filled whole) come from a seeded generator."""
+        earlier one. Images larger than the pool (always filled whole) come from a seeded generator. The
+        window, where the image is that alone (no write lies over it; see pristine)."""
         size = image.shape[0]
         writes = [(w.addr, min(w.addr + w.data.size, size), w.data) for w in self.writes if w.scope == scope]
         window = self._window(stream, size)
         if window is None:
             rng = np.random.Generator(np.random.SFC64([self.seed, stream] + ([self.pool] if self.pool else [])))
             np.copyto(image, rng.integers(0, 256, size, dtype=np.uint8))
+        elif not writes:
+            for lo, hi in pieces:
+                image[lo:hi] = window[lo:hi]
+            return window
         else:
             for lo, hi in pieces:
                 for a, b in _uncovered(lo, hi, writes):
@@ -191,6 +206,7 @@ class MemoryRecipe:
                 a, b = max(lo, addr), min(hi, end)
                 if a < b:
                     image[a:b] = data[a - addr:b - addr]
+        return None
 
     def resized(self, sizes: Mapping[str, int]) -> "MemoryRecipe":
         return MemoryRecipe(self.seed, dict(sizes), self.writes, self.pool)

@@ -25,6 +25,7 @@ from conformance.backends.exec_program import ExecBackend
 from conformance.generate.memory import MemoryRecipe
 from conformance.judge import evidence
 from conformance.judge.bytemap import byte_map, element_diffs
+from conformance.judge.sameness import same_bytes, same_patched
 
 
 class Verdict(str, Enum):
@@ -86,24 +87,30 @@ def prepare(call: Call, recipe: MemoryRecipe, images: Any, rulebook: Rulebook,
     out-of-process backend's shared file) and the expected result, by `rulebook` (the run's; with its
     declared readings, the regions they cover). `violations`: the oracle's check of this call by this
     rulebook, where the generator made it (Case.checked)."""
-    memory = recipe.build(images)
-    want, violations = _expectation(call, memory, rulebook, violations)
+    originals: dict[str, np.ndarray] = {}
+    memory = recipe.build(images, originals)
+    # the oracle reads the pool's windows the images were copied from (read only) where they are one, the
+    # images otherwise: of those, it keeps a copy (expected() copies the scopes it writes)
+    want, violations = _expectation(call, {scope: originals.get(scope, image) for scope, image in memory.items()},
+                                    rulebook, violations)
     if want is not None:
-        # expected() copies only the scopes the call writes; the others are views of `memory`, which the
-        # backend is about to write into: keep their bytes (the pool's window they were copied from, where
-        # they are one), or a stray write there would go unseen
         for scope, image in want.memory.items():
-            if np.shares_memory(image, memory[scope]):
-                kept = recipe.pristine(scope)
-                want.memory[scope] = kept if kept is not None else image.copy()
+            if scope not in originals and np.may_share_memory(image, memory[scope]):
+                want.memory[scope] = image.copy()
     return Prepared(call, memory, want, violations, verdict_class(violations), rulebook)
 
 
 def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook,
                  violations: Sequence[Violation] | None) -> tuple[Any, list[Violation]]:
-    """(the expected image, the call's violations); no image for a call that must be refused."""
+    """(the expected image, the call's violations); no image for a call that must be refused. Its read-only
+    inputs are the kit's own, which nothing writes: a scope the call writes is given by the bytes that
+    change where the oracle can tell them (Expected.patches)."""
+    if violations is not None:          # the generator's check: a call it must refuse needs no image
+        rejects = [v for v in violations if v.severity == "reject"]
+        if rejects:
+            return None, rejects
     try:
-        want = expected(call, inputs, rulebook, violations=violations)
+        want = expected(call, inputs, rulebook, violations=violations, patches=True)
         return want, want.violations
     except IllegalCall as exc:
         return None, exc.violations
@@ -184,17 +191,25 @@ def start(call: Call, recipe: MemoryRecipe, backend: ExecBackend, text: str | No
     own inputs, never the shared images the backend writes: the pool's windows (read only) where the
     recipe has them, a copy taken before the request otherwise."""
     held = busy.sent.places if busy is not None and busy.sent is not None else None
-    memory = recipe.build(lambda sizes: backend.images(sizes, held))
-    inputs = _own_inputs(recipe, memory)
+    originals: dict[str, np.ndarray] = {}
+    memory = recipe.build(lambda sizes: backend.images(sizes, held), originals)
+    inputs = _own_inputs(memory, originals)
     sent, raised = call_backend(backend.send, call, memory, text)
     return Started(call, memory, inputs, sent, raised)
 
 
-def _own_inputs(recipe: MemoryRecipe, memory: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _own_inputs(memory: dict[str, np.ndarray], originals: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The images the oracle reads, never the shared ones the backend writes: the pool's windows (read
-    only) where the recipe has them, a copy taken before the request otherwise."""
-    return {scope: kept if (kept := recipe.pristine(scope)) is not None else image.copy()
-            for scope, image in memory.items()}
+    only) where the images were copied from one (`originals`, from build), a copy taken before the
+    request otherwise (read only too: nothing writes it)."""
+    inputs = {}
+    for scope, image in memory.items():
+        kept = originals.get(scope)
+        if kept is None:
+            kept = image.copy()
+            kept.flags.writeable = False
+        inputs[scope] = kept
+    return inputs
 
 
 def complete(started: Started, backend: ExecBackend, rulebook: Rulebook,
@@ -244,8 +259,9 @@ def _judge_batch_sent(cases: Sequence[tuple[Call, MemoryRecipe]], backend: ExecB
     """judge_batch, for a backend in a process of its own: the images built where it reads them, the batch
     sent, and the expected images worked out while it runs (as start / complete do for one call)."""
     views = iter(backend.batch_images([recipe.sizes for _, recipe in cases]))
-    memories = [recipe.build(lambda sizes: next(views)) for _, recipe in cases]
-    inputs = [_own_inputs(recipe, memory) for (_, recipe), memory in zip(cases, memories)]
+    originals: list[dict[str, np.ndarray]] = [{} for _ in cases]
+    memories = [recipe.build(lambda sizes: next(views), kept) for (_, recipe), kept in zip(cases, originals)]
+    inputs = [_own_inputs(memory, kept) for memory, kept in zip(memories, originals)]
     sent, raised = call_backend(backend.send_batch, [call for call, _ in cases], memories)
     expected_ = [_expectation(call, inp, rulebook, v) for (call, _), inp, v in zip(cases, inputs, known)]
     answer = None
@@ -262,15 +278,6 @@ def _judge_batch_sent(cases: Sequence[tuple[Call, MemoryRecipe]], backend: ExecB
 
 # -- running untrusted code ------------------------------------------------------------------------
 
-def same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Two uint8 arrays of one shape equal byte for byte: compared as 8-byte words where both are
-    contiguous and hold whole words (a call's images are a megabyte: twice as fast as byte by byte)."""
-    a, b = np.asarray(a), np.asarray(b)         # a backend's ndarray subclass compares as an ndarray
-    if a.size % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
-        return bool((a.view(np.uint64) == b.view(np.uint64)).all())
-    return bool(np.array_equal(a, b))
-
-
 def compare(actual: dict[str, np.ndarray], want, call: Call | None = None,
             rulebook: Rulebook | None = None) -> dict[str, Any] | None:
     """None when every defined byte matches; else a description of the first differences (given the
@@ -281,6 +288,7 @@ def compare(actual: dict[str, np.ndarray], want, call: Call | None = None,
     problems = _wrong_bytes(actual, want)
     if not problems:
         return None
+    want.materialize()
     return _described(problems, actual, want, call, rulebook)
 
 
@@ -293,6 +301,12 @@ def _wrong_bytes(actual: dict[str, np.ndarray], want) -> dict[str, dict[str, Any
         if not isinstance(got, np.ndarray) or got.shape != exp.shape or got.dtype != np.uint8:
             problems[scope] = {"error": f"the backend replaced memory[{scope!r}] instead of writing into it"}
             continue
+        patch = want.patches.get(scope)
+        if patch is not None:
+            if same_patched(got, exp, *patch):
+                continue
+            want.materialize()                  # a difference: the image whole, to tell which bytes
+            exp = want.memory[scope]
         if want.fully_defined(scope):
             if same_bytes(got, exp):
                 continue
