@@ -10,8 +10,9 @@ import pytest
 from oracle import Call, Tensor
 from oracle.spec import default_rulebook
 
+from conformance.backends.contract import OracleBackend
 from conformance.generate.memory import MemoryRecipe
-from conformance.judge.verdicts import Verdict, judge, same_bytes
+from conformance.judge.verdicts import Verdict, judge, prepare, same_bytes
 
 
 def move(src: str, dst: str) -> Call:
@@ -72,3 +73,36 @@ def test_same_bytes_sees_one_byte_anywhere():
     other = strided.copy()
     other[5] = 1
     assert same_bytes(strided, strided.copy()) and not same_bytes(strided, other)
+
+
+@pytest.mark.parametrize("nburst,burst,src_stride,dst_stride", [(1, 2, 0, 0), (3, 1, 2, 1)])
+def test_a_written_scope_given_by_the_bytes_it_changes_is_compared_byte_for_byte(nburst, burst, src_stride,
+                                                                                  dst_stride):
+    """The oracle gives a legal move's written scope as the pool's window and the bytes the move changes
+    (Expected.patches, back to back or strided); one byte off anywhere in that scope is still FAIL: before
+    the bytes, at their ends, in a gap between bursts, after them, at either end of the image."""
+    call = Call("data_move", "ascend910b", {"dst": Tensor("GM", 1000, "uint8", 512),
+                                            "src": Tensor("UB", 64, "uint8", 512), "sid": 0, "nburst": nburst,
+                                            "burst": burst, "src_stride": src_stride, "dst_stride": dst_stride})
+    recipe = MemoryRecipe(9, {"GM": 4096, "UB": 196608})
+    rulebook = default_rulebook()
+    prepared = prepare(call, recipe, None, rulebook)
+    assert set(prepared.want.patches) == {"GM"}, "the written scope is not copied whole"
+    lo, data = prepared.want.patches["GM"]
+    ends = {0, lo - 1, lo, lo + 32, lo + 33, lo + data.size - 1, lo + data.size, 4095}
+
+    class MovesThenFlips(OracleBackend):
+        def __init__(self, at):
+            super().__init__(rulebook=rulebook)
+            self.at = at
+
+        def run(self, call, memory):
+            super().run(call, memory)
+            if self.at is not None:
+                memory["GM"][self.at] ^= 0x01
+
+    assert judge(call, recipe, MovesThenFlips(None), rulebook).verdict == Verdict.PASS
+    for at in sorted(ends):
+        outcome = judge(call, recipe, MovesThenFlips(at), rulebook)
+        assert outcome.verdict == Verdict.FAIL and outcome.diff["GM"]["wrong_bytes"] == 1, (at, outcome)
+        assert outcome.diff["GM"]["first"][0]["addr"] == at
