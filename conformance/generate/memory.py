@@ -33,7 +33,7 @@ def random_pool(key: int = 0) -> np.ndarray:
     gives another key, so that no backend can know the bytes beforehand. A supervisor that forks its
     workers makes it first (worker.shared): they share its pages, which nothing writes."""
     seed = PUBLISHED_POOL if key == 0 else [PUBLISHED_POOL, key]
-    advise = getattr(np._core.multiarray, "_set_madvise_hugepage", None)
+    advise = _hugepage_advice()
     was = advise(True) if advise is not None else None     # huge pages: every call copies windows of it
     try:
         pool = np.random.SFC64(seed).random_raw(POOL_BYTES // 8).astype("<u8", copy=False).view(np.uint8)
@@ -42,6 +42,13 @@ def random_pool(key: int = 0) -> np.ndarray:
             advise(was)
     pool.flags.writeable = False
     return pool
+
+
+def _hugepage_advice() -> Callable[[bool], bool] | None:
+    """numpy's switch for the transparent-huge-page advice it gives the large arrays it allocates, which
+    returns the setting it replaces (numpy 2 keeps it in `_core`, numpy 1 in `core`; None where neither has it)."""
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    return getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
 
 
 def _mix(seed: int, stream: int) -> int:
@@ -335,10 +342,9 @@ def keep_freed_images() -> None:
     judging time of a call (benchmarks/bench.py). Raising glibc's mmap and trim thresholds keeps them in
     the heap; numpy's transparent-huge-page advice on large arrays is turned off for the same reason.
     Elsewhere than glibc this does nothing."""
-    try:
-        np._core.multiarray._set_madvise_hugepage(False)
-    except AttributeError:          # pragma: no cover - numpy < 2
-        pass
+    advise = _hugepage_advice()
+    if advise is not None:
+        advise(False)
     try:
         mallopt = ctypes.CDLL(None).mallopt         # the C library every CPython has loaded (no search)
     except (OSError, AttributeError, TypeError):    # not glibc (no mallopt), or no dlopen(NULL) (Windows)
