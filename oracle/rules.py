@@ -7,7 +7,7 @@ class they give.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -69,34 +69,32 @@ def with_readings(rulebook: Rulebook | None, readings: Mapping[str, str] | None)
 
 
 def violations(ctx: Context) -> list[Violation]:
-    args = ctx.call.args
-    rules, ambiguities = _asked(ctx)
-    concerned, overridden = _concerned(ctx, ambiguities, False)
-    out = []
-    for rule, ranges in rules:
-        if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
-            message = RULE_KINDS[rule.kind].check(rule, ctx)
-            if message:
-                out.append(Violation(rule.id, rule.severity, message))
-    for amb in concerned:          # undeclared: undefined; declared: its reading's legality
-        if amb.legality != "legal":
-            out.append(_read(amb))
-    return out
+    return list(_found(ctx, refusing=False))
 
 
 def rejection(ctx: Context) -> Violation | None:
     """The first violation of severity reject that `violations` lists (None: there is none), told without
     asking the rules after it, the rules that cannot refuse a call, nor the ambiguity regions that neither
     refuse one nor set a rule aside: all that a backend refusing calls needs."""
+    return next(_found(ctx, refusing=True), None)
+
+
+def _found(ctx: Context, refusing: bool) -> Iterator[Violation]:
+    """The call's violations in `violations`' order, made as they are asked for (`refusing`: those of
+    severity reject alone, the others never checked)."""
     args = ctx.call.args
     rules, ambiguities = _asked(ctx)
-    concerned, overridden = _concerned(ctx, ambiguities, True)
+    concerned, overridden = _concerned(ctx, ambiguities, refusing)
     for rule, ranges in rules:
-        if rule.severity == "reject" and (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
+        if refusing and rule.severity != "reject":
+            continue
+        if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
             message = RULE_KINDS[rule.kind].check(rule, ctx)
             if message:
-                return Violation(rule.id, rule.severity, message)
-    return next((_read(amb) for amb in concerned if amb.legality == "reject"), None)
+                yield Violation(rule.id, rule.severity, message)
+    for amb in concerned:          # undeclared: undefined; declared: its reading's legality
+        if amb.legality == "reject" or (amb.legality != "legal" and not refusing):
+            yield _read(amb)
 
 
 def _asked(ctx: Context) -> tuple[list[tuple[Rule, Ranges | None]], list[tuple[Ambiguity, list[Ranges | None]]]]:
