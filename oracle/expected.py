@@ -46,8 +46,7 @@ class Expected:
     def materialize(self) -> None:
         """Every patched scope made one array in memory (a verdict that explains a difference reads them)."""
         for scope, (lo, data) in self.patches.items():
-            base = self.memory[scope]
-            self.memory[scope] = np.concatenate((base[:lo], data, base[lo + data.shape[0]:]))
+            self.memory[scope] = patched_image(self.memory[scope], lo, data)
         self.patches = {}
 
     def fully_defined(self, scope: str) -> bool:
@@ -88,6 +87,12 @@ def _validate_memory(memory: Mapping[str, np.ndarray]) -> None:
             continue
         if not isinstance(array, np.ndarray) or array.dtype != _UINT8 or array.ndim != 1:
             raise ValueError(f"memory[{scope!r}] must be a 1-D numpy uint8 array")
+
+
+def patched_image(base: np.ndarray, lo: int, data: np.ndarray) -> np.ndarray:
+    """A new array: `base` with the bytes from `lo` on replaced by `data`, made in one pass (no byte copied
+    to be overwritten)."""
+    return np.concatenate((base[:lo], data, base[lo + data.shape[0]:]))
 
 
 def _sizes(memory: Mapping[str, np.ndarray]) -> dict[str, int]:
@@ -168,7 +173,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             if patches and not array.flags.writeable and not data.flags.writeable:
                 image[scope] = array
             else:                                       # in one pass: no byte copied to be overwritten
-                image[scope] = np.concatenate((array[:lo], data, array[lo + data.shape[0]:]))
+                image[scope] = patched_image(array, lo, data)
                 del kept[scope]
         mask = masks.get(size := array.shape[0])
         defined[scope] = _all_defined(size) if mask is None else mask
