@@ -3,7 +3,7 @@ them in) and the footprints its parameters give: what parameters.py sizes and pl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from oracle import Call
 from oracle.call import nest
@@ -106,6 +106,23 @@ def accesses(env: Env, draft: CallDraft, params: Mapping[str, int], plain: bool 
     frame = frame_of(env, draft)
     call = _call(env, frame, params)
     return frame.math.accesses(call, frame.units) if plain else _footprints(frame, call)
+
+
+def plain_accesses_along(env: Env, draft: CallDraft, params: Mapping[str, Any], name: str
+                         ) -> Callable[[int], dict[str, Any]]:
+    """value -> accesses(env, draft, {**params, name: value}, plain=True), for a search that tries many
+    values of one parameter: the call's other arguments are made once, each value changing its one field."""
+    frame = frame_of(env, draft)
+    template, math, units = frame.template, frame.math, frame.units
+    nested = nest(params) if env.nested else dict(params)
+    args = {**template.args, **nested}
+    head, _, field = name.partition(".") if env.nested else (name, "", "")
+    fields = nested.get(head, {}) if field else None
+
+    def at(value: int) -> dict[str, Any]:
+        moved = {**args, head: {**fields, field: value}} if fields is not None else {**args, name: value}
+        return math.accesses(Call(template.api, template.product, moved, template.form), units)
+    return at
 
 
 def _footprints(frame: Frame, call: Call) -> dict[str, Any]:

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from oracle import Call
-from oracle.call import nest
-
-from conformance.generate.draft import CallDraft, accesses, frame_of, writes_twice
+from conformance.generate.draft import CallDraft, accesses, frame_of, plain_accesses_along, writes_twice
 from conformance.generate.environment import Env
 from conformance.generate.sizing import remembered
 
@@ -39,19 +36,11 @@ def _bearing(env: Env, draft: CallDraft, params: Mapping[str, Any], names: Seque
 
 def written_once_at(env: Env, draft: CallDraft, params: Mapping[str, Any], name: str, ops: Sequence[str],
                     step: int = 1) -> Callable[[int], bool]:
-    """k -> does no operand of `ops` write a byte twice with `name` at k steps (others as in `params`)?
-    The call's other arguments are made once (as draft.accesses makes them, `plain`); each k changes one."""
-    frame = frame_of(env, draft)
-    template, math, units = frame.template, frame.math, frame.units
-    nested = nest(params) if env.nested else dict(params)
-    args = {**template.args, **nested}
-    head, _, field = name.partition(".") if env.nested else (name, "", "")
-    fields = nested.get(head, {}) if field else None
+    """k -> does no operand of `ops` write a byte twice with `name` at k steps (others as in `params`)?"""
+    along = plain_accesses_along(env, draft, params, name)
 
     def once(k: int) -> bool:
-        value = k * step
-        moved = {**args, head: {**fields, field: value}} if fields is not None else {**args, name: value}
-        acc = math.accesses(Call(template.api, template.product, moved, template.form), units)
+        acc = along(k * step)
         return not any(writes_twice(acc.get(op)) for op in ops)
     return once
 
