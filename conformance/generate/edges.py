@@ -28,7 +28,6 @@ by the cell and the plan: the same calls on every machine, whatever the seed or 
 from __future__ import annotations
 
 import functools
-import random
 import zlib
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -43,55 +42,10 @@ from conformance.generate.case import Case
 from conformance.generate.cells import Cell
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.parameters import fit_tops
-from conformance.generate.picks import Picks
+from conformance.generate.picks import Planned
 from conformance.generate.strategies import planned_case
 
 ATTEMPTS = 16           # salts tried per plan before it is given up (a plan's unplanned choices vary)
-
-
-class Planned(Picks):
-    """Choices from a plan: a planned label gets its value ("min" / "max" / "first" / "last" or the value
-    itself: an int for a bounded value means "any", that one); the rest come from a Random seeded by the
-    plan, with bounded values at their minimum and booleans False (small calls that fit, so the planned
-    choices decide), or, `loose`, anywhere (for cells whose calls cannot all be small: a bounds rule
-    needs a call that moves something)."""
-
-    def __init__(self, plan: Mapping[str, Any], salt: int, loose: bool = False):
-        self.plan, self.rng, self.loose = plan, random.Random(salt), loose
-
-    def integer(self, lo: int, hi: int, label: str = "") -> int:
-        want = self.plan.get(label)
-        if want == "min":
-            return lo
-        if want == "max":
-            return hi
-        if isinstance(want, int) and not isinstance(want, bool) and lo <= want <= hi:
-            return want
-        return self.rng.randint(lo, hi)
-
-    def choice(self, values: Sequence[Any], label: str = "") -> Any:
-        want = self.plan.get(label)
-        if want is not None and want in values:
-            return want
-        if want == "first":
-            return values[0]
-        if want == "last":
-            return values[-1]
-        return values[self.rng.randrange(len(values))]
-
-    def boolean(self, label: str = "") -> bool:
-        want = self.plan.get(label)
-        if isinstance(want, bool):
-            return want
-        return self.loose and self.rng.random() < 0.5
-
-    def how(self, label: str = "") -> str:
-        want = self.plan.get(label)
-        if isinstance(want, int) and not isinstance(want, bool):
-            return "any"
-        if want in ("min", "any", "max"):
-            return want
-        return self.rng.choice(("min", "any", "any", "max")) if self.loose else "min"
 
 
 @dataclass(frozen=True)
@@ -374,7 +328,8 @@ def _sweep(cell: Cell, env: Env) -> tuple[Case, ...]:
 
 def _realise(cell: Cell, env: Env, plan: Plan, attempts: int = ATTEMPTS) -> Case | None:
     """The first call an alternative of the plan gives that carries the plan's tags (small calls
-    first, then loose ones)."""
+    first, then loose ones). An attempt whose choices no salt changed (the Random answered none that had
+    two answers) is what every other salt of its alternative gives: that alternative is tried no more."""
     for loose in (False, True):
         for choices in plan.alternatives:
             for attempt in range(attempts // 2):
@@ -385,6 +340,8 @@ def _realise(cell: Cell, env: Env, plan: Plan, attempts: int = ATTEMPTS) -> Case
                     case = planned_case(pick, env, cell.expect, cell.rule, cell.form, cell.dtype)
                 if case is not None and plan.tags <= set(case.tags):
                     return case
+                if not pick.varied:
+                    break
     return None
 
 

@@ -2,7 +2,8 @@
 planned value in the edge sweep), and a bounded value is taken at its minimum, its maximum or in between."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import random
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
@@ -88,6 +89,56 @@ class Searched(Picks):
 
     def how(self, label: str = "") -> str:
         return _HOW[self._number(1) & 3]
+
+
+class Planned(Picks):
+    """Choices from a plan (the edge sweep's, conformance/generate/edges.py): a planned label gets its value ("min" / "max" / "first" / "last" or the value
+    itself: an int for a bounded value means "any", that one); the rest come from a Random seeded by the
+    plan, with bounded values at their minimum and booleans False (small calls that fit, so the planned
+    choices decide), or, `loose`, anywhere (for cells whose calls cannot all be small: a bounds rule
+    needs a call that moves something)."""
+
+    def __init__(self, plan: Mapping[str, Any], salt: int, loose: bool = False):
+        self.plan, self.rng, self.loose = plan, random.Random(salt), loose
+        self.varied = False     # has the Random answered a choice that had more than one answer?
+
+    def integer(self, lo: int, hi: int, label: str = "") -> int:
+        want = self.plan.get(label)
+        if want == "min":
+            return lo
+        if want == "max":
+            return hi
+        if isinstance(want, int) and not isinstance(want, bool) and lo <= want <= hi:
+            return want
+        self.varied |= lo < hi
+        return self.rng.randint(lo, hi)
+
+    def choice(self, values: Sequence[Any], label: str = "") -> Any:
+        want = self.plan.get(label)
+        if want is not None and want in values:
+            return want
+        if want == "first":
+            return values[0]
+        if want == "last":
+            return values[-1]
+        self.varied |= len(values) > 1
+        return values[self.rng.randrange(len(values))]
+
+    def boolean(self, label: str = "") -> bool:
+        want = self.plan.get(label)
+        if isinstance(want, bool):
+            return want
+        self.varied |= self.loose
+        return self.loose and self.rng.random() < 0.5
+
+    def how(self, label: str = "") -> str:
+        want = self.plan.get(label)
+        if isinstance(want, int) and not isinstance(want, bool):
+            return "any"
+        if want in ("min", "any", "max"):
+            return want
+        self.varied |= self.loose
+        return self.rng.choice(("min", "any", "any", "max")) if self.loose else "min"
 
 
 def next_block(draw: Draw) -> bytes:
