@@ -10,13 +10,13 @@ from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents
 from conformance.generate.environment import MOVED_BYTES, Env, round_up
 
 
-def _key(params: Mapping[str, Any]) -> tuple:
-    """The parameters as a key; mask words (lists) as tuples."""
-    key = tuple(params.items())
+def _key(params: Mapping[str, Any], unread: frozenset[str] = frozenset()) -> tuple:
+    """The parameters as a key, less those in `unread`; mask words (lists) as tuples."""
+    key = tuple(params.items()) if not unread else tuple(kv for kv in params.items() if kv[0] not in unread)
     try:
         hash(key)
     except TypeError:
-        key = tuple((k, _frozen(v)) for k, v in params.items())
+        key = tuple((k, _frozen(v)) for k, v in key)
     return key
 
 
@@ -61,7 +61,7 @@ def _spare_bytes(env: Env, draft: CallDraft, params: Mapping[str, int], aligns: 
     frame = frame_of(env, draft)
     if aligns is not frame.aligns:
         return _spare_bytes_of(env, draft, params, aligns)
-    key = (*_sized_as(frame, draft), _key(params) if keyed is None else keyed)
+    key = (*_sized_as(frame, draft), _key(params, unread(frame)) if keyed is None else keyed)
     rooms = _REMEMBERED.get(key)
     if rooms is None:
         rooms = _spare_bytes_of(env, draft, params, aligns)
@@ -75,10 +75,17 @@ def _sized_as(frame: Any, draft: CallDraft) -> tuple:
     return frame, "rooms", draft.spare, tuple(draft.landing.items()), draft.parted
 
 
-def _keys_along(params: Mapping[str, Any], name: str) -> Any:
-    """v -> the _key of `params` with `name` at v, made from their _key once (a search asks for many v)."""
-    base = _key(params)
-    at = list(params).index(name) if name in params else len(base)
+def unread(frame: Any) -> frozenset[str]:
+    """The parameters no footprint of the frame's index math reads (its UNSIZED: the value padding holds):
+    the rooms are the same whatever they are, so what is remembered is not keyed by them."""
+    return getattr(frame.math, "UNSIZED", frozenset())
+
+
+def _keys_along(params: Mapping[str, Any], name: str, skip: frozenset[str] = frozenset()) -> Any:
+    """v -> the _key of `params` (less `skip`) with `name` at v, made from their _key once (a search asks
+    for many v)."""
+    base = _key(params, skip)
+    at = [k for k in params if k not in skip].index(name) if name in params else len(base)
     before, after = base[:at], base[at + 1:]
     return lambda v: (*before, (name, v), *after)
 
@@ -165,10 +172,13 @@ def largest_fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, l
     large for them), bounds the answer, and the values from that bound down are tried in turn (at most
     LANE_TRIES; past that the first search's answer stands)."""
     frame = frame_of(env, draft)
-    keyed = _keys_along(params, name)
     lo, hi = -(-lo // step), hi // step         # the counts of steps searched
     if lo > hi:
         return None
+    skip = unread(frame)
+    if name in skip:            # the rooms are flat in it: hi fits where any value does
+        return hi * step if min(_spare_bytes(env, draft, params, aligns)) >= 0 else None
+    keyed = _keys_along(params, name, skip)
     if aligns is not frame.aligns:
         found = _fit(env, draft, params, name, lo, hi, aligns, keyed, step)
         return None if found is None else found * step

@@ -52,6 +52,10 @@ def _ceil(value: int, unit: int) -> int:
     return -(-value // unit) * unit
 
 
+# The parameters no footprint reads (accesses never looks at them): what the padding holds.
+UNSIZED = frozenset({"padParams.isPad", "padParams.paddingValue"})
+
+
 def accesses(call: Call, units: Mapping[str, int],
              memory: Mapping[str, np.ndarray] | None = None) -> dict[str, Runs]:
     p, block = call.args["dataCopyParams"], units["block"]

@@ -23,7 +23,7 @@ from conformance.generate.draft import CallDraft, part
 from conformance.generate.parameters import starting_point
 from conformance.generate.sizing import fits
 from conformance.generate.picks import Picks
-from oracle.apis import offsets
+from oracle.apis import index_math, offsets
 from oracle.spec import default_rulebook
 
 
@@ -46,7 +46,8 @@ class _Lowest(Picks):
 FRAMES = [("data_move", "ascend910b", "float16", "GM->UB"), ("data_copy_nz2nd", "ascend910b", "float32", "UB->GM"),
           ("scatter", "ascend310b", "int8", None), ("asc_gather", "ascend910b", "float16", None),
           ("vec_trans_scatter", "ascend910b", "float16", None), ("data_copy_nd2nz", "ascend910b", "float16", None),
-          ("copy", "ascend910b", "float32", None)]      # the last two with their dst writes kept apart (part)
+          ("copy", "ascend910b", "float32", None),      # these two with their dst writes kept apart (part)
+          ("data_copy_pad", "ascend910b", "int16", "GM->UB")]      # parameters no footprint reads (UNSIZED)
 
 
 def _start(api: str, product: str, dtype: str, path: str | None):
@@ -224,3 +225,29 @@ def test_a_write_prints_its_first_values_only():
     for write in (made, plain):
         for text in (repr(write), pretty(write)):
             assert len(text) < 200 and "[0, 4, 8, 12" in text and "40000 in all" in text, text
+
+
+@pytest.mark.parametrize("api", [name for name in sorted(default_rulebook().apis)
+                                 if getattr(index_math(name), "UNSIZED", None)])
+def test_unsized_parameters_move_no_footprint(api: str) -> None:
+    """An index math's UNSIZED parameters, which sizing neither searches nor remembers rooms by, leave every
+    footprint as it is: on the sweep's calls of every cell of the API, each set to values across its type's
+    range gives the same accesses under every reading's units."""
+    from conformance.generate.cells import cells
+    from conformance.generate.edges import sweep
+    from oracle.rules import context
+    book = default_rulebook()
+    math, seen = index_math(api), 0
+    for cell in cells(sorted(book.products), [api], rulebook=book):
+        for case in sweep(cell, book)[:12]:
+            call = case.call
+            unsized = [n.partition(".") for n in sorted(math.UNSIZED) if n.partition(".")[0] in call.args]
+            units = context(call).units
+            readings = [make(units) for make in math.VARIANTS.values()]
+            before = [math.accesses(call, u) for u in readings]
+            for head, _, field in unsized:
+                for value in (0, 1, 7, 255, 2**15, 2**31 - 1, 2**63 - 1):
+                    moved = call.replace(**{head: {**call.args[head], field: value}} if field else {head: value})
+                    assert [math.accesses(moved, u) for u in readings] == before, (cell.id, head, field, value)
+            seen += bool(unsized)
+    assert seen > 20
