@@ -92,11 +92,11 @@ class Searched(Picks):
 
 
 class Planned(Picks):
-    """Choices from a plan (the edge sweep's, conformance/generate/edges.py): a planned label gets its value ("min" / "max" / "first" / "last" or the value
-    itself: an int for a bounded value means "any", that one); the rest come from a Random seeded by the
-    plan, with bounded values at their minimum and booleans False (small calls that fit, so the planned
-    choices decide), or, `loose`, anywhere (for cells whose calls cannot all be small: a bounds rule
-    needs a call that moves something)."""
+    """Choices from a plan (the edge sweep's, conformance/generate/edges.py): a planned label gets its
+    value ("min" / "max" / "first" / "last" or the value itself: an int for a bounded value means "any",
+    that one); the rest come from a Random seeded by the plan, with bounded values at their minimum and
+    booleans False (small calls that fit, so the planned choices decide), or, `loose`, anywhere (for cells
+    whose calls cannot all be small: a bounds rule needs a call that moves something)."""
 
     def __init__(self, plan: Mapping[str, Any], salt: int, loose: bool = False):
         self.plan, self.rng, self.loose = plan, random.Random(salt), loose

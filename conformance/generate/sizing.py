@@ -78,7 +78,10 @@ def _sized_as(frame: Any, draft: CallDraft) -> tuple:
 def unread(frame: Any) -> frozenset[str]:
     """The parameters no footprint of the frame's index math reads (its UNSIZED: the value padding holds):
     the rooms are the same whatever they are, so what is remembered is not keyed by them."""
-    return getattr(frame.math, "UNSIZED", frozenset())
+    return getattr(frame.math, "UNSIZED", _NONE)
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _keys_along(params: Mapping[str, Any], name: str, skip: frozenset[str] = frozenset()) -> Any:

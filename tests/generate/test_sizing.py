@@ -232,7 +232,7 @@ def test_a_write_prints_its_first_values_only():
 def test_unsized_parameters_move_no_footprint(api: str) -> None:
     """An index math's UNSIZED parameters, which sizing neither searches nor remembers rooms by, leave every
     footprint as it is: on the sweep's calls of every cell of the API, each set to values across its type's
-    range gives the same accesses under every reading's units."""
+    range gives the same accesses (and extents, where the index math has them) under every reading's units."""
     from conformance.generate.cells import cells
     from conformance.generate.edges import sweep
     from oracle.rules import context
@@ -244,10 +244,11 @@ def test_unsized_parameters_move_no_footprint(api: str) -> None:
             unsized = [n.partition(".") for n in sorted(math.UNSIZED) if n.partition(".")[0] in call.args]
             units = context(call).units
             readings = [make(units) for make in math.VARIANTS.values()]
-            before = [math.accesses(call, u) for u in readings]
+            sizes = [math.accesses, *(f for f in [getattr(math, "extents", None)] if f is not None)]
+            before = [size(call, u) for u in readings for size in sizes]
             for head, _, field in unsized:
                 for value in (0, 1, 7, 255, 2**15, 2**31 - 1, 2**63 - 1):
                     moved = call.replace(**{head: {**call.args[head], field: value}} if field else {head: value})
-                    assert [math.accesses(moved, u) for u in readings] == before, (cell.id, head, field, value)
+                    assert [size(moved, u) for u in readings for size in sizes] == before, (cell.id, head, field, value)
             seen += bool(unsized)
     assert seen > 20
