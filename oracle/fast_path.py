@@ -78,7 +78,9 @@ class FastPath:
 
     `regions`: the parameter ranges of every ambiguity region of the cell, when each region has ranges
     (None when one covers the whole cell; left out: a region whose checks only a broken bounds rule of
-    the fast path can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`)."""
+    the fast path can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`).
+    `refusing`: the same fast path with the regions of the ambiguities that can refuse a call or set a
+    rule aside alone (itself where those are all), for rules.rejection."""
 
     __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
                  "dtypes", "guards", "checks", "__dict__")
@@ -245,7 +247,6 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
             if not (amb.checks and all(RULE_KINDS[c.kind].held_operand(c) in bounded
                                        for c in amb.checks))
             for ranges in amb_regions]
-    regions = [ranges for _, ranges in kept]
     # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
     # operand: a list's is its first entry's): part of the cell, so the same for every call of it
     spec, (_, _, dtype, path) = ctx.spec, cell
@@ -253,10 +254,19 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
     dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
         and not spec.is_list(spec.dtype_of) else {}
-    ranged = [ranges for ranges in regions if ranges is not None]
-    return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
-                    None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
-                    tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
+
+    def made(kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
+        regions = [ranges for _, ranges in kept]
+        ranged = [ranges for ranges in regions if ranges is not None]
+        return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+                        None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
+                        tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
+    fast = made(kept)
+    # a backend refusing calls asks only the regions of ambiguities that refuse a call or set a rule aside
+    # (rules.rejection): its fast path leaves the others' out
+    refusing = [(amb, ranges) for amb, ranges in kept if amb.legality == "reject" or amb.overrides]
+    fast.refusing = fast if len(refusing) == len(kept) else made(refusing)
+    return fast
 
 
 def _flags(ctx: Checked, checks: tuple[Any, ...]) -> bool:

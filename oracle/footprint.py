@@ -283,7 +283,7 @@ class Grid(NamedTuple):
         return bool((gap < self.length).any())
 
 
-_FEW_GROUPS = 64      # Grid.self_overlaps: groups under this many apart are checked one by one, without arrays
+_FEW_GROUPS = 8       # Grid.self_overlaps: groups under this many apart are checked one by one, without arrays
 
 
 def _groups_meet(grid: Grid, groups: int) -> bool:

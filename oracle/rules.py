@@ -83,7 +83,7 @@ def _found(ctx: Context, refusing: bool) -> Iterator[Violation]:
     """The call's violations in `violations`' order, made as they are asked for (`refusing`: those of
     severity reject alone, the others never checked)."""
     args = ctx.call.args
-    rules, ambiguities = _asked(ctx)
+    rules, ambiguities = _asked(ctx, refusing)
     concerned, overridden = _concerned(ctx, ambiguities, refusing)
     for rule, ranges in rules:
         if refusing and rule.severity != "reject":
@@ -97,10 +97,14 @@ def _found(ctx: Context, refusing: bool) -> Iterator[Violation]:
             yield _read(amb)
 
 
-def _asked(ctx: Context) -> tuple[list[tuple[Rule, Ranges | None]], list[tuple[Ambiguity, list[Ranges | None]]]]:
+def _asked(ctx: Context, refusing: bool = False
+           ) -> tuple[list[tuple[Rule, Ranges | None]], list[tuple[Ambiguity, list[Ranges | None]]]]:
     """The rules whose kinds are asked about the call, and the ambiguities whose regions are: all of the
-    cell's, or where the fast path's rules hold, the others (and no ambiguity where no region holds it)."""
+    cell's, or where the fast path's rules hold, the others (and no ambiguity where no region holds it;
+    `refusing`: no region of an ambiguity that can refuse the call or set a rule aside, FastPath.refusing)."""
     rules, ambiguities, _, _, quick = cell_plan(ctx)
+    if quick is not None and refusing:
+        quick = quick.refusing
     if quick is not None and quick.holds(ctx):      # the fast path's rules hold: ask the kinds of the others
         rules = quick.rest
         if quick.outside_regions:                    # and no ambiguity region holds the call
