@@ -8,6 +8,7 @@ operands that share a group, entries moved onto each other, a floor under an ope
 or cut short: oracle/kinds)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -21,7 +22,7 @@ from oracle.spec import Rule
 
 from conformance.generate.apart import apart_ops, lanes, meets_itself, self_rules
 from conformance.generate.environment import GM_SPREAD, Env, round_up
-from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_ends,
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
 from conformance.generate.offset_tensors import offset_limit
@@ -66,8 +67,7 @@ class Placement:
 
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
-        self.acc = accesses(env, draft, draft.params)
-        self.ends = ends = operand_ends(self.acc)
+        self.ends = ends = operand_ends(extents(env, draft, draft.params, parted=False))
         landing = draft.landing                     # the ends, or the end of a landing room (operand_end)
         self.rooms = {op: max(end, self.acc[op].begin + landing[op]) if op in landing else end
                       for op, end in ends.items()}
@@ -77,6 +77,12 @@ class Placement:
         self.addrs: dict[str, list[int]] = {}
         self.limit: dict[str, int] = {}             # byte where an operand's tensors end (slices run to it)
         self.numel: dict[str, list[int]] = {}
+
+    @functools.cached_property
+    def acc(self) -> dict[str, Any]:
+        """The operands' footprints (what the ends are read from in closed form), made where a landing
+        room, a list operand's entries, a pair or the target's kind reads them."""
+        return accesses(self.env, self.draft, self.draft.params)
 
     def tensors(self) -> dict[str, Any]:
         """Every operand placed: its Tensor (a list operand: a list of them)."""
@@ -124,7 +130,7 @@ class ScopeLayout:
         self.ops = [op for op in p.env.spec.operands if p.draft.scopes[op] == scope]
         self.align = p.frame.aligns[scope]                  # the lcm of its operands' alignments
         self.cap = scope_capacity(p.env, p.draft, scope)
-        self.unit = {op: entry_unit(p.acc[op], self.align) for op in self.ops}
+        self.unit = {op: entry_unit(p.acc[op] if p.env.spec.is_list(op) else None, self.align) for op in self.ops}
         self.offsets = {op: self.packed(op) for op in self.ops}
         self.pair = self.pairing()
         self.lead = {op: op for op in self.ops}             # the operand whose group holds op's tensors
