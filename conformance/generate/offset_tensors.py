@@ -151,13 +151,9 @@ class Offsets:
             j = None if colliding else self.j
             require(colliding == _alike(offsets, self.together[0], j)
                     and (colliding or not any(_alike(offsets, t, j) for t in self.together[1:])))
-        if self.index is None:                                              # entries 0..n-1
-            values = offsets
-        else:
-            values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
-            values[self.index] = offsets
         self.draft.tags.append(f"{self.v_name}={style}")
-        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, _handed_over(values, self.v_dtype))
+        values = _handed_over(offsets, self.index, self.v_dtype)
+        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
 
     def others(self, aimed: tuple[str, ...] = ()) -> list[tuple[int, int]]:
         """The spans of the operands x is kept apart from (_others, found once), but those `aimed` at (an
@@ -272,15 +268,20 @@ def _uint32(offset: int | np.integer) -> bool:
     return not int(offset) >> 32
 
 
-def _handed_over(values: np.ndarray, dtype: str) -> np.ndarray:
-    """The values (uint32 offsets, as int64) as the write's dtype holds them, read-only and its own, where
-    that dtype holds every uint32 (Write.of keeps such an array as it is); else as they are."""
+def _handed_over(offsets: np.ndarray, index: np.ndarray | None, dtype: str) -> np.ndarray:
+    """The tensor's values: offset k (uint32 values, as int64) at entry index[k] (None: entry k), the
+    entries between them 0; made in the write's dtype, read-only and its own, where that dtype holds every
+    uint32 (Write.of keeps such an array as it is), else as int64."""
     little, limits = integer_type(dtype)
-    if limits is None or limits.min > 0 or limits.max < 2**32 - 1:
-        return values
-    typed = values.astype(little, order="C")
-    typed.flags.writeable = False
-    return typed
+    typed = limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
+    if index is None:                                                       # entries 0..n-1
+        values = offsets.astype(little, order="C") if typed else offsets
+    else:
+        values = np.zeros(int(index.max()) + 1, dtype=little if typed else np.int64)
+        values[index] = offsets
+    if typed:
+        values.flags.writeable = False
+    return values
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:

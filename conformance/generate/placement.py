@@ -67,7 +67,10 @@ class Placement:
 
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
-        self.ends = ends = operand_ends(extents(env, draft, draft.params, parted=False))
+        # the ends in closed form, as sizing reads them; but for a parameter past its range (a range
+        # target's), where a closed form need not follow the footprints (Copy's negative repeat sizes)
+        closed = target is None or target.kind != "range"
+        self.ends = ends = operand_ends(extents(env, draft, draft.params, parted=False) if closed else self.acc)
         landing = draft.landing                     # the ends, or the end of a landing room (operand_end)
         self.rooms = {op: max(end, self.acc[op].begin + landing[op]) if op in landing else end
                       for op, end in ends.items()}
@@ -178,8 +181,7 @@ class ScopeLayout:
 
     def room(self) -> int:
         """Bytes of the scope the groups leave free (GM: at most GM_SPREAD)."""
-        free = self.cap - sum(s.size for s in self.placed.values())
-        return free if self.scope != "GM" else min(free, GM_SPREAD)
+        return self._room(self.cap - sum(s.size for s in self.placed.values()))
 
     def place(self) -> None:
         p = self.p
@@ -237,13 +239,20 @@ class ScopeLayout:
 
     def add_slack(self) -> dict[str, int]:
         """Tensors larger than what the call touches (where the target's kind allows)."""
-        p, slack = self.p, {}
+        p, slack = self.p, dict.fromkeys(self.placed, 0)
+        if not p.kind.allows_slack:
+            return slack
+        label, free = f"{self.scope}.slack", self.cap - sum(s.size for s in self.placed.values())
         for key, group in self.placed.items():
-            slack[key] = 0
-            if p.kind.allows_slack and p.pick.boolean(f"{self.scope}.slack"):
-                slack[key] = p.pick.integer(0, max(self.room(), 0) // self.align, f"{self.scope}.slack") * self.align
+            if p.pick.boolean(label):
+                slack[key] = p.pick.integer(0, max(self._room(free), 0) // self.align, label) * self.align
                 group.size += slack[key]
+                free -= slack[key]
         return slack
+
+    def _room(self, free: int) -> int:
+        """room() where the groups leave `free` bytes of the scope."""
+        return free if self.scope != "GM" else min(free, GM_SPREAD)
 
     def lay_out(self, slack: Mapping[str, int]) -> None:
         """The groups in a drawn order, a drawn gap before each; an operand with a floor placed last."""
@@ -252,17 +261,19 @@ class ScopeLayout:
         floors = p.kind.floors(p.target, p, self.ops) if p.target is not None else {}
         floors = {self.lead[op]: (op, low) for op, low in floors.items()}
         order = [k for k in order if k not in floors] + [k for k in order if k in floors]
-        cursor = 0
+        cursor, label = 0, f"{self.scope}.gap"
+        free = self.cap - sum(s.size for s in placed.values())
         for i, key in enumerate(order):
-            group, least = placed[key], 0
+            group, least, units = placed[key], 0, max(self._room(free), 0) // align
             if key in floors:           # the least gap that puts the operand at its floor or above
                 op, low = floors[key]
                 at = min(self.offsets[op]) - group.low
                 least = max(0, -(-(low - cursor - at) // align))
-                require(least <= max(self.room(), 0) // align)
-            gap, _ = pick_between(p.pick, least, max(self.room(), 0) // align, f"{self.scope}.gap")
-            group.size += gap * align
-            cursor += gap * align
+                require(least <= units)
+            gap = pick_between(p.pick, least, units, label)[0] * align
+            group.size += gap
+            free -= gap
+            cursor += gap
             base = cursor - group.low
             for op in group.ops:
                 offsets = self.offsets[op]
@@ -270,7 +281,7 @@ class ScopeLayout:
                     p.addrs[op] = [0] * p.draft.count(op)
                 p.addrs[op][:len(offsets)] = [base + o for o in offsets]
                 p.limit[op] = base + max(offsets) + p.ends[op] + slack[key]
-            cursor += group.size - gap * align
+            cursor += group.size - gap
             if cursor - group.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
                 p.draft.tags.append(f"{self.scope}=top")
 

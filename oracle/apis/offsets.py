@@ -99,7 +99,8 @@ def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
         repeat, per, stride, width, mask, adv = key
         e = _elements(mask, per)
         r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-        index = (r * (per if adv is None else adv) + e[None, :]).reshape(-1)
+        index = np.empty(r.size * e.size, dtype=np.int64)          # its own array (offset_entries keeps its bounds)
+        np.add(r * (per if adv is None else adv), e[None, :], out=index.reshape(r.size, e.size))
         index.flags.writeable = False
         n, k = index.size, e.size
         if _side_by_side(n, k, e, stride, width):
@@ -195,10 +196,25 @@ def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand:
     if not index.size:
         return np.zeros(0, dtype=kind)
     entries = (image.shape[0] - tensor.addr) // kind.itemsize      # whole entries from the tensor's address
-    if index.min() < 0 or index.max() >= entries:
+    lowest, highest = _bounds(index)
+    if lowest < 0 or highest >= entries:
         return None
     read: np.ndarray = image[tensor.addr:tensor.addr + entries * kind.itemsize].view(kind)[index]
     return read
+
+
+_BOUNDS = _Kept(1 << 20)         # id of a read-only index array -> (it, its lowest, its highest)
+
+
+def _bounds(index: np.ndarray) -> tuple[int, int]:
+    """The lowest and highest of a non-empty index array; kept for a read-only array of its own (repeat_sides'
+    arrays, shared by every call of their form, whose entries are read several times a call)."""
+    found = _BOUNDS.values.get(id(index))
+    if found is None or found[0] is not index:
+        found = index, int(index.min()), int(index.max())
+        if not index.flags.writeable and index.flags.owndata:
+            _BOUNDS.keep(id(index), found, index.size)
+    return found[1], found[2]
 
 
 def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
