@@ -50,11 +50,11 @@ def free_slots(spans: list[tuple[int, int]], low: int, width: int, slots: int) -
     pieces = _pieces(spans, low, width, slots)
     if not pieces:
         return None
-    runs = _blocked(pieces)
-    lengths = np.array([hi - lo for lo, hi in runs], dtype=np.int64)
-    skipped = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    ranks = np.array([lo for lo, _ in runs], dtype=np.int64) - skipped[:-1]
-    return FreeSlots(slots - int(skipped[-1]), ranks, skipped)
+    ranks, skipped = [], [0]        # a few runs: counted here, two arrays made once
+    for lo, hi in _blocked(pieces):
+        ranks.append(lo - skipped[-1])
+        skipped.append(skipped[-1] + hi - lo)
+    return FreeSlots(slots - skipped[-1], np.array(ranks, dtype=np.int64), np.array(skipped, dtype=np.int64))
 
 
 def free_count(spans: list[tuple[int, int]], low: int, width: int, slots: int) -> int | float:

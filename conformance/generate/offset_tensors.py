@@ -134,28 +134,26 @@ class Offsets:
         if self.shift:
             offsets += self.shift
         self.j = int(self.rng.integers(0, n))
-        if style == "top":          # the largest offset the range rules allow, or that stays inside UB
+        moved = style == "top"          # offset j moved off the slots (the top of the range, or a target's)
+        if moved:                       # the largest offset the range rules allow, or that stays inside UB
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
             offsets[self.j] = grid_down(top, self.shift, self.width)
             aimed = self.kind.aimed(self.target) if self.target is not None else ()
             require(_clear(self.base + int(offsets[self.j]), self.width, self.others(aimed)))  # the edge, alone
         if self.target is not None:
-            style = self.kind.break_offset(self.target, self) or style
-            offsets = self.offsets
-        require(_uint32(offsets))
+            broken = self.kind.break_offset(self.target, self)
+            moved, style, offsets = moved or broken is not None, broken or style, self.offsets
+        # the slots' offsets lie from shift up to the last slot's: only offset j, where moved, can leave uint32
+        require(_uint32(self.shift + (self.spanned - 1) * self.width) and (not moved or _uint32(offsets[self.j])))
         # no two alike among the entries one reading reads, but where asked to (under the default reading);
-        # where none collides by design, the slots are distinct (per reading) and only offset j can repeat
-        if apart:
-            moved = None if colliding else self.j
-            require(colliding == _alike(offsets, self.together[0], moved)
-                    and (colliding or not any(_alike(offsets, t, moved) for t in self.together[1:])))
-        if self.index is None:                                              # entries 0..n-1
-            values = offsets
-        else:
-            values = np.zeros(int(self.index.max()) + 1, dtype=np.int64)
-            values[self.index] = offsets
+        # where none collides by design, the slots are distinct (per reading): only a moved offset j can repeat
+        if apart and (colliding or moved):
+            j = None if colliding else self.j
+            require(colliding == _alike(offsets, self.together[0], j)
+                    and (colliding or not any(_alike(offsets, t, j) for t in self.together[1:])))
         self.draft.tags.append(f"{self.v_name}={style}")
-        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, _handed_over(values, self.v_dtype))
+        values = _handed_over(offsets, self.index, self.v_dtype)
+        return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
 
     def others(self, aimed: tuple[str, ...] = ()) -> list[tuple[int, int]]:
         """The spans of the operands x is kept apart from (_others, found once), but those `aimed` at (an
@@ -174,6 +172,7 @@ class Offsets:
                                      self.v_name)
             if style in ("identity", "reversed", "permutation") and self.slots < n:
                 style = "scattered"
+            self.spanned = self.slots
             return None, style
         slots = self.slots
         if free_count(others, low, width, slots) < n:      # distinct offsets may land past the tensor, inside UB
@@ -183,6 +182,7 @@ class Offsets:
             slots = max(slots, wider)
         free = free_slots(others, low, width, slots)
         self.slots = self.slots if free is None else free.size
+        self.spanned = self.slots if free is None else slots       # the slots the drawn numbers map onto
         require(self.slots >= 1)
         style = "collide" if colliding else self.pick.choice(
             ("identity", "reversed", "permutation", "scattered", "top"), self.v_name)
@@ -263,21 +263,25 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray | Non
     return k
 
 
-def _uint32(offsets: np.ndarray) -> bool:
-    """Is every offset a uint32 (0 up to 2**32 - 1)? One OR over them: no bit above the low 32 (a negative
-    one has them all)."""
-    return not int(np.bitwise_or.reduce(offsets)) >> 32
+def _uint32(offset: int | np.integer) -> bool:
+    """Is the offset a uint32 (0 up to 2**32 - 1)? No bit above the low 32 (a negative one has them all)."""
+    return not int(offset) >> 32
 
 
-def _handed_over(values: np.ndarray, dtype: str) -> np.ndarray:
-    """The values (uint32 offsets, as int64) as the write's dtype holds them, read-only and its own, where
-    that dtype holds every uint32 (Write.of keeps such an array as it is); else as they are."""
+def _handed_over(offsets: np.ndarray, index: np.ndarray | None, dtype: str) -> np.ndarray:
+    """The tensor's values: offset k (uint32 values, as int64) at entry index[k] (None: entry k), the
+    entries between them 0; made in the write's dtype, read-only and its own, where that dtype holds every
+    uint32 (Write.of keeps such an array as it is), else as int64."""
     little, limits = integer_type(dtype)
-    if limits is None or limits.min > 0 or limits.max < 2**32 - 1:
-        return values
-    typed = values.astype(little, order="C")
-    typed.flags.writeable = False
-    return typed
+    typed = limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
+    if index is None:                                                       # entries 0..n-1
+        values = offsets.astype(little, order="C") if typed else offsets
+    else:
+        values = np.zeros(int(index.max()) + 1, dtype=little if typed else np.int64)
+        values[index] = offsets
+    if typed:
+        values.flags.writeable = False
+    return values
 
 
 def offset_limit(env: Env, call: Call, v_name: str) -> int | None:

@@ -8,6 +8,7 @@ operands that share a group, entries moved onto each other, a floor under an ope
 or cut short: oracle/kinds)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -21,7 +22,7 @@ from oracle.spec import Rule
 
 from conformance.generate.apart import apart_ops, lanes, meets_itself, self_rules
 from conformance.generate.environment import GM_SPREAD, Env, round_up
-from conformance.generate.draft import (CallDraft, accesses, entry_unit, frame_of, operand_ends,
+from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
 from conformance.generate.offset_tensors import offset_limit
@@ -66,8 +67,10 @@ class Placement:
 
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
-        self.acc = accesses(env, draft, draft.params)
-        self.ends = ends = operand_ends(self.acc)
+        # the ends in closed form, as sizing reads them; but for a parameter past its range (a range
+        # target's), where a closed form need not follow the footprints (Copy's negative repeat sizes)
+        closed = target is None or target.kind != "range"
+        self.ends = ends = operand_ends(extents(env, draft, draft.params, parted=False) if closed else self.acc)
         landing = draft.landing                     # the ends, or the end of a landing room (operand_end)
         self.rooms = {op: max(end, self.acc[op].begin + landing[op]) if op in landing else end
                       for op, end in ends.items()}
@@ -77,6 +80,12 @@ class Placement:
         self.addrs: dict[str, list[int]] = {}
         self.limit: dict[str, int] = {}             # byte where an operand's tensors end (slices run to it)
         self.numel: dict[str, list[int]] = {}
+
+    @functools.cached_property
+    def acc(self) -> dict[str, Any]:
+        """The operands' footprints (what the ends are read from in closed form), made where a landing
+        room, a list operand's entries, a pair or the target's kind reads them."""
+        return accesses(self.env, self.draft, self.draft.params)
 
     def tensors(self) -> dict[str, Any]:
         """Every operand placed: its Tensor (a list operand: a list of them)."""
@@ -124,7 +133,7 @@ class ScopeLayout:
         self.ops = [op for op in p.env.spec.operands if p.draft.scopes[op] == scope]
         self.align = p.frame.aligns[scope]                  # the lcm of its operands' alignments
         self.cap = scope_capacity(p.env, p.draft, scope)
-        self.unit = {op: entry_unit(p.acc[op], self.align) for op in self.ops}
+        self.unit = {op: entry_unit(p.acc[op] if p.env.spec.is_list(op) else None, self.align) for op in self.ops}
         self.offsets = {op: self.packed(op) for op in self.ops}
         self.pair = self.pairing()
         self.lead = {op: op for op in self.ops}             # the operand whose group holds op's tensors
@@ -172,8 +181,7 @@ class ScopeLayout:
 
     def room(self) -> int:
         """Bytes of the scope the groups leave free (GM: at most GM_SPREAD)."""
-        free = self.cap - sum(s.size for s in self.placed.values())
-        return free if self.scope != "GM" else min(free, GM_SPREAD)
+        return self._room(self.cap - sum(s.size for s in self.placed.values()))
 
     def place(self) -> None:
         p = self.p
@@ -231,13 +239,20 @@ class ScopeLayout:
 
     def add_slack(self) -> dict[str, int]:
         """Tensors larger than what the call touches (where the target's kind allows)."""
-        p, slack = self.p, {}
+        p, slack = self.p, dict.fromkeys(self.placed, 0)
+        if not p.kind.allows_slack:
+            return slack
+        label, free = f"{self.scope}.slack", self.cap - sum(s.size for s in self.placed.values())
         for key, group in self.placed.items():
-            slack[key] = 0
-            if p.kind.allows_slack and p.pick.boolean(f"{self.scope}.slack"):
-                slack[key] = p.pick.integer(0, max(self.room(), 0) // self.align, f"{self.scope}.slack") * self.align
+            if p.pick.boolean(label):
+                slack[key] = p.pick.integer(0, max(self._room(free), 0) // self.align, label) * self.align
                 group.size += slack[key]
+                free -= slack[key]
         return slack
+
+    def _room(self, free: int) -> int:
+        """room() where the groups leave `free` bytes of the scope."""
+        return free if self.scope != "GM" else min(free, GM_SPREAD)
 
     def lay_out(self, slack: Mapping[str, int]) -> None:
         """The groups in a drawn order, a drawn gap before each; an operand with a floor placed last."""
@@ -246,17 +261,19 @@ class ScopeLayout:
         floors = p.kind.floors(p.target, p, self.ops) if p.target is not None else {}
         floors = {self.lead[op]: (op, low) for op, low in floors.items()}
         order = [k for k in order if k not in floors] + [k for k in order if k in floors]
-        cursor = 0
+        cursor, label = 0, f"{self.scope}.gap"
+        free = self.cap - sum(s.size for s in placed.values())
         for i, key in enumerate(order):
-            group, least = placed[key], 0
+            group, least, units = placed[key], 0, max(self._room(free), 0) // align
             if key in floors:           # the least gap that puts the operand at its floor or above
                 op, low = floors[key]
                 at = min(self.offsets[op]) - group.low
                 least = max(0, -(-(low - cursor - at) // align))
-                require(least <= max(self.room(), 0) // align)
-            gap, _ = pick_between(p.pick, least, max(self.room(), 0) // align, f"{self.scope}.gap")
-            group.size += gap * align
-            cursor += gap * align
+                require(least <= units)
+            gap = pick_between(p.pick, least, units, label)[0] * align
+            group.size += gap
+            free -= gap
+            cursor += gap
             base = cursor - group.low
             for op in group.ops:
                 offsets = self.offsets[op]
@@ -264,7 +281,7 @@ class ScopeLayout:
                     p.addrs[op] = [0] * p.draft.count(op)
                 p.addrs[op][:len(offsets)] = [base + o for o in offsets]
                 p.limit[op] = base + max(offsets) + p.ends[op] + slack[key]
-            cursor += group.size - gap * align
+            cursor += group.size - gap
             if cursor - group.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
                 p.draft.tags.append(f"{self.scope}=top")
 

@@ -99,7 +99,8 @@ def repeat_sides(key: tuple[Any, ...]) -> tuple[Any, ...]:
         repeat, per, stride, width, mask, adv = key
         e = _elements(mask, per)
         r = np.arange(max(repeat, 0), dtype=np.int64)[:, None]
-        index = (r * (per if adv is None else adv) + e[None, :]).reshape(-1)
+        index = np.empty(r.size * e.size, dtype=np.int64)          # its own array (offset_entries keeps its bounds)
+        np.add(r * (per if adv is None else adv), e[None, :], out=index.reshape(r.size, e.size))
         index.flags.writeable = False
         n, k = index.size, e.size
         if _side_by_side(n, k, e, stride, width):
@@ -195,16 +196,29 @@ def offset_entries(call: Call, memory: Mapping[str, np.ndarray] | None, operand:
     if not index.size:
         return np.zeros(0, dtype=kind)
     entries = (image.shape[0] - tensor.addr) // kind.itemsize      # whole entries from the tensor's address
-    if index.min() < 0 or index.max() >= entries:
+    lowest, highest = _bounds(index)
+    if lowest < 0 or highest >= entries:
         return None
     read: np.ndarray = image[tensor.addr:tensor.addr + entries * kind.itemsize].view(kind)[index]
     return read
 
 
+_BOUNDS = _Kept(1 << 20)         # id of a read-only index array -> (it, its lowest, its highest)
+
+
+def _bounds(index: np.ndarray) -> tuple[int, int]:
+    """The lowest and highest of an index array, kept for a read-only one of its own (repeat_sides')."""
+    found = _BOUNDS.values.get(id(index))
+    if found is None or found[0] is not index:
+        found = index, int(index.min()), int(index.max())
+        if not index.flags.writeable and index.flags.owndata:
+            _BOUNDS.keep(id(index), found, index.size)
+    return found[1], found[2]
+
+
 def shifted(entries: np.ndarray, shift: int) -> np.ndarray:
     """shift + each offset, as a fresh int64 array (byte positions)."""
-    out = entries.astype(np.int64)
-    out += shift
+    out: np.ndarray = entries.astype(np.int64) + shift
     return out
 
 
@@ -241,14 +255,16 @@ def _slots(at: np.ndarray, width: int) -> np.ndarray | None:
 
 
 def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarray | None:
-    """(entries + shift) // width as int64, the elements as indices of the image seen as `width`-byte
-    integers, where every element starts aligned (offsets and shift multiples of width) and lies inside an
-    image of `size` bytes: the usual case, told by three reductions over the uint32 offsets; else None."""
+    """(entries + shift) // width as int64 (the elements as indices of the image seen as `width`-byte integers)
+    where every element starts aligned and lies inside an image of `size` bytes, the usual case, told by
+    reductions over the uint32 offsets: each one's low bits are -shift's (their OR, and their AND where a
+    base between elements gives the shift low bits); else None."""
     if not entries.size or width & (width - 1):
         return None
     if (shift < 0 and int(entries.min()) + shift < 0) or int(entries.max()) + shift + width > size:
         return None                 # (uint32 offsets: none lies below the base unless the shift does)
-    if (int(np.bitwise_or.reduce(entries)) | shift) & (width - 1):
+    low = -shift & (width - 1)
+    if int(np.bitwise_or.reduce(entries)) & (width - 1) != low or (low and low & ~int(np.bitwise_and.reduce(entries))):
         return None
     if shift >= 0:      # shift + the highest offset fits the image, so uint32 arithmetic cannot wrap here
         slots = np.add(entries, shift, dtype=OFFSET) if shift else entries.copy()

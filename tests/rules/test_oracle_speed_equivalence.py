@@ -81,23 +81,28 @@ def test_stable_order_is_a_stable_argsort():
 # -- offsets.slots_of: the usual case told by reductions over the uint32 offsets ----------------------
 
 def test_slots_of_answers_where_every_element_is_aligned_and_inside():
-    """(offsets + shift) // width wherever offsets and shift are multiples of width and every element lies
-    inside the image, None elsewhere; a shift below 0 included (computed in int64, not wrapped in uint32)."""
+    """(offsets + shift) // width wherever every offset + shift is a multiple of width (offsets and shift
+    each on the grid, or each off it by as much as the other makes up: a base between elements) and every
+    element lies inside the image, None elsewhere; a shift below 0 included (computed in int64, not wrapped
+    in uint32)."""
     rng = np.random.default_rng(17)
-    answered = 0
+    answered, between = 0, 0
     for _ in range(20000):
         width = int(rng.choice([1, 2, 4, 8]))
-        entries = (rng.integers(0, 64, int(rng.integers(1, 20))) * int(rng.choice([1, width]))).astype(np.uint32)
         shift, size = int(rng.integers(-80, 80)), int(rng.integers(0, 400))
+        entries = rng.integers(0, 64, int(rng.integers(1, 20))) * int(rng.choice([1, width]))
+        if rng.integers(0, 2):          # onto the grid of a base between elements
+            entries = entries - entries % width + (-shift) % width
+        entries = entries.astype(np.uint32)
         at = entries.astype(np.int64) + shift
-        usable = bool(at.min() >= 0 and at.max() + width <= size and not (entries % width).any()
-                      and shift % width == 0)
+        usable = bool(at.min() >= 0 and at.max() + width <= size and not (at % width).any())
         got = slots_of(entries, shift, width, size)
         assert (got is not None) == usable, (entries, shift, width, size)
         if got is not None:
             assert got.dtype == np.intp and np.array_equal(got, at // width)
             answered += shift < 0
-    assert answered > 100
+            between += shift % width != 0
+    assert answered > 100 and between > 100
 
 
 # -- offsets.repeat_sides: footprints told side by side without their arrays -------------------------
