@@ -5,6 +5,7 @@ big a scope is on a product). It encodes no range, unit or path itself: spec.py 
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -149,6 +150,15 @@ class ApiSpec:
         return self.forms or (None,)
 
 
+def specs_digest(files: Mapping[str, str]) -> str:
+    """One digest of a spec folder's files (name -> text): sha256, hex (a results.json's spec_hash is its
+    first 16 characters)."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
+    return h.hexdigest()
+
+
 @dataclass
 class Rulebook:
     """Everything the specs say: products, dtypes and one ApiSpec per API."""
@@ -159,6 +169,11 @@ class Rulebook:
     apis: Mapping[str, ApiSpec]
     directory: Path
     files: Mapping[str, str]                  # file name -> text, for hashing and bundling
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """specs_digest of its spec files."""
+        return specs_digest(self.files)
 
     def api(self, name: str) -> ApiSpec:
         try:

@@ -9,7 +9,6 @@ no range, unit or path itself.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 from .kinds import RULE_KINDS, UNBROKEN
 from .mask import with_masks
 from .rulebook import (INFERRED_ASPECTS, LEGALITIES, SEED, Ambiguity, ApiSpec, Inferred, Product, Reading, Rule,
-                       Rulebook, Source, SpecError)
+                       Rulebook, Source, SpecError, specs_digest)
 
 _HERE = Path(__file__).resolve().parent
 # Installed: the specs are package data under oracle/specs. From a source checkout: ../specs.
@@ -45,15 +44,6 @@ VALIDATED_FILE = "VALIDATED"
 # libyaml parses the YAML, at the start of every command (and before a run's first cell). Written beside the
 # record (record_validated); a folder whose YAML is not byte for byte what it was made from is parsed.
 PARSED_FILE = "parsed.json"
-
-
-def specs_digest(files: Mapping[str, str]) -> str:
-    """One digest of a spec folder's files (name -> text): sha256, hex (a results.json's spec_hash is its
-    first 16 characters)."""
-    h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-    return h.hexdigest()
 
 
 def _read_text(path: Path) -> str:

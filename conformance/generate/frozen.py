@@ -314,10 +314,15 @@ def _load(path: Path) -> FrozenCases:
     return FrozenCases(path, lines)
 
 
+def case_of_line(line: str) -> tuple[str, Case]:
+    """(cell id, case) of a line case_line wrote; ValueError (CallFormatError, JSONDecodeError) if it is off."""
+    return _case(json.loads(line))
+
+
 def _read_line(path: Path, number: int, line: str) -> tuple[str, Case]:
     """(cell id, case) of line `number` of the file; FrozenDataError naming the file and line if it is off."""
     try:
-        return _case(json.loads(line))
+        return case_of_line(line)
     except (json.JSONDecodeError, CallFormatError) as exc:
         raise FrozenDataError(f"{path}, line {number}: malformed frozen case: {exc}") from None
 

@@ -175,10 +175,10 @@ class CellRun:
         """The edge sweep: the same calls on every run, judged and counted like the frozen ones."""
         if not (self.profile.sweep if self.sweep is None else self.sweep):
             return
-        from conformance.generate.edges import sweep as edge_sweep
         from conformance.generate.edges import targets
+        from conformance.generate.sweep_record import swept
         self.reachable = targets(self.cell, self.plain, self.profile.gm_window)
-        cases = from_pool(edge_sweep(self.cell, self.plain, self.profile.gm_window), self.pool)
+        cases = from_pool(swept(self.cell, self.plain, self.profile.gm_window), self.pool)
         self.planned += len(cases)
         for case, outcome in judged(cases if self.first is None else [], self.backend, self.rulebook):
             self.count(case, outcome)

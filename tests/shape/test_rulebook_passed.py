@@ -121,7 +121,7 @@ def test_a_cell_run_draws_from_the_plain_rulebook(monkeypatch):
     from oracle.spec import default_rulebook
 
     from conformance import OracleBackend
-    from conformance.generate import edges
+    from conformance.generate import edges, sweep_record
     from conformance.generate.cells import Cell
     from conformance.generate.profiles import Profile
     from conformance.judge.runner import run_cell
@@ -135,7 +135,7 @@ def test_a_cell_run_draws_from_the_plain_rulebook(monkeypatch):
         return hear
 
     monkeypatch.setattr(Cell, "strategy", heard(Cell.strategy))
-    monkeypatch.setattr(edges, "sweep", heard(edges.sweep))
+    monkeypatch.setattr(sweep_record, "swept", heard(sweep_record.swept))
     monkeypatch.setattr(edges, "targets", heard(edges.targets))
     cell = Cell("data_move", "ascend910b", "legal", dtype="float16")
     result = run_cell(cell, OracleBackend(), Profile("t", 4, sweep=True), 1, rulebook=plain,
