@@ -67,9 +67,8 @@ class Placement:
 
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, target: Rule | None):
         self.pick, self.env, self.draft, self.target, self.kind = pick, env, draft, target, kind_of(target)
-        # the ends in closed form, as sizing reads them; but for a parameter past its range (a range
-        # target's), where a closed form need not follow the footprints (Copy's negative repeat sizes)
-        closed = target is None or target.kind != "range"
+        # the ends in closed form, as sizing reads them, where the target's kind allows (closed_ends)
+        closed = self.kind.closed_ends
         self.ends = ends = operand_ends(extents(env, draft, draft.params, parted=False) if closed else self.acc)
         landing = draft.landing                     # the ends, or the end of a landing room (operand_end)
         self.rooms = {op: max(end, self.acc[op].begin + landing[op]) if op in landing else end

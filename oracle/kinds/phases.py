@@ -290,6 +290,10 @@ class DrawingParams:
 class DrawingPlacement:
     """Placement (conformance/generate/placement.py)."""
 
+    # Placement reads the operands' ends in closed form (the index math's extents) for a call drawn to
+    # break such a rule; False where a parameter past its range need not follow the footprints there.
+    closed_ends = True
+
     def pairing(self, rule: Rule, placing: Placing, ops: list[str], align: int) -> Optional[Pair]:
         """Two operands placed in one group and how the second follows the first (None: none)."""
         return None

@@ -16,6 +16,7 @@ from .protocols import Checked, Picks, Plan, Plans, Source, Sweep
 class Range(RuleKind):
     name = "range"
     fast_rank = 1
+    closed_ends = False         # Copy's closed form of its ends does not hold for a negative repeat size
     legal_edges = ("{param}=min", "{param}=max", "{param}=largest-fit")
 
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
