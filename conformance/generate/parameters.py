@@ -164,7 +164,7 @@ class ParameterDraw:
         searched = getattr(frame_of(env, draft).math, "SEARCHED_APART", ())
         self.once = [op for op in written_once(env, target) if op in searched and op not in draft.parted]
         self.twice = [op for op in [self.kind.self_overlapping(target)] if op in searched]   # the target's
-        self.bearing: list[str] = []            # the parameters self.once's footprints read, in drawn order
+        self.bearing: list[str] = []            # the parameters self.once's (twice's) footprints read, in order
         self.last: str | None = None            # the last of them
         self.fit_span: dict[str, tuple[int, int, int]] = {}     # (lo, hi, step) each fit_top was searched in
         self.begun: dict[str, Any] = {}         # the parameters before the first one was drawn
@@ -262,8 +262,8 @@ class ParameterDraw:
         return how != "min" and top == lo == 0
 
     def written_once(self, n: str, how: str, value: int, lo: int, hi: int, top: int | None, step: int = 1) -> int:
-        """`value` (a count of `step`s in [lo, hi]) where self.once's operands write no byte twice with it;
-        otherwise the nearest in [lo, top] where they do not (once.nearest_once: above it first, but
+        """`value` (a count of `step`s in [lo, hi]) where self.once's operands write no byte twice with it
+        (and self.twice's write one twice); otherwise the nearest in [lo, top] where they do not (once.nearest_once: above it first, but
         below a "max"), `top` the largest fit (None: searched for here, only where it is needed)."""
         once = written_once_at(self.env, self.draft, self.params, n, self.once, step, self.twice)
         if once(value):
