@@ -3,7 +3,8 @@ its index math names the operand in SEARCHED_APART) without drawing calls that b
 parameter drawn that its footprint reads is moved off a value at which it writes a byte twice, to a near
 one where it does not (found by evaluating the footprint at candidate values, as largest_fit finds a
 room), and where the ones drawn before had decided it already, the latest of them that can part it is
-moved so (parameters.ParameterDraw). Where none is found the call is given up once drawn (strategies.py)."""
+moved so (parameters.ParameterDraw). Where none is found the call is given up once drawn (strategies.py).
+The same search draws the operand of a self_overlap target writing a byte twice: toward rows that meet."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
@@ -35,13 +36,14 @@ def _bearing(env: Env, draft: CallDraft, params: Mapping[str, Any], names: Seque
 
 
 def written_once_at(env: Env, draft: CallDraft, params: Mapping[str, Any], name: str, ops: Sequence[str],
-                    step: int = 1) -> Callable[[int], bool]:
-    """k -> does no operand of `ops` write a byte twice with `name` at k steps (others as in `params`)?"""
+                    step: int = 1, twice: Sequence[str] = ()) -> Callable[[int], bool]:
+    """k -> does no operand of `ops` write a byte twice with `name` at k steps (others as in `params`),
+    and every operand of `twice` (a self_overlap target's) write one twice?"""
     along = plain_accesses_along(env, draft, params, name)
 
     def once(k: int) -> bool:
         acc = along(k * step)
-        return not any(writes_twice(acc.get(op)) for op in ops)
+        return not any(writes_twice(acc.get(op)) for op in ops) and all(writes_twice(acc.get(op)) for op in twice)
     return once
 
 

@@ -17,7 +17,7 @@ from conformance.generate.masks import draw_words
 from conformance.generate.once import bearing, nearest_once, written_once_at
 from conformance.generate.picks import Picks, pick_as, rotated
 from conformance.generate.sizing import fits, largest_fit, moves_nothing, remembered
-from conformance.generate.steering import one_repeat, overriding, reaches_below
+from conformance.generate.steering import leave_checked, one_repeat, outside, overriding, reaches_below
 from conformance.generate.structs import draw_structs
 
 
@@ -163,13 +163,21 @@ class ParameterDraw:
         self.fit_top: dict[str, int] = {}       # the largest value that fitted, where one was searched for
         searched = getattr(frame_of(env, draft).math, "SEARCHED_APART", ())
         self.once = [op for op in written_once(env, target) if op in searched and op not in draft.parted]
-        self.bearing: list[str] = []            # the parameters self.once's footprints read, in drawn order
+        self.twice = [op for op in [self.kind.self_overlapping(target)] if op in searched]   # the target's
+        self.bearing: list[str] = []            # the parameters self.once's (twice's) footprints read, in order
         self.last: str | None = None            # the last of them
         self.fit_span: dict[str, tuple[int, int, int]] = {}     # (lo, hi, step) each fit_top was searched in
         self.begun: dict[str, Any] = {}         # the parameters before the first one was drawn
 
     def fits(self, params: Mapping[str, Any]) -> bool:
         return fits(self.env, self.draft, params, self.start.aligns)
+
+    def keeps(self, params: Mapping[str, Any]) -> bool:
+        """Does a call with `params` fit, and write a byte twice where, and only where, the drawn one does
+        (the operands of the self_overlap rules that hold for every call)?"""
+        ops = written_once(self.env, None)
+        before, after = (accesses(self.env, self.draft, p, plain=True) for p in (self.params, params))
+        return self.fits(params) and all(writes_twice(before.get(op)) == writes_twice(after.get(op)) for op in ops)
 
     def draw(self) -> None:
         params, forced, draft = self.params, self.forced, self.draft
@@ -179,8 +187,8 @@ class ParameterDraw:
             draft.tags.append(tag)
         pushed_down = False
         order = [n for n in rotated(self.pick, self.start.names) if n != forced]
-        if self.once:
-            self.bearing = bearing(self.env, draft, params, order, self.once)
+        if self.once or self.twice:
+            self.bearing = bearing(self.env, draft, params, order, self.once + self.twice)
             self.last = self.bearing[-1] if self.bearing else None
             self.begun = dict(params)
         for n in order:
@@ -254,10 +262,10 @@ class ParameterDraw:
         return how != "min" and top == lo == 0
 
     def written_once(self, n: str, how: str, value: int, lo: int, hi: int, top: int | None, step: int = 1) -> int:
-        """`value` (a count of `step`s in [lo, hi]) where self.once's operands write no byte twice with it;
-        otherwise the nearest in [lo, top] where they do not (once.nearest_once: above it first, but
+        """`value` (a count of `step`s in [lo, hi]) where self.once's operands write no byte twice with it
+        (and self.twice's write one twice); otherwise the nearest in [lo, top] where they do not (once.nearest_once: above it first, but
         below a "max"), `top` the largest fit (None: searched for here, only where it is needed)."""
-        once = written_once_at(self.env, self.draft, self.params, n, self.once, step)
+        once = written_once_at(self.env, self.draft, self.params, n, self.once, step, self.twice)
         if once(value):
             return value
 
@@ -273,8 +281,8 @@ class ParameterDraw:
         read was drawn: rows that overlap, whatever the matrices' stride), the one drawn latest before it
         that has a value which parts them is moved there (written_once, up to its largest fit with the
         others as drawn); the largest fits of those drawn after it are searched again (fit_again)."""
-        acc = accesses(self.env, self.draft, self.params, plain=True)
-        if not any(writes_twice(acc.get(op)) for op in self.once):
+        if written_once_at(self.env, self.draft, self.params, self.bearing[-1], self.once, 1, self.twice)(
+                self.params[self.bearing[-1]]):
             return
         for m in reversed(self.bearing[:-1]):
             step, value = self.draft.frame.steps[m], self.params[m]
@@ -323,11 +331,12 @@ class ParameterDraw:
         env, draft, params, forced, domains = self.env, self.draft, self.params, self.forced, self.start.domains
         aligns = self.start.aligns
         if forced is not None:
-            one_repeat([n for n in draft.frame.names if draft.frame.steps[n] == 1], params, forced, domains,
+            one_repeat(draft.frame.names, draft.frame.steps, params, forced, domains,
                        lambda p: reaches_below(env, accesses(env, draft, p)))
         _stay_out(env, draft, params, forced, domains, aligns=aligns)
         if self.target is not None:
             _stay_out(env, draft, params, forced, domains, aligns=aligns, regions=overriding(env, self.target))
+        leave_checked(env, draft, params, forced, domains, draft.frame.units["element"], self.keeps)
         keep_apart(env, draft, params, domains, forced, self.target, lambda p: accesses(env, draft, p),
                    self.fits)
 
@@ -380,14 +389,8 @@ def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | 
         if not env.rulebook.matches(region, call, env.spec):
             continue
         moves = [(name, v) for name in reversed(names) if name != keep
-                 for v in _outside(region["params"][name], domains.get(name, ()))]
+                 for v in outside(region["params"][name], domains.get(name, ()))]
         if aligns is not None:
             moves = [m for m in moves if fits(env, draft, {**params, m[0]: m[1]}, aligns)] + moves
         if moves:
             params[moves[0][0]], call = moves[0][1], None
-
-
-def _outside(interval: tuple[int, int], domain: Any) -> list[int]:
-    """The values just below and just above `interval` that are in `domain`."""
-    lo, hi = interval
-    return [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domain)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from oracle.call import nest
 from oracle.kinds import kind_of
 from oracle.spec import Rule
 
@@ -19,17 +20,19 @@ def overriding(env: Env, target: Rule) -> list[tuple[Mapping[str, Any], list[str
             for region in amb.regions if len(region.get("params", {})) >= 2]
 
 
-def one_repeat(names: list[str], params: dict[str, int], forced: str, domains: Mapping[str, list[tuple[int, int]]],
-               below: Callable[[Mapping[str, Any]], bool]) -> None:
+def one_repeat(names: list[str], steps: Mapping[str, int], params: dict[str, int], forced: str,
+               domains: Mapping[str, list[tuple[int, int]]], below: Callable[[Mapping[str, Any]], bool]) -> None:
     """A stride forced below its range (-1) walks an operand back from its address, a bounds rule's
     break too, from the second repeat on (`below(params)`: reaches_below): the first count that stops
-    it at 1 (one repeat) is set so."""
+    it at one repeat (1, or one step of a count drawn in steps: dValue's 16 columns, one block) is set
+    so, the counts drawn one by one tried first."""
     if not below(params):
         return
-    for n in names:
-        if n != forced and params[n] > 1 and any(a <= 1 <= b for a, b in domains[n]):
-            if not below({**params, n: 1}):
-                params[n] = 1
+    for n in sorted(names, key=lambda n: steps.get(n, 1) != 1):
+        one = steps.get(n, 1)
+        if n != forced and params[n] > one and any(a <= one <= b for a, b in domains[n]):
+            if not below({**params, n: one}):
+                params[n] = one
                 return
 
 
@@ -43,3 +46,44 @@ def reaches_below(env: Env, footprints: Mapping[str, Any]) -> bool:
     return False
 
 
+
+
+def leave_checked(env: Env, draft: Any, params: dict[str, int], forced: str | None,
+                  domains: Mapping[str, list[tuple[int, int]]], element: int,
+                  keeps: Callable[[Mapping[str, Any]], bool]) -> None:
+    """Out of an ambiguity region whose check the parameters alone decide (RuleKind.passing_multiple:
+    data_copy_nz2nd's srcNdMatrixStride x 256 a multiple of nValue's bytes, with several matrices), where
+    the call lies in one: the check's parameter moved to the nearer of its neighbouring passing
+    multiples (the lower first where they are as near), else a parameter of the region just outside its
+    interval; the first move that `keeps` (the call fits, and writes what it wrote twice so) is taken.
+    The final check would give up every such call once it is placed."""
+    call = None                 # the call with `params`, made again only once they change
+    for amb in env.spec.ambiguities:
+        for check in amb.checks:
+            passing = kind_of(check).passing_multiple(check, params, element)
+            if passing is None or params.get(passing[0], 0) % passing[1] == 0:
+                continue
+            if call is None:
+                call = draft.template.replace(**nest(params))
+            region = next((r for r in amb.regions if env.rulebook.matches(r, call, env.spec)), None)
+            if region is None:
+                continue
+            moves = [] if passing[0] == forced else _passing_moves(*passing, params[passing[0]])
+            moves += [(n, v) for n in reversed(list(region.get("params", {}))) if n != forced
+                      for v in outside(region["params"][n], domains.get(n, ()))]
+            moves = [(n, v) for n, v in moves if any(a <= v <= b for a, b in domains.get(n, ()))]
+            move = next((m for m in moves if keeps({**params, m[0]: m[1]})), None)
+            if move is not None:
+                params[move[0]], call = move[1], None
+
+
+def _passing_moves(name: str, multiple: int, value: int) -> list[tuple[str, int]]:
+    """`name` at the multiples of `multiple` next to `value`, the nearer first (the lower where equal)."""
+    low = value // multiple * multiple
+    return [(name, v) for v in sorted((low, low + multiple), key=lambda v: abs(v - value))]
+
+
+def outside(interval: tuple[int, int], domain: Any) -> list[int]:
+    """The values just below and just above `interval` that are in `domain`."""
+    lo, hi = interval
+    return [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domain)]

@@ -277,6 +277,11 @@ class DrawingParams:
         """`name`'s value moved off its multiple, where breaking the rule asks it (None: kept)."""
         return None
 
+    def passing_multiple(self, rule: Rule, params: Mapping[str, int], element: int) -> Optional[tuple[str, int]]:
+        """(name, m): the check passes where parameter `name` is a multiple of m, the others as in `params`
+        (`element`: the call's element width in bytes); None where the kind does not say so."""
+        return None
+
     def struct_lists(self, rule: Rule) -> Optional[tuple[tuple[str, ...], tuple[str, ...]]]:
         """The list-of-struct arguments the kind draws whole (`draw_lists`) and their operands, in the same
         order (None: it draws none)."""
