@@ -79,6 +79,9 @@ def _start(backend: str, workers: int) -> None:
         argv, env = hosting.command(backend, _specs_folder()), hosting.environment()
     if argv:
         prestart.start(argv, env, workers)
+    if prestart.started():              # the random pool the workers share, made while the kit is imported
+        from conformance.generate.memory import pool_ahead
+        pool_ahead()
 
 
 def _specs_folder() -> str:

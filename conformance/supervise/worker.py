@@ -113,7 +113,8 @@ def shared() -> None:
     random pool the memory images are cut from (16 MiB, numpy.random imported to draw it). The
     workers share its pages (copy on write, and nothing writes them) instead of each faulting in its own:
     240 MiB less at 16 workers, and no worker's first cell waits for it."""
-    from conformance.generate.memory import random_pool
+    from conformance.generate.memory import pool_made, random_pool
+    pool_made()                 # where the command started it ahead (conformance/commands/launch.py)
     random_pool()
 
 
