@@ -1,6 +1,6 @@
 """`python -m conformance ...` is the `ascend-conformance` command."""
 import sys
 
-from conformance.commands.cli import command
+from conformance.commands.launch import command
 
 sys.exit(command())

@@ -7,16 +7,14 @@ silent, prints a line without end) becomes a `BackendCrash` saying so, with the 
 """
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from typing import Any, Mapping, Sequence
 
 from conformance.backends.contract import BackendCrash
-from conformance.backends.processes import Spinning, as_user, exit_code, ready, wait_exit
+from conformance.backends.processes import Spinning, ended_status, exit_code, launch, ready, wait_exit
 
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
@@ -40,33 +38,56 @@ class ProgramProcess:
         self._scanned = 0                           # bytes of it known to hold no newline
         self._trace = os.environ.get(TRACE_ENV)
         self._spinning = Spinning(REPLY_SPIN)       # how long a reply is looked for before sleeping on it
+        self._adopted = False                       # the program is not this process's child (adopt)
 
     # ------------------------------------------------------------------------------------ its life
 
     def start(self, pass_fds: Sequence[int]) -> None:
         """Start the program in its own session, its stderr into a fresh file, `pass_fds` inherited."""
-        self._stderr = tempfile.TemporaryFile()
-        fd = self._stderr.fileno()                  # appended to, wherever the kit last read it from
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._stderr, start_new_session=True, bufsize=0,
-                                         pass_fds=pass_fds, env=self.env, **as_user(self.user))
+            self.proc, self._stderr = launch(self.argv, self.user, self.env, pass_fds)
         except OSError as exc:
             who = f" as user {self.user!r} (who must be able to run it and read what it loads)" if self.user else ""
             why = "it is a folder, not a program" if os.path.isdir(self.argv[0]) else exc.strerror or exc
             raise BackendCrash(f"cannot start {self.argv[0]!r}{who}: {why}") from None
-        os.set_blocking(self.proc.stdin.fileno(), False)        # writes wait under select, with a deadline
-        os.set_blocking(self.proc.stdout.fileno(), False)       # a reply already there is read at once
+        self._watch(adopted=False)
+
+    def adopt(self, proc: subprocess.Popen, stderr: Any) -> None:
+        """Take on a program started for this process by its parent (conformance/backends/prestart.py): the
+        same program `start` would run, already under way. Not this process's child, so its exit is seen on
+        its pidfd and its status read from /proc (the parent reaps it only once this process is gone)."""
+        self.proc, self._stderr = proc, stderr
+        self._watch(adopted=True)
+
+    def _watch(self, adopted: bool) -> None:
+        assert self.proc is not None
         try:
             self._pidfd = os.pidfd_open(self.proc.pid)
         except (AttributeError, OSError):           # not Linux >= 5.3: an exit is seen as end of output
             self._pidfd = None
+        self._adopted = adopted and self._pidfd is not None
         self._pending, self._scanned = bytearray(), 0
 
     def running(self) -> bool:
         """Started and not exited."""
-        return self.proc is not None and exit_code(self.proc) is None
+        if self.proc is None:
+            return False
+        return not self._ended(0) if self._adopted else exit_code(self.proc) is None
+
+    def _ended(self, seconds: float) -> bool:
+        """Has the program exited, waiting up to `seconds` for it (an adopted one: on its pidfd)?"""
+        if not self._adopted:
+            return wait_exit(self.proc, seconds) is not None
+        return bool(ready([self._pidfd], None, seconds))
+
+    def _exit_code(self, seconds: float) -> int | None:
+        """wait_exit's answer, for an adopted program too (read from /proc while its parent leaves it unreaped)."""
+        if not self._adopted:
+            return wait_exit(self.proc, seconds)
+        if not self._ended(seconds):
+            return None
+        status = ended_status(self.proc.pid)
+        return None if status is None else os.waitstatus_to_exitcode(status)
 
     def process_groups(self) -> list[int]:
         """The program's process group (its own session), while it has one."""
@@ -76,7 +97,7 @@ class ProgramProcess:
         """Close the program's standard input and give it `seconds` to exit."""
         assert self.proc is not None and self.proc.stdin is not None
         self.proc.stdin.close()
-        wait_exit(self.proc, seconds)
+        self._ended(seconds)
 
     def kill(self) -> None:
         """SIGKILL to the program's whole process group, whether its leader is still there or not (a child
@@ -104,7 +125,7 @@ class ProgramProcess:
 
     def died(self) -> BackendCrash:
         """The crash of a program that exited, died, or closed its end of a pipe; the group is killed."""
-        code = wait_exit(self.proc, 1) if self.proc is not None else None
+        code = self._exit_code(1) if self.proc is not None else None
         if code is None:
             how = "closed its standard input or output without exiting (it was killed)"
         elif code < 0:

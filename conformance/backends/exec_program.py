@@ -19,6 +19,7 @@ import numpy as np
 
 from oracle import Call
 
+from conformance.backends import prestart
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected, kit_version
 from conformance.backends.exec_messages import (PROTOCOL, RawJson, brief, coverage_points, parse_reply, read_hello,
@@ -63,8 +64,12 @@ class ExecBackend:
         self.coverage_map: str | None = None       # the program's file naming its points, from its hello
         self._reached: list[int | str] = []        # points the replies named since take_coverage
         try:
+            given = prestart.take(self.argv, self.env, self.user)     # started ahead for this worker
+            if given is not None:
+                self.shm.adopt(given.memfd, given.path)
+                self.program.adopt(given.proc, given.stderr)
             self.shm.ensure(1)                      # made before the program, which inherits it
-            self._start()
+            self._start(started=given is not None)
         except BackendCrash as exc:
             self.close()
             if hosted is not None:
@@ -185,10 +190,11 @@ class ExecBackend:
 
     # ------------------------------------------------------------------------------------ the program
 
-    def _start(self) -> None:
-        """Start the program and shake hands: its hello says its name, its readings, what it supports and
-        whether it takes batches."""
-        self.program.start(self.shm.inherited())
+    def _start(self, started: bool = False) -> None:
+        """Start the program (unless `started` already) and shake hands: its hello says its name, its
+        readings, what it supports and whether it takes batches."""
+        if not started:
+            self.program.start(self.shm.inherited())
         deadline = time.monotonic() + HELLO_TIMEOUT
         self._send({"op": "hello", "protocol": PROTOCOL, "kit": kit_version()}, deadline, HELLO_TIMEOUT)
         hello = read_hello(self._receive(deadline, HELLO_TIMEOUT, what="hello"), self.hosted)

@@ -13,10 +13,12 @@ this program, with the worker's module path (a backend the worker could import, 
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Sequence
 
 from conformance.backends.contract import BackendLoadError
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Load the backend, then serve it; a load error is the answer to the kit's hello (the worker then
@@ -47,5 +49,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     return serve.main(backend, rulebook, measured=measured, respawn=True)
 
 
+def leave(code: int) -> None:
+    """End the program with `code` once it has served, its output flushed and its exit handlers run,
+    without the interpreter's teardown (freeing every module one by one): the kit waits for the program
+    to be gone before it writes its report."""
+    import atexit
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    leave(status)
+    sys.exit(status)

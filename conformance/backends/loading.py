@@ -15,6 +15,7 @@ import numpy as np
 from oracle import Call
 from oracle.spec import Rulebook
 
+from conformance.backends import hosting
 from conformance.backends.contract import Backend, BackendCrash, BackendLoadError, OracleBackend
 
 ENTRY_POINT_GROUP = "ascend_conformance.backends"
@@ -130,21 +131,12 @@ def _reference(name: str, rulebook: Rulebook) -> OracleBackend:
 def _host_command(name: str, rulebook: Rulebook) -> list[str]:
     """The program a Python backend runs in when isolated (conformance/backends/host.py), with the folder of
     the specs it is served by."""
-    return [sys.executable, "-P", "-m", "conformance.backends.host", name, str(rulebook.directory)]
+    return hosting.command(name, str(rulebook.directory))
 
 
 def _host_environment() -> dict[str, str]:
-    """The kit's environment, with a module path (PYTHONPATH) on which the host finds this very kit first:
-    the folder this process imported `conformance` from (an installed kit's site-packages, or a checkout),
-    then the current folder, then this process's path. The host is started with `-P`, so a folder named
-    `oracle` or `conformance` where the command was started is never the kit it runs; once the kit is
-    imported, the host puts the current folder first for the backend (_current_folder_first)."""
-    from conformance.generate.challenge import ENV
-    env = {k: v for k, v in os.environ.items() if k != ENV}     # a challenge is never the backend's to see
-    kit = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    path = [kit, os.getcwd()] + [p for p in sys.path if p and os.path.isabs(p)]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(path))
-    return env
+    """The environment of that program (conformance/backends/hosting.py)."""
+    return hosting.environment()
 
 
 def _current_folder_first() -> None:

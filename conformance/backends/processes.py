@@ -13,6 +13,7 @@ Linux only; elsewhere each is a no-op that says so (False).
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import functools
 import os
 import select
@@ -20,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 PR_SET_DUMPABLE, PR_GET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 3, 36
 ROUNDS = 50                     # scans of /proc for descendants (each one stops the new ones it finds)
@@ -64,6 +65,63 @@ def as_user(user: str | None) -> dict[str, Any]:
     import pwd
     entry = pwd.getpwnam(user)
     return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+
+
+def launch(argv: Sequence[str], user: str | None, env: Mapping[str, str] | None,
+           pass_fds: Sequence[int]) -> tuple[subprocess.Popen, Any]:
+    """A backend's program started in a session of its own, its stdin and stdout pipes that never block
+    (writes wait under select, with a deadline; a reply already there is read at once), its stderr into
+    a fresh file appended to (wherever the kit last read it from), `pass_fds` inherited: the process and
+    that file. OSError where it cannot be started."""
+    import tempfile
+    stderr = tempfile.TemporaryFile()
+    fd = stderr.fileno()
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                start_new_session=True, bufsize=0, pass_fds=tuple(pass_fds), env=env,
+                                **as_user(user))
+    except BaseException:
+        stderr.close()
+        raise
+    os.set_blocking(proc.stdin.fileno(), False)
+    os.set_blocking(proc.stdout.fileno(), False)
+    return proc, stderr
+
+
+def memory_file() -> tuple[int, str] | None:
+    """A memory file with no name (memfd) and the path a program opens it by, /proc/self/fd/<fd> (the
+    program inherits the descriptor: the kit's processes are not dumpable, so no other process may open
+    their /proc/<pid>/fd); None where there is no memfd or no /proc to reach it through. It goes when its
+    last descriptor and mapping do: whatever ends this process, SIGKILL included, leaves nothing behind."""
+    if not hasattr(os, "memfd_create"):
+        return None
+    try:
+        fd = os.memfd_create("ascend-conformance", getattr(os, "MFD_CLOEXEC", 1))
+    except OSError:
+        return None
+    path = f"/proc/self/fd/{fd}"
+    try:
+        os.close(os.open(path, os.O_RDWR))          # as the program will: /proc mounted, reachable
+    except OSError:
+        os.close(fd)
+        return None
+    return fd, path
+
+
+def ended_status(pid: int) -> int | None:
+    """The wait status of a process that has exited and is not reaped yet (a zombie), as /proc shows it
+    to a process allowed to read it; None where it is not known (still running, reaped, not readable).
+    For a program another process is the parent of (conformance/backends/prestart.py)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2:].split()      # from field 3 (the state) on
+    if len(fields) < 50 or fields[0] != b"Z":
+        return None
+    return int(fields[49])                              # field 52: exit_code, as waitpid reports it
 
 
 def _parents() -> dict[int, int]:
@@ -182,6 +240,12 @@ class Spinning:
 
     def missed(self) -> None:
         self.resting = self.rest
+
+
+def spin_for(workers: int) -> None:
+    """The run's processes told (SPIN_ENV, inherited by the workers and their programs) whether they may
+    wait without sleeping: where each of `workers` workers and its backend's process has a core of its own."""
+    os.environ[SPIN_ENV] = "1" if cores_to_spare(workers) else "0"
 
 
 def cores_to_spare(workers: int) -> bool:

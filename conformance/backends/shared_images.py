@@ -11,30 +11,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from conformance.backends.processes import memory_file as _memory_file
+
 ALIGN = 64                      # scope images start at multiples of this in the shared file
 DESCRIBED_KEPT = 256            # texts of `memory` objects kept (SharedImages.described)
 def _shm_dir() -> str:
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
-
-
-def _memory_file() -> tuple[int, str] | None:
-    """A memory file with no name (memfd) and the path a program opens it by, /proc/self/fd/<fd> (the
-    program inherits the descriptor: the kit's processes are not dumpable, so no other process may open
-    their /proc/<pid>/fd); None where there is no memfd or no /proc to reach it through. It goes when its
-    last descriptor and mapping do: whatever ends this process, SIGKILL included, leaves nothing behind."""
-    if not hasattr(os, "memfd_create"):
-        return None
-    try:
-        fd = os.memfd_create("ascend-conformance", getattr(os, "MFD_CLOEXEC", 1))
-    except OSError:
-        return None
-    path = f"/proc/self/fd/{fd}"
-    try:
-        os.close(os.open(path, os.O_RDWR))          # as the program will: /proc mounted, reachable
-    except OSError:
-        os.close(fd)
-        return None
-    return fd, path
 
 
 class SharedImages:
@@ -73,12 +55,18 @@ class SharedImages:
         self._buffer = np.frombuffer(self._map, dtype=np.uint8)
         self.size = size
 
+    def adopt(self, fd: int, path: str) -> None:
+        """Use the memory file `fd` (reached by `path`, processes.memory_file) made for this process by its
+        parent together with the program that inherited it (conformance/backends/prestart.py)."""
+        assert self._fd is None
+        self._fd, self.path = fd, path
+        self._inherited = (fd,)
+        self._finalizer = weakref.finalize(self, _close, fd, None)
+
     def _open(self) -> None:
         made = _memory_file()
         if made is not None:
-            self._fd, self.path = made
-            self._inherited = (self._fd,)
-            self._finalizer = weakref.finalize(self, _close, self._fd, None)
+            self.adopt(*made)
         else:
             self._fd, self.path = tempfile.mkstemp(prefix=f"ascend-conformance-{os.getpid()}-", dir=_shm_dir())
             self._finalizer = weakref.finalize(self, _close, self._fd, self.path)

@@ -24,9 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Sequence
 
+from conformance.commands.settings_files import OWN_FILE, PYPROJECT, TABLE
 from conformance.commands.options import UsageError, did_you_mean
-
-OWN_FILE, PYPROJECT, TABLE = "ascend-conformance.toml", "pyproject.toml", "ascend-conformance"
 
 # key -> (the option it stands for, the type it must have); a list gives the option once per item
 SETTINGS: dict[str, tuple[str, str]] = {

@@ -219,6 +219,8 @@ class Session:
             run_tasks(self.supervisor, tasks, got, enough, tick, begun)
         finally:
             self.terminal.stop()
+        if self.coverage is None and not self.stop:     # the idle workers close their backends meanwhile (write)
+            self.supervisor.release()
         if enough.reached and not self.stop:
             self.terminal.line(f"stopped after {enough.failed} failing cell(s) (--maxfail {maxfail}): "
                                f"{total - len(gathered)} cell(s) not run")

@@ -44,6 +44,24 @@ def random_pool(key: int = 0) -> np.ndarray:
     return pool
 
 
+_AHEAD: list[Any] = []         # the thread making the published pool (pool_ahead), until pool_made joins it
+
+
+def pool_ahead() -> None:
+    """The published pool made in a thread while the caller goes on (numpy draws it without holding the
+    GIL): a command that will fork workers starts it before the rest of its imports; `pool_made` waits."""
+    import threading
+    thread = threading.Thread(target=random_pool, name="random-pool", daemon=True)
+    thread.start()
+    _AHEAD.append(thread)
+
+
+def pool_made() -> None:
+    """The pool pool_ahead started made (random_pool then gives it at once)."""
+    while _AHEAD:
+        _AHEAD.pop().join()
+
+
 def _hugepage_advice() -> Callable[[bool], bool] | None:
     """numpy's switch for the transparent-huge-page advice it gives the large arrays it allocates, which
     returns the setting it replaces (numpy 2 keeps it in `_core`, numpy 1 in `core`; None where neither has it)."""

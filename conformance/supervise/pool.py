@@ -33,7 +33,8 @@ from multiprocessing.connection import wait
 from typing import Any, Callable, Iterable
 
 from conformance.backends.contract import BackendLoadError
-from conformance.backends.processes import SPIN_ENV, cores_to_spare, end_descendants, out_of_reach
+from conformance.backends import prestart
+from conformance.backends.processes import end_descendants, out_of_reach, spin_for
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
 from conformance.supervise import messages
@@ -63,6 +64,7 @@ class _Worker:
     lost: str | None = None             # why the supervisor killed it, when it did
     handed: float = 0.0                 # when it was given its task
     released: bool = False              # told to leave (release): it is closing its backend
+    host: Any = None                    # the backend's program started for it ahead (prestart.Started)
 
 
 class Supervisor:
@@ -98,7 +100,7 @@ class Supervisor:
         """Start the workers and wait for one to load the backend: its name and version. A backend that
         cannot be loaded (an import error, a constructor that raises, segfaults or hangs) is a
         BackendLoadError with the first reason."""
-        os.environ[SPIN_ENV] = "1" if cores_to_spare(self.size) else "0"     # (processes.spin)
+        spin_for(self.size)                                                 # (processes.spin)
         for _ in range(self.size):
             self._spawn()
         while not self.described:
@@ -118,10 +120,15 @@ class Supervisor:
                                  kwargs={"specs": self.specs})
         if self._thaw is None:          # asked once: the count walks every frozen object
             self._thaw = thaw_after_forking()
-        with forking(self._thaw, share=self._ctx.get_start_method() == "fork"):
-            proc.start()
+        fork = self._ctx.get_start_method() == "fork"
+        host = prestart.hand_over() if fork else None       # a forked worker sees it: it takes it
+        try:
+            with forking(self._thaw, share=fork):
+                proc.start()
+        finally:
+            prestart.handed_off(host)
         theirs.close()
-        self._workers.append(_Worker(proc, ours, slot, time.monotonic()))
+        self._workers.append(_Worker(proc, ours, slot, time.monotonic(), host=host))
 
     def release(self) -> None:
         """Tell the idle workers to close their backends and leave, not waiting for them: where nothing is
@@ -152,6 +159,7 @@ class Supervisor:
             self._kill(w)
             w.conn.close()
         self._workers.clear()
+        prestart.end_all()
 
     # -------------------------------------------------------------------- tasks
 
@@ -300,6 +308,7 @@ class Supervisor:
                 os.killpg(group, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        prestart.end(w.host)            # the program started for it: reaped only now, its worker gone
 
     def _lost(self, w: _Worker) -> list[dict[str, Any]]:
         """A worker is gone: its task's result (the call in flight is a CRASH), and a worker in its place."""

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from oracle.spec import Rulebook, SpecError
 
+from conformance.backends import prestart
 from conformance.backends.contract import BackendLoadError
 from conformance.backends.loading import load_backend
 from conformance.backends.processes import end_descendants, out_of_reach, reap_orphans
@@ -64,6 +65,7 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
     then run tasks until told to stop. `specs` gives the run's rulebook, as it gave the supervisor's: a
     module's function of no argument (a worker started by spawn or forkserver gets it by name), called
     once here."""
+    prestart.forked()
     _become_worker(parent, isolation)
     inflight.install(slot)
     from conformance.generate.memory import keep_freed_images
@@ -84,6 +86,8 @@ def worker_main(conn, slot: inflight.Slot, backend_spec: str, timeout: float, db
         _tell(conn, "load_error", str(exc))
         _close_backend()
         return
+    finally:
+        prestart.drop_handed()          # the program started for this worker, where its backend did not take it
     settle_collector()
     _tell(conn, "ready", described)
     from conformance.judge.failuredb import open_database
@@ -109,7 +113,8 @@ def shared() -> None:
     random pool the memory images are cut from (16 MiB, numpy.random imported to draw it). The
     workers share its pages (copy on write, and nothing writes them) instead of each faulting in its own:
     240 MiB less at 16 workers, and no worker's first cell waits for it."""
-    from conformance.generate.memory import random_pool
+    from conformance.generate.memory import pool_made, random_pool
+    pool_made()                 # where the command started it ahead (conformance/commands/launch.py)
     random_pool()
 
 

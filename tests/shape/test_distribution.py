@@ -99,7 +99,7 @@ def test_the_wheel_holds_nothing_but_the_kit(wheel):
     assert {t for t in tops if not t.endswith(".dist-info")} == {"oracle", "conformance"}
     entry_points = next(zipfile.Path(wheel, n) for n in zipfile.ZipFile(wheel).namelist()
                         if n.endswith(".dist-info/entry_points.txt")).read_text()
-    assert "ascend-conformance = conformance.commands.cli:command" in entry_points
+    assert "ascend-conformance = conformance.commands.launch:command" in entry_points
     assert "conformance.commands.pytest_plugin = conformance.commands.pytest_plugin" in entry_points
 
 
