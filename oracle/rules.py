@@ -81,20 +81,31 @@ def rejection(ctx: Context) -> Violation | None:
 
 def _found(ctx: Context, refusing: bool) -> Iterator[Violation]:
     """The call's violations in `violations`' order, made as they are asked for (`refusing`: those of
-    severity reject alone, the others never checked)."""
+    severity reject alone, the others never checked). Listing every violation, the regions that hold the
+    call are worked out first; refusing, a region is asked only whether it sets aside a rule found broken
+    (most calls break none, and a rule few regions set aside), and after the rules if its reading refuses."""
     args = ctx.call.args
     rules, ambiguities = _asked(ctx, refusing)
-    concerned, overridden = _concerned(ctx, ambiguities, refusing)
+    concerned, overridden = ([], None) if refusing else _concerned(ctx, ambiguities, refusing)
     for rule, ranges in rules:
         if refusing and rule.severity != "reject":
             continue
-        if (ranges is None or in_ranges(ranges, args)) and rule.id not in overridden:
+        if (ranges is None or in_ranges(ranges, args)) and (overridden is None or rule.id not in overridden):
             message = RULE_KINDS[rule.kind].check(rule, ctx)
-            if message:
+            if message and (overridden is not None or not _set_aside(ctx, rule.id, ambiguities)):
                 yield Violation(rule.id, rule.severity, message)
+    if refusing and ambiguities:
+        concerned = _concerned(ctx, [(amb, regions) for amb, regions in ambiguities if amb.legality == "reject"],
+                               refusing)[0]
     for amb in concerned:          # undeclared: undefined; declared: its reading's legality
         if amb.legality == "reject" or (amb.legality != "legal" and not refusing):
             yield _read(amb)
+
+
+def _set_aside(ctx: Context, rule_id: str, ambiguities: list[tuple[Ambiguity, list[Ranges | None]]]) -> bool:
+    """Does the region of an ambiguity that overrides the rule hold the call (its reading judges instead)?"""
+    overriding = [(amb, regions) for amb, regions in ambiguities if rule_id in amb.overrides]
+    return bool(overriding) and rule_id in _concerned(ctx, overriding, True)[1]
 
 
 def _asked(ctx: Context, refusing: bool = False

@@ -21,15 +21,15 @@ from hypothesis import strategies as st
 from oracle import Call
 from oracle.call import nest
 from oracle.kinds import Retry, kind_of, require
-from oracle.rules import context
+from oracle.rules import Context, context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Rule, Rulebook
 
 from conformance.generate.seal import seal
 from conformance.generate.case import Case
-from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
+from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, Frame, environment
 from conformance.generate.memory import MemoryRecipe, checked_images, image_sizes
-from conformance.generate.draft import CallDraft, accesses, landing_room, part, writes_twice, written_once
+from conformance.generate.draft import CallDraft, accesses, frame_of, landing_room, part, writes_twice, written_once
 from conformance.generate.parameters import draw_params
 from conformance.generate.picks import Draw, Picks, Searched
 from conformance.generate.placement import place
@@ -183,7 +183,9 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     draft.landing = landing_room(env, draft, target)
     kind.recount(target, pick, env, draft)
     part(env, draft, target)        # once the counts are known: it reads the draft's frame
+    require(_multiple_breakable(draft.frame, target))
     draw_params(pick, env, draft, target)
+    require(not _in_flagged_region(env, draft))
     require(_self_overlaps_as_asked(env, draft, target))
     tensors = place(pick, env, draft, target)
     call = Call(spec.api, env.product.id, {**tensors, **nest(draft.params)}, form)
@@ -194,6 +196,45 @@ def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: s
     text = call.to_json()
     memory = MemoryRecipe(zlib.crc32(text.encode()), image_sizes(call, env.rulebook, ctx), writes)
     return call, memory, draft, ctx, text
+
+
+def _in_flagged_region(env: Env, draft: CallDraft) -> bool:
+    """Do the drawn parameters alone put the call in an ambiguity region whose check they break
+    (DataCopyPad's dummy: no padding, blockLen off 32 bytes)? The final check would flag it, so the call
+    is given up before it is placed, as it would be once drawn and checked: the calls kept are the same."""
+    regions = _decided_regions(env, frame_of(env, draft))
+    if not regions:
+        return False
+    call = draft.template.replace(**nest(draft.params))
+    ctx = Context(call, env.spec, env.rulebook, env.product)
+    return any(env.rulebook.matches(region, call, env.spec) and any(kind_of(c).check(c, ctx) for c in checks)
+               for region, checks in regions)
+
+
+def _multiple_breakable(frame: Frame, target: Rule | None) -> bool:
+    """Can a parameter break the target where it asks for a multiple (blockLen a multiple of an element)?
+    Not in a frame where that multiple is 1 (an element of one byte): every such call is given up before its
+    parameters are drawn, as it would be once drawn and checked."""
+    kind = kind_of(target)
+    if target is None or not kind.provides("multiple_of"):
+        return True
+    units = frame.units
+    asked = [of for n in frame.names
+             for of in [kind.multiple_of(target, n, lambda: units["element"], lambda n=n: units.get(n, 1))] if of is not None]
+    return not asked or any(of > 1 for of in asked)
+
+
+def _decided_regions(env: Env, frame: Frame) -> list[tuple[Any, list[Rule]]]:
+    """(region, checks) of the ambiguities the final check flags (legality not legal) whose region holds
+    the frame's cell but for parameter ranges, with their checks that read the parameters alone (those
+    of a kind that says what a parameter is a multiple of): once per frame."""
+    known = env.__dict__.setdefault("_decided_regions", {})
+    if frame not in known:
+        known[frame] = [(region, checks) for amb in env.spec.ambiguities if amb.legality != "legal"
+                        for checks in [[c for c in amb.checks if kind_of(c).provides("multiple_of")]] if checks
+                        for region in amb.regions if env.rulebook.matches(
+                            {k: v for k, v in region.items() if k != "params"}, frame.template, env.spec)]
+    return known[frame]
 
 
 def _self_overlaps_as_asked(env: Env, draft: CallDraft, target: Rule | None) -> bool:

@@ -16,6 +16,7 @@ from oracle.spec import default_rulebook
 from conformance.generate.environment import environment
 from oracle.kinds import Retry
 from conformance.generate.picks import Picks
+from conformance.generate import strategies
 from conformance.generate.strategies import drawn
 
 DRAWS = 120
@@ -111,3 +112,44 @@ def test_legal_in_place_use_is_still_drawn() -> None:
     """In-place use is given up only where a stride would break an iteration rule: it is still drawn."""
     _, tags = outcomes("vec_trans_scatter", "ascend910b", None, draws=200)
     assert tags["src_list=in-place"] >= 10, tags
+
+
+@pytest.mark.parametrize("rule_id, bound", [
+    (None, 0.0),                                    # (0.01: no padding, blockLen off 32 bytes: a dummy region)
+    ("data_copy_pad.blockLen.range", 0.0),          # (0.07: blockLen -1, no padding)
+    ("data_copy_pad.blockLen.multiple", 0.0),       # (0.28: an element of one byte, every blockLen a multiple)
+    ("data_copy_pad.paddingValue.b32", 0.0),        # (0.06)
+    ("data_copy_pad.paddingValue.b64", 0.0),        # (0.06)
+])
+def test_data_copy_pad_draws_break_the_target_alone(rule_id: str | None, bound: float) -> None:
+    """A call its parameters alone doom (in a dummy region, or a multiple of one) is given up before it
+    is placed, so none drawn to the end is thrown away."""
+    found, _ = outcomes("data_copy_pad", "ascend910b", rule_id)
+    assert thrown_away(found, rule_id) <= bound, found
+    assert sum(found.values()) - found["retry"] >= DRAWS * 2 // 3, found
+
+
+@pytest.mark.parametrize("rule_id", [None, "data_copy_pad.blockLen.range", "data_copy_pad.blockLen.multiple",
+                                     "data_copy_pad.src.bounds", "data_copy_pad.paddingValue.b64"])
+def test_a_draw_given_up_after_its_parameters_is_one_the_final_check_throws_away(
+        rule_id: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The calls given up once their parameters are drawn, drawn to the end instead: each one the final
+    check throws away (never a call it keeps), and in the cells above most of those it throws away."""
+    asked: list[bool] = []
+    real_region, real_multiple = strategies._in_flagged_region, strategies._multiple_breakable
+    monkeypatch.setattr(strategies, "_in_flagged_region", lambda env, draft: asked.append(real_region(env, draft)))
+    monkeypatch.setattr(strategies, "_multiple_breakable",
+                        lambda frame, target: asked.append(not real_multiple(frame, target)) or True)
+    env = environment("data_copy_pad", "ascend910b", default_rulebook())
+    target = env.rule(rule_id) if rule_id is not None else None
+    rng, wanted, doomed = random.Random(20), (rule_id,) if rule_id is not None else (), Counter()
+    for _ in range(DRAWS):
+        asked.clear()
+        try:
+            call, *_ = drawn(Seeded(rng), env, target, None, None, env.spec.forms_or_default())
+        except Retry:
+            continue
+        kept = tuple(sorted(v.rule for v in violations(context(call, None, env.rulebook)))) == wanted
+        assert not (any(asked) and kept), call.to_json()
+        doomed[any(asked), kept] += 1
+    assert doomed[True, False] >= doomed[False, False] and doomed[False, True] >= DRAWS // 2, doomed

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
-from conformance.generate.cells import cells
+from conformance.generate.cells import ambiguity_ids, cells
 from oracle import Call, Tensor, check
 from oracle.footprint import Spots
-from oracle.rules import RULE_KINDS, Violation, context
+from oracle.rules import RULE_KINDS, Violation, context, rejection, violations
 from oracle.spec import default_rulebook
 
 PRODUCTS = {"data_move": ["ascend910b", "ascend310p-vectorcore"], "scatter": ["ascend310b", "ascend310p-aicore"],
@@ -38,9 +38,11 @@ def plain_violations(call: Call, memory) -> list[Violation]:
     return out
 
 
-def drawn(product: str, api: str, per_cell: int = 2) -> list:
+def drawn(product: str, api: str, per_cell: int = 2, regions: bool = False) -> list:
+    """`per_cell` cases of each cell of the api on the product (`regions`: its ambiguity cells too)."""
     out = []
-    for cell in cells([product], [api], rulebook=default_rulebook()):
+    ambiguities = ambiguity_ids([api], rulebook=default_rulebook()) if regions else None
+    for cell in cells([product], [api], rulebook=default_rulebook(), ambiguities=ambiguities):
         @settings(max_examples=per_cell, database=None, deadline=None, phases=(Phase.generate,),
                   suppress_health_check=list(HealthCheck))
         @seed(20)
@@ -63,6 +65,36 @@ def test_check_finds_the_rules_a_plain_evaluation_finds(api, product):
             assert got == plain_violations(case.call, given_memory), case.call.to_json()
             kinds.update(v.severity for v in got)
     assert kinds == {"reject", "undefined"}          # the cells reach both kinds of rule
+
+
+def _declared(api: str) -> list:
+    """The plain rulebook and, where the api's ambiguities have such readings, the rulebook with every one
+    declared refusing, and with every one declared legal."""
+    plain = default_rulebook()
+    books = [plain]
+    for legality in ("reject", "legal"):
+        readings = {amb.id: next(r.id for r in amb.readings if r.legality == legality)
+                    for amb in plain.api(api).ambiguities if any(r.legality == legality for r in amb.readings)}
+        if readings:
+            books.append(plain.with_readings(readings))
+    return books
+
+
+@pytest.mark.parametrize("api,product", [(a, p) for a, ps in {**PRODUCTS, "data_copy_pad": ["ascend910b"],
+                                                                  "data_copy_slice": ["ascend910b"]}.items() for p in ps])
+def test_rejection_is_the_first_reject_violation(api, product):
+    """A refusing backend's check (`rejection`, which asks a region only whether it sets aside a rule found
+    broken) gives the first violation of severity reject that `violations` lists, or None, on calls of every
+    cell and ambiguity region, with memory and without, undeclared and under declared readings."""
+    refused = passed = 0
+    for case in drawn(product, api, regions=True):
+        memory = case.memory.build()
+        for book in _declared(api):
+            for given_memory in (None, memory):
+                first = next((v for v in violations(context(case.call, given_memory, book)) if v.severity == "reject"), None)
+                assert rejection(context(case.call, given_memory, book)) == first, case.call.to_json()
+                refused, passed = refused + (first is not None), passed + (first is None)
+    assert refused and passed, (refused, passed)
 
 
 def test_a_rule_whose_when_names_a_parameter_range_is_matched_per_call():
