@@ -376,9 +376,9 @@ def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | 
     for region, names in regions if regions is not None else env.joint_regions:
         if forced in names:
             continue
-        if not env.nested and all(n in params for n in names) \
-                and not in_ranges(param_ranges(region["params"]), params):
-            continue                # outside the region's ranges: no call need be made to tell
+        if ("forms" in region and draft.template.form not in region["forms"]) or (not env.nested \
+                and all(n in params for n in names) and not in_ranges(param_ranges(region["params"]), params)):
+            continue                # outside the region's forms or ranges: no call need be made to tell
         if call is None:
             call = draft.template.replace(**nest(params))
         if not env.rulebook.matches(region, call, env.spec):
