@@ -124,7 +124,7 @@ class Offsets:
         """Draw the offsets (a style, then the values), let the target's kind move one, and lay them out."""
         require(self.slots >= 1)
         n = self.n
-        self.rng = seeded(self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed"))
+        self.seed = self.pick.integer(0, 2**32 - 1, f"{self.v_name}.seed")
         colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
@@ -133,8 +133,9 @@ class Offsets:
         offsets *= self.width
         if self.shift:
             offsets += self.shift
-        self.j = int(self.rng.integers(0, n))
         moved = style == "top"          # offset j moved off the slots (the top of the range, or a target's)
+        if moved or self.target is not None:        # offset j is read only where it may be moved
+            self.j = int(self.rng.integers(0, n))
         if moved:                       # the largest offset the range rules allow, or that stays inside UB
             top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
             offsets[self.j] = grid_down(top, self.shift, self.width)
@@ -154,6 +155,14 @@ class Offsets:
         self.draft.tags.append(f"{self.v_name}={style}")
         values = _handed_over(offsets, self.index, self.v_dtype)
         return Write.of(self.v_tensor.scope, self.v_tensor.addr, self.v_dtype, values)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The stream the values are drawn from, seeded at its first use: identity and reversed offsets
+        that no target moves draw nothing from it, and seeding costs more than drawing a small tensor."""
+        if "_rng" not in self.__dict__:
+            self._rng = seeded(self.seed)
+        return self._rng
 
     def others(self, aimed: tuple[str, ...] = ()) -> list[tuple[int, int]]:
         """The spans of the operands x is kept apart from (_others, found once), but those `aimed` at (an
@@ -191,13 +200,13 @@ class Offsets:
     def chosen(self, apart: bool, colliding: bool, style: str, free: FreeSlots | None, n: int
                ) -> tuple[np.ndarray, str]:
         """Which slot each entry's offset takes, and the style that gives."""
-        rng, slots = self.rng, self.slots
+        slots = self.slots
         if apart and slots < n and not colliding:   # the readings read more entries together than there are slots
-            return np.asarray(_apart_per_reading(rng, self.together, n, slots), dtype=np.int64), "per-reading"
+            return np.asarray(_apart_per_reading(self.rng, self.together, n, slots), dtype=np.int64), "per-reading"
         k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
-             "permutation": lambda: rng.permutation(n),
-             "collide": lambda: rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
-            style, lambda: rng.choice(slots, n, replace=False) if slots >= n else rng.integers(0, slots, n))()
+             "permutation": lambda: self.rng.permutation(n),
+             "collide": lambda: self.rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
+            style, lambda: self.rng.choice(slots, n, replace=False) if slots >= n else self.rng.integers(0, slots, n))()
         return np.asarray(k, dtype=np.int64), style
 
 

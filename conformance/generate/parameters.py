@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from oracle.call import nest
 from oracle.kinds import Retry, kind_of, require
+from oracle.rulebook import in_ranges, param_ranges
 from oracle.spec import Rule
 
 from conformance.generate.apart import keep_apart
@@ -384,6 +385,9 @@ def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | 
     for region, names in regions if regions is not None else env.joint_regions:
         if forced in names:
             continue
+        if ("forms" in region and draft.template.form not in region["forms"]) or (not env.nested \
+                and all(n in params for n in names) and not in_ranges(param_ranges(region["params"]), params)):
+            continue                # outside the region's forms or ranges: no call need be made to tell
         if call is None:
             call = draft.template.replace(**nest(params))
         if not env.rulebook.matches(region, call, env.spec):

@@ -201,8 +201,10 @@ def _fit(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int,
     """largest_fit's answer as a count of steps, worked out (`sized_as`: the head of the rooms' keys,
     where `aligns` are the frame's own): the search, then past a gap of lanes."""
     rooms = _rooms_along(env, draft, params, name, aligns, keyed, sized_as, step=step)
-    found = _search(env, draft, params, name, lo, hi, rooms, step)
-    if found is None or found == hi or not any(draft.counts.get(op, 1) != 1 for op in kept_apart_ops(env)):
+    lanes = any(draft.counts.get(op, 1) != 1 for op in kept_apart_ops(env))
+    # the gallop's first step, an alignment's worth, only where the rooms fall all along (not in lanes)
+    found = _search(env, draft, params, name, lo, hi, rooms, step, 0 if lanes else max(aligns.values(), default=1))
+    if found is None or found == hi or not lanes:
         return found
     if _lanes_alike(env, draft, params, name, found + 1, hi, step):
         return found
@@ -248,9 +250,12 @@ def _rooms_along(env: Env, draft: CallDraft, params: dict[str, int], name: str, 
 
 
 def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: int, hi: int,
-            rooms: Callable[[int], tuple[int, ...]], step: int = 1) -> int | None:
+            rooms: Callable[[int], tuple[int, ...]], step: int = 1, flat: int = 0) -> int | None:
     """The count of steps of `name` in [lo, hi] where `rooms` (bytes to spare under each limit, falling
-    with it) runs out: largest_fit's search."""
+    with it) runs out: largest_fit's search. `flat`: the most bytes an operand's end may grow by and leave
+    the rooms as they are (its scope's alignment, which the rooms round it up to): past the secant steps,
+    the gallop's first step is as many steps of `name` as that takes, and a guess that leaves less room
+    than that goes to the gallop at once (0: a gallop from one step, the search of rooms that may rise)."""
     rooms_hi = rooms(hi)
     if min(rooms_hi) >= 0:
         return hi
@@ -278,11 +283,13 @@ def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: i
             lo, rooms_lo = guess, at
             if hi - lo == 1:
                 return lo
+            if min(at) < flat and _flat_steps(rooms_lo, rooms_hi, hi - lo, flat) > 1:
+                break           # less room than one alignment: the answer is within a gallop's first step
         at = rooms(lo + 1)              # the neighbour: is the guess the last value that fits?
         if min(at) < 0:
             return lo
         lo, rooms_lo = lo + 1, at
-    step = 1                    # rounding made it fit further still: gallop up, then bisect
+    step = _flat_steps(rooms_lo, rooms_hi, hi - lo, flat)       # rounding made it fit further still:
     while not over and lo + step < hi and min(rooms(lo + step)) >= 0:
         lo, step = lo + step, step * 2
     hi = hi if over else min(hi, lo + step)
@@ -293,6 +300,14 @@ def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: i
 
 
 SECANT_STEPS = 2
+
+
+def _flat_steps(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], span: int, flat: int) -> int:
+    """How many steps the rounding may leave the binding room flat for (at least 1): `flat` bytes over the
+    bytes a step takes from it, the slope between lo and hi of the limit that runs out first."""
+    a, b = min(((a, b) for a, b in zip(rooms_lo, rooms_hi) if b < 0),
+               key=lambda ab: ab[0] * span // (ab[0] - ab[1]))
+    return max(1, flat * span // (a - b))
 
 
 def moves_nothing(env: Env, draft: CallDraft, params: Mapping[str, Any]) -> bool:
