@@ -24,11 +24,10 @@ def cell_seed(run_seed: int, cell: Cell) -> int:
 def batch_enough(run: Any, cases: list[Case]) -> bool:
     """Does a searched example's batch, drawn so far, hold every call `run` (a runner.CellRun) will judge of
     it? As many calls it has not judged (run.seen) as its search still misses; in Hypothesis's last replay
-    of a failing example (run.shrinking), as many as the failing batch held where this test ended it
-    (run.failing_len), and never where the batch ended otherwise (a call the same as the one before, the
-    example nearly full): Hypothesis holds a replay to the very choices of the first run."""
+    of a failing example (run.shrinking), as many as the failing batch held: Hypothesis holds a replay to
+    the very choices of the first run, no fewer."""
     if run.shrinking:
-        return run.failing_len is not None and len(cases) >= run.failing_len
+        return len(cases) >= run.failing_len
     return sum(case.key not in run.seen for case in cases) >= run.profile.calls - run.searched
 
 

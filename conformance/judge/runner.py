@@ -117,8 +117,8 @@ class CellRun:
         self.final: dict[str, tuple[Case, Outcome]] = {}    # ... as Hypothesis's final replay found it
         self.shrinking = False                          # a failure is found: the calls now shrink it
         self.searched = 0                               # searched calls judged and counted
-        # the failing and the judged call's places in their batch; its length where batch_enough ended it
-        self.failing_at, self.failing_len, self.judging_at, self.judging_len = 0, None, 0, None
+        self.failing_at = self.failing_len = 0          # where in its batch the failing call was; its length
+        self.judging_at = self.judging_len = 0          # where in its batch the call being judged is; its length
         self.failing_blocks: tuple[bytes, ...] = ()     # the bytes that made the failing call
         self.reachable: list[str] = []                  # the edges the sweep can reach
         self.planned = len(frozen) + profile.calls
@@ -248,14 +248,14 @@ class CellRun:
         next one sent to the backend ahead; Hypothesis targets the most boundaries one call reached (and,
         where the backend reports coverage, the most points of its code reached first). In
         Hypothesis's last replay of a failing example, the failing call is judged first."""
-        order, ended = list(range(len(cases))), (len(cases) if batch_enough(self, cases) else None)
+        order = list(range(len(cases)))
         if self.shrinking and self.failing_at < len(cases):    # replaying the failure: it goes first
             order.insert(0, order.pop(self.failing_at))
         reached, points = -1, coverage_points.count()
         for k, at in enumerate(order):
             if not self.shrinking and self.searched >= self.profile.calls:
                 break           # the profile's calls are spent (the last batch may be cut short)
-            self.judging_at, self.judging_len = at, ended
+            self.judging_at, self.judging_len = at, len(cases)
             self.judge_one(cases[at], self.ahead(cases, order[k + 1:], cases[at]))
             reached = max(reached, len(cases[at].tags))
         if self.profile.target and reached >= 0 and not self.shrinking:    # once per example (Hypothesis's rule)
