@@ -30,7 +30,7 @@ from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
 from conformance.generate.memory import checked_images
 from conformance.generate.picks import Picks
-from conformance.generate.strategies import Batch, drawn, searched_cases
+from conformance.generate.strategies import drawn, searched_cases
 
 
 def _covers(outer: Mapping[str, Any], inner: Mapping[str, Any], spec: ApiSpec, product: str) -> bool:
@@ -171,7 +171,7 @@ def _region_tag(tag: str, params: Mapping[str, Any], suffix: str) -> str:
 
 
 def ambiguity_calls(api: str, product: str, ambiguity_id: str, *, rulebook: Rulebook,
-                    gm_window: int = DEFAULT_GM_WINDOW, batch: Batch = False) -> st.SearchStrategy[Case]:
+                    gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
     """Calls in the ambiguity's region on `product`, legal but for it: `Case.expect` "ambiguity",
     `Case.rule` the ambiguity id. Empty (filtered out) where no call of the product is in the region.
     `batch`: lists of them (see strategies.searched_cases)."""

@@ -26,7 +26,7 @@ from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.blocks import fixed_blocks
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
-from conformance.generate.strategies import Batch, legal_calls, reachable, rule_calls, search_rounds
+from conformance.generate.strategies import legal_calls, reachable, rule_calls, search_rounds
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,10 @@ class Cell:
         tail = [self.form, self.dtype] if self.expect == "legal" else [self.rule]
         return "/".join([self.api, self.product, self.expect] + [p for p in tail if p])
 
-    def strategy(self, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: Batch = False
+    def strategy(self, rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
                  ) -> st.SearchStrategy[Any]:
         """The cell's calls, drawn from `rulebook` (the plain specs: no reading declared; `batch`: lists
-        of up to SEARCH_BATCH of them per Hypothesis example, see strategies.searched_cases)."""
+        of up to SEARCH_BATCH of them per Hypothesis example)."""
         if self.expect == "legal":
             return legal_calls(self.api, self.product, form=self.form, dtype=self.dtype,
                                rulebook=rulebook, gm_window=gm_window, batch=batch)
@@ -62,16 +62,12 @@ class Cell:
         empty when no call can be made for the cell."""
         out: list[Case] = []
         keys: set[Any] = set()          # a case is kept once (Case.key), as the runner judges it once
-
-        def enough(cases: list[Case]) -> bool:      # the batch holds every case still missing
-            return sum(case.key not in keys for case in cases) >= examples - len(out)
-
         for batches, round_seed in search_rounds(examples, seed, lambda: len(out)):
 
             @settings(max_examples=batches, database=None, derandomize=False, phases=[Phase.generate],
                       suppress_health_check=list(HealthCheck), deadline=None)
             @hseed(round_seed)
-            @given(self.strategy(rulebook, gm_window, batch=enough))
+            @given(self.strategy(rulebook, gm_window, batch=True))
             def collect(cases: list[Case]) -> None:
                 for case in cases:
                     if len(out) < examples and case.key not in keys:

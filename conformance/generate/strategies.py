@@ -75,29 +75,22 @@ SEARCH_BATCH = 32
 BATCH_TRIES = 8         # draws a batch may spend per call it holds (a draw that gives none is drawn again)
 SEARCH_ROUNDS = 6       # Hypothesis runs a search of N calls may take to find them all (see search_rounds)
 
-# A searched example's batch: True for SEARCH_BATCH cases, or a test of the cases drawn so far that says
-# when they hold all the example's consumer will use (the batch then ends there: see _batch).
-Batch = bool | Callable[[list[Case]], bool]
-
-
-def searched_cases(make: Callable[..., Case], *args: Any, batch: Batch = False) -> st.SearchStrategy[Any]:
+def searched_cases(make: Callable[..., Case], *args: Any, batch: bool = False) -> st.SearchStrategy[Any]:
     """The cases `make(pick, *args)` builds from Hypothesis's choices; a draw that gives none (Retry) is
     drawn again (a filter). With `batch`: lists of up to SEARCH_BATCH cases, one example each."""
     if not batch:
         return _case_or_none(make, *args).filter(_usable)
-    return _batch(make, *args, enough=None if batch is True else batch).filter(bool)
+    return _batch(make, *args).filter(bool)
 
 
 @st.composite
-def _batch(draw: Draw, make: Callable[..., Case], *args: Any,
-           enough: Callable[[list[Case]], bool] | None = None) -> list[Case]:
+def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
     """Up to SEARCH_BATCH cases, a draw that gives none drawn again (at most BATCH_TRIES per case, and
     none more when the first SEARCH_BATCH gave nothing: an example of a cell too hard to draw in is
     given up, as a filter gives one up), nor once the example is nearly full (_nearly_full). A call the
     same as the one before ends the batch: Hypothesis's first example (every byte zero) and the ones its
     shrinker empties repeat one call to the end. A case the same as an earlier one in the batch (Case.key)
-    is left out. `enough(cases)`: the batch ends once it says the cases so far are all its consumer will
-    use (a search whose calls are nearly spent draws no call it would not judge); at least one is drawn."""
+    is left out."""
     out: list[Case] = []
     keys = set()
     data = getattr(draw, "__self__", None)          # the example's own data (st.composite hands its draw so)
@@ -112,8 +105,6 @@ def _batch(draw: Draw, make: Callable[..., Case], *args: Any,
         if case.key not in keys:
             keys.add(case.key)
             out.append(case)
-            if enough is not None and enough(out):
-                break
     return out
 
 
@@ -251,7 +242,7 @@ def _self_overlaps_as_asked(env: Env, draft: CallDraft, target: Rule | None) -> 
 
 
 def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str | None = None,
-                rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: Batch = False
+                rulebook: Rulebook, gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False
                 ) -> st.SearchStrategy[Case]:
     """Calls the oracle finds legal on `product`, reaching the ends of every range and of every scope
     (`batch`: lists of them, see searched_cases)."""
@@ -260,7 +251,7 @@ def legal_calls(api: str, product: str, *, form: str | None = None, dtype: str |
 
 
 def rule_calls(api: str, product: str, rule_id: str, *, rulebook: Rulebook,
-               gm_window: int = DEFAULT_GM_WINDOW, batch: Batch = False) -> st.SearchStrategy[Case]:
+               gm_window: int = DEFAULT_GM_WINDOW, batch: bool = False) -> st.SearchStrategy[Case]:
     """Calls that break `rule_id` and no other rule: refused if it is a reject rule, open if undefined
     (`batch`: lists of them, see searched_cases)."""
     env = environment(api, product, rulebook, gm_window)

@@ -3,7 +3,7 @@ and frozen lists', and the whole search of a batch backend (run_batches)."""
 from __future__ import annotations
 
 import zlib
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from oracle.spec import Rulebook
 
@@ -19,16 +19,6 @@ from conformance.judge.verdicts import Outcome
 def cell_seed(run_seed: int, cell: Cell) -> int:
     """Each cell gets its own stream, fixed by the run seed and the cell id (not by scheduling)."""
     return zlib.crc32(f"{run_seed}:{cell.id}".encode())
-
-
-def batch_enough(run: Any, cases: list[Case]) -> bool:
-    """Does a searched example's batch, drawn so far, hold every call `run` (a runner.CellRun) will judge of
-    it? As many calls it has not judged (run.seen) as its search still misses; in Hypothesis's last replay
-    of a failing example (run.shrinking), as many as the failing batch held: Hypothesis holds a replay to
-    the very choices of the first run, no fewer."""
-    if run.shrinking:
-        return len(cases) >= run.failing_len
-    return sum(case.key not in run.seen for case in cases) >= run.profile.calls - run.searched
 
 
 BATCH = 32         # calls handed to a backend's run_batch at once

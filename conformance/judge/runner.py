@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from hypothesis import Phase, given
@@ -31,7 +30,7 @@ from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
 from conformance.generate.strategies import search_rounds
 from conformance.judge import coverage_points, evidence, inflight, judging
-from conformance.judge.batches import batch_enough, cell_seed, judged, run_batches
+from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
 from conformance.judge.minimize import ShrinkBudget, minimize
 from conformance.judge.reproducers import declared_of, failure_record
@@ -117,8 +116,8 @@ class CellRun:
         self.final: dict[str, tuple[Case, Outcome]] = {}    # ... as Hypothesis's final replay found it
         self.shrinking = False                          # a failure is found: the calls now shrink it
         self.searched = 0                               # searched calls judged and counted
-        self.failing_at = self.failing_len = 0          # where in its batch the failing call was; its length
-        self.judging_at = self.judging_len = 0          # where in its batch the call being judged is; its length
+        self.failing_at = 0                             # where in its batch the failing call was
+        self.judging_at = 0                             # where in its batch the call being judged is
         self.failing_blocks: tuple[bytes, ...] = ()     # the bytes that made the failing call
         self.reachable: list[str] = []                  # the edges the sweep can reach
         self.planned = len(frozen) + profile.calls
@@ -227,7 +226,7 @@ class CellRun:
                   phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.target,) if self.profile.target else ()),
                   **QUIET)
         @hseed(seed)
-        @given(self.cell.strategy(self.plain, self.profile.gm_window, batch=partial(batch_enough, self)))
+        @given(self.cell.strategy(self.plain, self.profile.gm_window, batch=True))
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
@@ -255,7 +254,7 @@ class CellRun:
         for k, at in enumerate(order):
             if not self.shrinking and self.searched >= self.profile.calls:
                 break           # the profile's calls are spent (the last batch may be cut short)
-            self.judging_at, self.judging_len = at, len(cases)
+            self.judging_at = at
             self.judge_one(cases[at], self.ahead(cases, order[k + 1:], cases[at]))
             reached = max(reached, len(cases[at].tags))
         if self.profile.target and reached >= 0 and not self.shrinking:    # once per example (Hypothesis's rule)
@@ -369,8 +368,7 @@ class CellRun:
         # while shrinking it is not what is being minimised, so it does not count as failing here.
         if not outcome.conforms and self.first in (None, outcome.key):
             self.found(case, outcome)
-            self.shrinking, self.failing_blocks = True, case.blocks
-            self.failing_at, self.failing_len = self.judging_at, self.judging_len
+            self.shrinking, self.failing_at, self.failing_blocks = True, self.judging_at, case.blocks
             if final_replay():
                 self.final[outcome.key] = (case, outcome)
             raise _RAISE[outcome.key](outcome.message)
