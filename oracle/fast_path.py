@@ -99,6 +99,7 @@ class FastPath:
         # per region: its ambiguity's checks (none: the region's ranges alone make it hold a call)
         self.checks = checks or ((),) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
+        self.refusing: FastPath = self
 
     def holds(self, ctx: Checked) -> bool:
         """Every rule of the fast path holds for ctx's call (False: some may not; ask the kinds). Made on
@@ -255,17 +256,17 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
         and not spec.is_list(spec.dtype_of) else {}
 
-    def made(kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
+    def path_of(kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
         regions = [ranges for _, ranges in kept]
         ranged = [ranges for ranges in regions if ranges is not None]
         return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
                         None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
                         tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
-    fast = made(kept)
+    fast = path_of(kept)
     # a backend refusing calls asks only the regions of ambiguities that refuse a call or set a rule aside
     # (rules.rejection): its fast path leaves the others' out
     refusing = [(amb, ranges) for amb, ranges in kept if amb.legality == "reject" or amb.overrides]
-    fast.refusing = fast if len(refusing) == len(kept) else made(refusing)
+    fast.refusing = fast if len(refusing) == len(kept) else path_of(refusing)
     return fast
 
 
