@@ -122,11 +122,15 @@ def drop(given: Started | None) -> None:
     """A handed program not taken: its process group killed, its descriptors closed."""
     if given is None:
         return
+    _kill(given)
+    given.close_files()
+
+
+def _kill(started: Started) -> None:
     try:
-        os.killpg(given.proc.pid, signal.SIGKILL)
+        os.killpg(started.proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    given.close_files()
 
 
 def drop_handed() -> None:
@@ -140,10 +144,7 @@ def end(started: Started | None) -> None:
     """(The supervisor) a program it started, once its worker is gone: killed with its process group, and reaped."""
     if started is None:
         return
-    try:
-        os.killpg(started.proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _kill(started)
     try:
         started.proc.wait(5)
     except Exception:                   # noqa: BLE001 - pragma: no cover

@@ -272,3 +272,18 @@ def ready(readers: list[int], writer: int | None, seconds: float, spinning: Spin
                 return {fd for fd, _ in found}
         spinning.missed()
     return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}
+
+
+def leave(code: int) -> None:
+    """End the process with `code` once its work is done, skipping the interpreter's teardown (it frees
+    every module and object one by one). What that teardown owes others still happens first: the atexit
+    handlers (logging's, multiprocessing's) and the flushes of stdout and stderr; where a flush fails (a
+    closed pipe), this returns, and the normal exit reports it as Python does."""
+    import atexit
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code)

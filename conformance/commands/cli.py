@@ -314,23 +314,14 @@ def command() -> int:
 
 
 def leave(code: int) -> None:
-    """End the process with `code` once its work is done, skipping the interpreter's teardown (it frees
-    every module and object one by one, a cost at every `run`'s end, measured in benchmarks/bench.py (j)).
-    What that teardown owes others still happens first: the atexit handlers (logging's, multiprocessing's)
-    and the flushes of stdout and stderr. Only where this is the one thread left (a Dask client's threads
-    are joined by the normal exit), and only where the flushes succeed (a closed pipe is then reported as
-    Python reports it)."""
-    import atexit
+    """End the process with `code` once its work is done (processes.leave: its teardown is a cost at every
+    `run`'s end, measured in benchmarks/bench.py (j)), only where this is the one thread left (a Dask
+    client's threads are joined by the normal exit)."""
     import threading
-    if threading.active_count() != 1:
-        return
-    atexit._run_exitfuncs()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    os._exit(code)
+
+    from conformance.backends.processes import leave as leave_now
+    if threading.active_count() == 1:
+        leave_now(code)
 
 
 if __name__ == "__main__":
