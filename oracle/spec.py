@@ -347,7 +347,7 @@ def record_validated() -> str:
     """Validate the kit's own specs and record their digest as validated, with what they parse to (after
     editing a spec: `python -c "from oracle.spec import record_validated; record_validated()"`)."""
     rulebook = load_rulebook(DEFAULT_SPEC_DIR, validate=True)
-    digest = specs_digest(rulebook.files)
+    digest = rulebook.digest
     parsed = {name: _parse_yaml(text, DEFAULT_SPEC_DIR / name) for name, text in rulebook.files.items()}
     (DEFAULT_SPEC_DIR / PARSED_FILE).write_text(json.dumps({"digest": digest, "files": parsed}, ensure_ascii=False)
                                                 + "\n", encoding="utf-8")

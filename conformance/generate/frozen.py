@@ -305,13 +305,17 @@ def _load(path: Path) -> FrozenCases:
     for number, line in enumerate(_text(path).splitlines(), start=1):
         if not line.strip():
             continue
-        end = line.find('"', len(_CELL_FIRST)) if line.startswith(_CELL_FIRST) else -1
-        if end > len(_CELL_FIRST):
-            cell_id = line[len(_CELL_FIRST):end]
-        else:                           # not as case_line writes it: the line parsed now, for its cell
+        cell_id = cell_of_line(line)
+        if cell_id is None:             # not as case_line writes it: the line parsed now, for its cell
             cell_id = _read_line(path, number, line)[0]
         lines.setdefault(cell_id, []).append((number, line))
     return FrozenCases(path, lines)
+
+
+def cell_of_line(line: str) -> str | None:
+    """The cell id case_line writes first in its line, read off it without parsing (None: not so written)."""
+    end = line.find('"', len(_CELL_FIRST)) if line.startswith(_CELL_FIRST) else -1
+    return line[len(_CELL_FIRST):end] if end > len(_CELL_FIRST) else None
 
 
 def case_of_line(line: str) -> tuple[str, Case]:

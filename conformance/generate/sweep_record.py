@@ -21,7 +21,7 @@ import json
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from oracle.spec import Rulebook
 
@@ -29,7 +29,7 @@ from conformance.generate.case import Case
 from conformance.generate.cells import Cell
 from conformance.generate.edges import sweep
 from conformance.generate.environment import DEFAULT_GM_WINDOW
-from conformance.generate.frozen import case_line, case_of_line
+from conformance.generate.frozen import case_line, case_of_line, cell_of_line
 
 RECORD = Path(__file__).resolve().parent / "sweeps"
 # A record larger than this is not kept: the offset APIs' sweeps, whose drawn offsets are most of their
@@ -84,18 +84,11 @@ def _recorded(product: str, api: str, want: str) -> dict[str, list[str]]:
         return {}
     cells: dict[str, list[str]] = {cell: [] for cell in found["cells"] if isinstance(cell, str)}
     for line in lines:
-        cases = cells.get(_cell_of(line) or "")
+        cases = cells.get(cell_of_line(line) or "")
         if cases is None:
             return {}
         cases.append(line)
     return cells
-
-
-def _cell_of(line: str) -> str | None:
-    """The cell id case_line writes first in its line, read without parsing the line."""
-    lead = '{"cell":"'
-    end = line.find('"', len(lead))
-    return line[len(lead):end] if line.startswith(lead) and end > 0 else None
 
 
 def record_lines(product: str, api: str, cells: Sequence[Cell], rulebook: Rulebook,
@@ -153,4 +146,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__: list[Any] = ["swept", "key", "code_digest", "record", "record_lines", "path"]
+__all__ = ["swept", "key", "code_digest", "record", "record_lines", "path"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from oracle import Call, CallFormatError
 from oracle.quoting import quoted
-from oracle.spec import Rulebook, specs_digest
+from oracle.spec import Rulebook
 
 from conformance.backends.contract import kit_version
 from conformance.generate.memory import MemoryRecipe
@@ -40,7 +40,7 @@ class ResultsError(ValueError):
 
 
 def spec_hash(rulebook: Rulebook) -> str:
-    return specs_digest(rulebook.files)[:16]
+    return rulebook.digest[:16]
 
 
 def cell_error(cell: dict[str, Any]) -> str:
