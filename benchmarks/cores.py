@@ -1,8 +1,9 @@
 """(j) cores, on a machine that has them and modelled where it has not.
 
   measure [N ...]   `ascend-conformance run --backend oracle --product P` (ci, seed 1) as a user runs it, a
-                    process of its own, at each -n N: wall time, the CPU of it and its workers and backends,
-                    the cells' own seconds (added up, and the longest), and each width's speed-up over -n 1.
+                    process of its own, at each -n N: wall time, the CPU of it and its workers and backends
+                    (with their page faults and the waits that slept: what a sandboxed kernel charges most
+                    for as processes are added), the cells' own seconds (added up, and the longest), and each width's speed-up over -n 1.
                     `--keep DIR` keeps each run's results.json as DIR/n<N>.json (the model's input).
   model N1 [N16]    16 workers modelled from the cells' seconds of a -n 1 run (its results.json): the tasks
                     handed out in the plan's order (the slow ones first) to the first free of 16 workers,
@@ -43,6 +44,7 @@ def run_once(product: str, workers: int, folder: str) -> dict:
         raise SystemExit(f"run -n {workers} exited {done.returncode}: {done.stderr[-2000:]}")
     results = json.loads((Path(folder) / "results.json").read_text())
     return {"wall": wall, "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+            "faults": after.ru_minflt - before.ru_minflt, "switches": after.ru_nvcsw - before.ru_nvcsw,
             "results": results}
 
 
@@ -54,7 +56,8 @@ def measure(product: str, widths: list[int], keep: str | None) -> None:
         seconds = [c["seconds"] for c in r["results"]["cells"]]
         walls[n] = r["wall"]
         print(f"(j) run {product}, ci, seed 1, -n {n}: {r['results']['calls']} calls in {r['wall']:.2f}s wall, "
-              f"CPU {r['cpu']:.1f}s; before the run's clock (start, workers and backends loaded, cells listed) "
+              f"CPU {r['cpu']:.1f}s ({r['faults']} page faults, {r['switches']} waits that slept); before the "
+              f"run's clock (start, workers and backends loaded, cells listed) "
               f"{r['wall'] - r['results']['duration_s']:.2f}s; the cells' own {sum(seconds):.1f}s, the longest "
               f"{max(seconds):.2f}s"
               + (f"; {walls[widths[0]] / r['wall']:.2f}x -n {widths[0]}" if n != widths[0] else ""), flush=True)

@@ -26,6 +26,7 @@ from conformance.backends.contract import Backend, BackendCrash, BackendLoadErro
 from conformance.backends.declared_readings import backend_readings
 from conformance.backends.exec_messages import COMPACT
 from conformance.backends.processes import Spinning
+from conformance.backends.shared_images import mapped
 
 PROTOCOL = 1
 
@@ -46,7 +47,7 @@ class _Mapping:
                 self._map.close()
             fd = os.open(key[0], os.O_RDWR)
             try:
-                self._map = mmap.mmap(fd, key[1], mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+                self._map = mapped(fd, key[1])
             finally:
                 os.close(fd)
             self.buffer, self.key = np.frombuffer(self._map, dtype=np.uint8), key

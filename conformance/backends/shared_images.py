@@ -15,6 +15,16 @@ from conformance.backends.processes import memory_file as _memory_file
 
 ALIGN = 64                      # scope images start at multiples of this in the shared file
 DESCRIBED_KEPT = 256            # texts of `memory` objects kept (SharedImages.described)
+
+
+def mapped(fd: int, size: int) -> mmap.mmap:
+    """The shared file mapped for reading and writing, its pages entered at once where the system can
+    (MAP_POPULATE): every call's images are written and read there, and a page met one fault at a time
+    costs far more than the same page entered with the rest in one step (more still where the kernel is
+    itself a program, as in a gVisor sandbox)."""
+    return mmap.mmap(fd, size, mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), mmap.PROT_READ | mmap.PROT_WRITE)
+
+
 def _shm_dir() -> str:
     return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
 
@@ -51,7 +61,7 @@ class SharedImages:
         size = max(size, 2 * self.size, 1 << 20)
         size = -(-size // mmap.PAGESIZE) * mmap.PAGESIZE
         os.ftruncate(self._fd, size)
-        self._map = mmap.mmap(self._fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        self._map = mapped(self._fd, size)
         self._buffer = np.frombuffer(self._map, dtype=np.uint8)
         self.size = size
 
