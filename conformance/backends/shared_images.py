@@ -15,14 +15,17 @@ from conformance.backends.processes import memory_file as _memory_file
 
 ALIGN = 64                      # scope images start at multiples of this in the shared file
 DESCRIBED_KEPT = 256            # texts of `memory` objects kept (SharedImages.described)
+POPULATED_MOST = 64 << 20       # the largest shared file whose pages are entered as it is mapped (see mapped)
 
 
 def mapped(fd: int, size: int) -> mmap.mmap:
     """The shared file mapped for reading and writing, its pages entered at once where the system can
     (MAP_POPULATE): every call's images are written and read there, and a page met one fault at a time
     costs far more than the same page entered with the rest in one step (more still where the kernel is
-    itself a program, as in a gVisor sandbox)."""
-    return mmap.mmap(fd, size, mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), mmap.PROT_READ | mmap.PROT_WRITE)
+    itself a program, as in a gVisor sandbox). A file larger than POPULATED_MOST (a batch's images, with
+    room to grow) is left to fault in where it is touched, so as not to hold memory nothing uses."""
+    populate = getattr(mmap, "MAP_POPULATE", 0) if size <= POPULATED_MOST else 0
+    return mmap.mmap(fd, size, mmap.MAP_SHARED | populate, mmap.PROT_READ | mmap.PROT_WRITE)
 
 
 def _shm_dir() -> str:

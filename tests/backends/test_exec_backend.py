@@ -13,6 +13,7 @@ import time
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conformance import BackendLoadError, OracleBackend, load_backend
@@ -217,3 +218,27 @@ def test_batches_over_the_protocol():
     finally:
         backend.close()
     assert all(r.failure is None and r.counts == {"PASS": QUICK.calls} for r in results), [r.counts for r in results]
+
+
+@pytest.mark.parametrize("populated_most", [64 << 20, 1 << 20])
+def test_the_kit_and_the_program_see_each_others_bytes_as_the_shared_file_grows(monkeypatch, populated_most):
+    """The shared file is mapped with its pages entered at once up to POPULATED_MOST, and faulted in past it:
+    either way, what one side writes the other reads, before and after the file grows past that size."""
+    from conformance.backends import shared_images
+    from conformance.backends.serve import _Mapping
+    monkeypatch.setattr(shared_images, "POPULATED_MOST", populated_most)
+    shm, program = shared_images.SharedImages(), _Mapping()
+    try:
+        for size in (4096, 3 << 20):
+            (places,) = shm.layout([{"UB": size, "GM": size}])
+            kit_side = shm.views(places)
+            program_side = program.images(shm.describe(places))
+            kit_side["UB"][:] = np.arange(size, dtype=np.uint64).astype(np.uint8)
+            program_side["GM"][-7:] = 7
+            assert program_side["UB"].tobytes() == kit_side["UB"].tobytes()
+            assert kit_side["GM"][-8:].tolist() == [0] + [7] * 7
+            del kit_side, program_side          # (a file mapped again may have no view of the last map alive)
+        assert shm.size >= 6 << 20
+    finally:
+        program.buffer = None
+        shm.close()
