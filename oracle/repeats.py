@@ -2,6 +2,8 @@
 moves and a masked Copy's overlapping pieces ask of offsets, slots and starts."""
 from __future__ import annotations
 
+from operator import gt, lt
+
 import numpy as np
 
 
@@ -12,7 +14,7 @@ def any_repeat(values: np.ndarray) -> bool:
     sort's time), else a sort."""
     if values.size < 2:
         return False
-    if _monotone(values[:MONOTONE_PROBE]) and _monotone(values):
+    if _head_monotone(values) and _monotone(values):
         return False
     lo, hi = int(values.min()), int(values.max())
     if hi - lo <= 16 * values.size + 4096:
@@ -24,6 +26,14 @@ def any_repeat(values: np.ndarray) -> bool:
 
 
 MONOTONE_PROBE = 16
+
+
+def _head_monotone(values: np.ndarray) -> bool:
+    """_monotone of the first MONOTONE_PROBE values, compared as Python integers: offsets in no order, the
+    usual case, fail at the first pairs, where numpy's comparisons would each cost a call over the probe."""
+    head = values[:MONOTONE_PROBE].tolist()
+    later = head[1:]
+    return all(map(lt, head, later)) or all(map(gt, head, later))
 
 
 def _monotone(values: np.ndarray) -> bool:

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from oracle.call import nest
 from oracle.kinds import Retry, kind_of, require
-from oracle.rulebook import in_ranges, param_ranges
+from oracle.rulebook import in_ranges
 from oracle.spec import Rule
 
 from conformance.generate.apart import keep_apart
@@ -18,7 +18,7 @@ from conformance.generate.masks import draw_words
 from conformance.generate.once import bearing, nearest_once, written_once_at
 from conformance.generate.picks import Picks, pick_as, rotated
 from conformance.generate.sizing import fits, largest_fit, moves_nothing, remembered
-from conformance.generate.steering import leave_checked, one_repeat, outside, overriding, reaches_below
+from conformance.generate.steering import leave_checked, one_repeat, outside, overriding, ranges_of, reaches_below
 from conformance.generate.structs import draw_structs
 
 
@@ -386,7 +386,7 @@ def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | 
         if forced in names:
             continue
         if ("forms" in region and draft.template.form not in region["forms"]) or (not env.nested \
-                and all(n in params for n in names) and not in_ranges(param_ranges(region["params"]), params)):
+                and all(n in params for n in names) and not in_ranges(ranges_of(region), params)):
             continue                # outside the region's forms or ranges: no call need be made to tell
         if call is None:
             call = draft.template.replace(**nest(params))
@@ -394,7 +394,7 @@ def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | 
             continue
         moves = [(name, v) for name in reversed(names) if name != keep
                  for v in outside(region["params"][name], domains.get(name, ()))]
-        if aligns is not None:
-            moves = [m for m in moves if fits(env, draft, {**params, m[0]: m[1]}, aligns)] + moves
+        if aligns is not None and moves:        # the first move that fits, else the first move
+            moves = [next((m for m in moves if fits(env, draft, {**params, m[0]: m[1]}, aligns)), moves[0])]
         if moves:
             params[moves[0][0]], call = moves[0][1], None

@@ -13,11 +13,12 @@ from conformance.generate.environment import MOVED_BYTES, Env, round_up
 def _key(params: Mapping[str, Any], unread: frozenset[str] = frozenset()) -> tuple:
     """The parameters as a key, less those in `unread`; mask words (lists) as tuples."""
     key = tuple(params.items()) if not unread else tuple(kv for kv in params.items() if kv[0] not in unread)
-    try:
-        hash(key)
-    except TypeError:
-        key = tuple((k, _frozen(v)) for k, v in key)
-    return key
+    if _UNHASHABLE.isdisjoint(map(type, params.values())):
+        return key
+    return tuple((k, _frozen(v)) for k, v in key)
+
+
+_UNHASHABLE = frozenset({list, dict})       # what _frozen makes hashable (told by type, not by hashing)
 
 
 def _frozen(value: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Mapping
 
 from oracle.call import nest
 from oracle.kinds import kind_of
+from oracle.rulebook import Ranges, param_ranges
 from oracle.spec import Rule
 
 from conformance.generate.environment import Env
@@ -87,3 +88,14 @@ def outside(interval: tuple[int, int], domain: Any) -> list[int]:
     """The values just below and just above `interval` that are in `domain`."""
     lo, hi = interval
     return [v for v in (lo - 1, hi + 1) if any(a <= v <= b for a, b in domain)]
+
+
+def ranges_of(region: Mapping[str, Any]) -> Ranges:
+    """param_ranges of a region's params, once per region (the region kept: its id stays its own)."""
+    known = _RANGES.get(id(region))
+    if known is None or known[0] is not region:
+        known = _RANGES[id(region)] = region, param_ranges(region["params"])
+    return known[1]
+
+
+_RANGES: dict[int, tuple[Mapping[str, Any], Ranges]] = {}

@@ -15,6 +15,7 @@ from oracle.apis import offsets, vec_trans_scatter
 from oracle.apis.offsets import slots_of, stable_order
 from oracle.footprint import Grid, Runs, Spots
 from oracle.iterations import family, family_hits, some_hits
+from oracle.repeats import MONOTONE_PROBE, any_repeat
 
 # -- vec_trans_scatter.apply: parts moved as rows, the last write kept per part ----------------------
 
@@ -76,6 +77,31 @@ def test_stable_order_is_a_stable_argsort():
         spread = int(rng.choice([4, 1000, 70000, 1 << 20, 1 << 33]))
         keys = rng.integers(-spread, spread, n).astype(np.int64)
         assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable")), (n, spread)
+
+
+# -- repeats.any_repeat: monotone runs told by neighbours, the rest by marks or a sort ------------------
+
+def test_any_repeat_matches_a_set():
+    rng = np.random.default_rng(5)
+    for _ in range(600):
+        n = int(rng.integers(0, 200 if rng.random() < 0.8 else 20000))
+        spread = int(rng.choice([2, 3 * n + 1, 16 * n + 5000, 1 << 31]))
+        values = rng.integers(0, spread, n)
+        shape = rng.integers(0, 4)          # as drawn, sorted, reversed, or sorted with one value moved
+        values = [values, np.sort(values), np.sort(values)[::-1], np.sort(values)][shape]
+        if shape == 3 and n > 2:
+            at = int(rng.integers(0, n))
+            values[at] = values[int(rng.integers(0, n))]
+        for typed in (values.astype(np.int64), values.astype(np.uint32)):
+            assert any_repeat(typed) == (len(set(typed.tolist())) < n), (n, spread, shape)
+
+
+def test_any_repeat_reads_past_a_monotone_head():
+    head = np.arange(MONOTONE_PROBE, dtype=np.int64)
+    for tail in ([100, 101], [100, 99], [MONOTONE_PROBE - 1], [3, 200]):
+        values = np.concatenate([head, np.array(tail, dtype=np.int64)])
+        assert any_repeat(values) == (len(set(values.tolist())) < values.size), tail
+        assert any_repeat(values[::-1].copy()) == any_repeat(values), tail
 
 
 # -- offsets.slots_of: the usual case told by reductions over the uint32 offsets ----------------------
