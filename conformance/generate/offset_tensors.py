@@ -216,7 +216,7 @@ class Offsets:
         if style == "per-reading":
             return np.asarray(_apart_per_reading(self.rng, self.together, n, slots), dtype=np.int64)
         k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
-             "permutation": lambda: self.rng.permutation(n),
+             "permutation": lambda: _permutation(self.rng, n),
              "collide": lambda: self.rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
             style, lambda: self.rng.choice(slots, n, replace=False) if slots >= n else self.rng.integers(0, slots, n))()
         return np.asarray(k, dtype=np.int64)
@@ -282,6 +282,17 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray | Non
         require(len(free) >= todo.size)
         k[todo] = free[:todo.size]
     return k
+
+
+# numpy's choice without replacement shuffles a range above this many in place with one bounded draw per
+# element; its permutation rejects masked draws, near twice the draws per element (numpy/random/_generator.pyx)
+_SHUFFLED_IN_PLACE = 10000
+
+
+def _permutation(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A uniform permutation of 0..n-1: numpy's choice of n out of n where that is the cheaper of the two
+    (a permutation of many), else its permutation (choice costs more for a few)."""
+    return rng.choice(n, n, replace=False) if n > _SHUFFLED_IN_PLACE else rng.permutation(n)
 
 
 def _uint32(offset: int | np.integer) -> bool:
