@@ -136,7 +136,10 @@ class Offsets:
         top = self.top() if style == "top" else None
         k = self.chosen(style, free, n)
         offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
-        offsets *= self.width
+        if self.width & (self.width - 1):
+            offsets *= self.width
+        else:                           # a power of two: a shift, some three times quicker than a multiply
+            offsets <<= self.width.bit_length() - 1
         if self.shift:
             offsets += self.shift
         moved = top is not None         # offset j moved off the slots (the top of the range, or a target's)
