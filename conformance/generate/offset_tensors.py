@@ -138,7 +138,7 @@ class Offsets:
         offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
         if self.width & (self.width - 1):
             offsets *= self.width
-        else:                           # a power of two: a shift, some three times quicker than a multiply
+        else:                           # a power of two: a shift, quicker than numpy's int64 multiply
             offsets <<= self.width.bit_length() - 1
         if self.shift:
             offsets += self.shift
@@ -288,7 +288,7 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray | Non
 
 
 # numpy's choice without replacement shuffles a range above this many in place with one bounded draw per
-# element; its permutation rejects masked draws, near twice the draws per element (numpy/random/_generator.pyx)
+# element; its permutation draws by masked rejection, more draws per element (numpy/random/_generator.pyx)
 _SHUFFLED_IN_PLACE = 10000
 
 
