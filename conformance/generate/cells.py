@@ -26,7 +26,8 @@ from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.blocks import fixed_blocks
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
-from conformance.generate.strategies import legal_calls, reachable, rule_calls, search_rounds
+from conformance.generate.strategies import (batches_until, holds_unjudged, legal_calls, reachable, rule_calls,
+                                             search_rounds)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ class Cell:
                         out.append(case)
 
             try:
-                with fixed_blocks():
+                with fixed_blocks(), batches_until(lambda cases: holds_unjudged(cases, keys, examples - len(out))):
                     collect()
             except (Unsatisfiable, FailedHealthCheck):
                 pass

@@ -128,24 +128,29 @@ class Offsets:
         colliding = self.target is not None and self.kind.collides(self.target, self.x_name)
         apart = colliding or kept_apart(self.env.spec, self.x_name)   # two offsets alike break a rule or enter a region
         free, style = self.style(apart, colliding, n)
-        k, style = self.chosen(apart, colliding, style, free, n)
+        if apart and self.slots < n and not colliding:  # the readings read more entries together than there are slots
+            style = "per-reading"
+        # decided before any value is drawn (a call refused here draws none): the slots' offsets, from shift
+        # up to the last slot's, are uint32, and so is a top offset that no target's kind moves again
+        require(_uint32(self.shift + (self.spanned - 1) * self.width))
+        top = self.top() if style == "top" else None
+        k = self.chosen(style, free, n)
         offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
-        offsets *= self.width
+        if self.width & (self.width - 1):
+            offsets *= self.width
+        else:                           # a power of two: a shift, quicker than numpy's int64 multiply
+            offsets <<= self.width.bit_length() - 1
         if self.shift:
             offsets += self.shift
-        moved = style == "top"          # offset j moved off the slots (the top of the range, or a target's)
+        moved = top is not None         # offset j moved off the slots (the top of the range, or a target's)
         if moved or self.target is not None:        # offset j is read only where it may be moved
             self.j = int(self.rng.integers(0, n))
-        if moved:                       # the largest offset the range rules allow, or that stays inside UB
-            top = min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None))
-            offsets[self.j] = grid_down(top, self.shift, self.width)
-            aimed = self.kind.aimed(self.target) if self.target is not None else ()
-            require(_clear(self.base + int(offsets[self.j]), self.width, self.others(aimed)))  # the edge, alone
+        if moved:
+            offsets[self.j] = top
         if self.target is not None:
             broken = self.kind.break_offset(self.target, self)
             moved, style, offsets = moved or broken is not None, broken or style, self.offsets
-        # the slots' offsets lie from shift up to the last slot's: only offset j, where moved, can leave uint32
-        require(_uint32(self.shift + (self.spanned - 1) * self.width) and (not moved or _uint32(offsets[self.j])))
+            require(not moved or _uint32(offsets[self.j]))
         # no two alike among the entries one reading reads, but where asked to (under the default reading);
         # where none collides by design, the slots are distinct (per reading): only a moved offset j can repeat
         if apart and (colliding or moved):
@@ -197,17 +202,27 @@ class Offsets:
             ("identity", "reversed", "permutation", "scattered", "top"), self.v_name)
         return free, style
 
-    def chosen(self, apart: bool, colliding: bool, style: str, free: FreeSlots | None, n: int
-               ) -> tuple[np.ndarray, str]:
-        """Which slot each entry's offset takes, and the style that gives."""
+    def top(self) -> int:
+        """The offset a top style moves offset j to: the largest the range rules allow, or that stays inside
+        UB. Where no target's kind moves it again it must be a uint32; and it lies on none of the operands
+        it is kept clear of (the edge, alone), or the draw is given up here, before any value is drawn."""
+        top = grid_down(min([self.cap - self.width - self.base] + [self.limit] * (self.limit is not None)),
+                        self.shift, self.width)
+        require(self.target is not None or _uint32(top))
+        aimed = self.kind.aimed(self.target) if self.target is not None else ()
+        require(_clear(self.base + top, self.width, self.others(aimed)))
+        return top
+
+    def chosen(self, style: str, free: FreeSlots | None, n: int) -> np.ndarray:
+        """Which slot each entry's offset takes, as the style asks."""
         slots = self.slots
-        if apart and slots < n and not colliding:   # the readings read more entries together than there are slots
-            return np.asarray(_apart_per_reading(self.rng, self.together, n, slots), dtype=np.int64), "per-reading"
+        if style == "per-reading":
+            return np.asarray(_apart_per_reading(self.rng, self.together, n, slots), dtype=np.int64)
         k = {"identity": lambda: np.arange(n), "reversed": lambda: np.arange(n)[::-1],
-             "permutation": lambda: self.rng.permutation(n),
+             "permutation": lambda: _permutation(self.rng, n),
              "collide": lambda: self.rng.integers(0, max(1, min(slots, n // 2)), n)}.get(
             style, lambda: self.rng.choice(slots, n, replace=False) if slots >= n else self.rng.integers(0, slots, n))()
-        return np.asarray(k, dtype=np.int64), style
+        return np.asarray(k, dtype=np.int64)
 
 
 def kept_apart(spec: Any, operand: str) -> bool:
@@ -270,6 +285,17 @@ def _apart_per_reading(rng: np.random.Generator, together: list[np.ndarray | Non
         require(len(free) >= todo.size)
         k[todo] = free[:todo.size]
     return k
+
+
+# numpy's choice without replacement shuffles a range above this many in place with one bounded draw per
+# element; its permutation draws by masked rejection, more draws per element (numpy/random/_generator.pyx)
+_SHUFFLED_IN_PLACE = 10000
+
+
+def _permutation(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A uniform permutation of 0..n-1: numpy's choice of n out of n where that is the cheaper of the two
+    (a permutation of many), else its permutation (choice costs more for a few)."""
+    return rng.choice(n, n, replace=False) if n > _SHUFFLED_IN_PLACE else rng.permutation(n)
 
 
 def _uint32(offset: int | np.integer) -> bool:

@@ -96,8 +96,9 @@ class Placement:
             self.kind.finish(self.target, self)
         out: dict[str, Any] = {}
         for op in self.env.spec.operands:
-            tensors = Tensor.entries(self.draft.scopes[op], self.draft.dtypes[op], self.addrs[op], self.numel[op])
-            out[op] = tensors if self.env.spec.is_list(op) else tensors[0]
+            scope, dtype = self.draft.scopes[op], self.draft.dtypes[op]
+            out[op] = (Tensor.entries(scope, dtype, self.addrs[op], self.numel[op]) if self.env.spec.is_list(op)
+                       else Tensor(scope, self.addrs[op][0], dtype, self.numel[op][0]))     # one: no list to check
         return out
 
     # -- what the target's kind reads ----------------------------------------------------------------

@@ -13,8 +13,10 @@ Calls inside an ambiguity's region (its cell) are drawn by the same steps: ambig
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import zlib
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Collection, Iterator, Mapping
 
 from hypothesis import strategies as st
 
@@ -94,8 +96,10 @@ def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
     out: list[Case] = []
     keys = set()
     data = getattr(draw, "__self__", None)          # the example's own data (st.composite hands its draw so)
+    enough = _ENOUGH.get()
     for tries in range(SEARCH_BATCH * BATCH_TRIES):
-        if len(out) == SEARCH_BATCH or (tries == SEARCH_BATCH and not out) or _nearly_full(data):
+        if (len(out) == SEARCH_BATCH or (tries == SEARCH_BATCH and not out) or _nearly_full(data)
+                or (enough is not None and enough(out))):
             break
         case = _attempt(draw, make, *args)
         if case is None:
@@ -106,6 +110,45 @@ def _batch(draw: Draw, make: Callable[..., Case], *args: Any) -> list[Case]:
             keys.add(case.key)
             out.append(case)
     return out
+
+
+# The search drawing batches now (batches_until): does a batch hold every call of it the search will judge?
+_ENOUGH: contextvars.ContextVar[Callable[[list[Case]], bool] | None] = contextvars.ContextVar("enough", default=None)
+
+
+@contextlib.contextmanager
+def batches_until(enough: Callable[[list[Case]], bool]) -> Iterator[None]:
+    """While a search runs: a batch it draws ends once `enough(cases so far)` holds. A search judges the
+    calls of a batch in order until it has judged as many as it asks for: the calls past those would be
+    drawn, checked and never judged (up to a batch less one per search round)."""
+    token = _ENOUGH.set(enough)
+    try:
+        yield
+    finally:
+        _ENOUGH.reset(token)
+
+
+def holds_unjudged(cases: list[Case], judged: Collection[Any], wanted: int) -> bool:
+    """Do `cases` hold `wanted` calls (at least one) whose keys are not among those `judged` already (a
+    search skips those)?"""
+    return sum(case.key not in judged for case in cases) >= max(wanted, 1)
+
+
+class BatchEnd:
+    """Where the batches of a search that judges them end (batches_until): once one holds the calls the
+    search will judge of it (`wanted` of them not `judged` yet), and, in Hypothesis's replay of a failing
+    example (`replaying`), where that example's batch ended, so that the replay draws the same choices."""
+
+    def __init__(self, judged: Collection[Any], wanted: Callable[[], int], replaying: Callable[[], bool]):
+        self.judged, self.wanted, self.replaying = judged, wanted, replaying
+        self.at: int | None = None      # where the batch drawn last was ended here (None: not here)
+
+    def __call__(self, cases: list[Case]) -> bool:
+        if self.replaying():
+            return self.at is not None and len(cases) >= self.at
+        done = holds_unjudged(cases, self.judged, self.wanted())
+        self.at = len(cases) if done else None
+        return done
 
 
 def _nearly_full(data: Any) -> bool:

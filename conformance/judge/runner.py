@@ -14,9 +14,7 @@ import time
 from collections import Counter
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from hypothesis import Phase, given
-from hypothesis import seed as hseed
-from hypothesis import settings, target
+from hypothesis import Phase, given, settings, target, seed as hseed
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 from oracle.spec import Rulebook
@@ -28,7 +26,7 @@ from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
-from conformance.generate.strategies import search_rounds
+from conformance.generate.strategies import BatchEnd, batches_until, search_rounds
 from conformance.judge import coverage_points, evidence, inflight, judging
 from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
@@ -230,7 +228,8 @@ class CellRun:
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
-        with fixed_blocks():
+        with fixed_blocks(), batches_until(BatchEnd(self.seen, lambda: self.profile.calls - self.searched,
+                                                    lambda: self.shrinking)):
             self.keyed(prop, b"ascend-conformance:search:")()
 
     def keyed(self, prop: Any, prefix: bytes) -> Any:
