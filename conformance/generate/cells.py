@@ -26,7 +26,7 @@ from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.blocks import fixed_blocks
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
-from conformance.generate.strategies import (batches_until, holds_unjudged, legal_calls, reachable, rule_calls,
+from conformance.generate.strategies import (ending_batches, holds_unjudged, legal_calls, reachable, rule_calls,
                                              search_rounds)
 
 
@@ -76,8 +76,8 @@ class Cell:
                         out.append(case)
 
             try:
-                with fixed_blocks(), batches_until(lambda cases: holds_unjudged(cases, keys, examples - len(out))):
-                    collect()
+                with fixed_blocks():
+                    ending_batches(collect, lambda cases: holds_unjudged(cases, keys, examples - len(out)))
             except (Unsatisfiable, FailedHealthCheck):
                 pass
         return out

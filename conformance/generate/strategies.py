@@ -19,6 +19,7 @@ import zlib
 from typing import Any, Callable, Collection, Iterator, Mapping
 
 from hypothesis import strategies as st
+from hypothesis.errors import FlakyStrategyDefinition
 
 from oracle import Call
 from oracle.call import nest
@@ -126,6 +127,23 @@ def batches_until(enough: Callable[[list[Case]], bool]) -> Iterator[None]:
         yield
     finally:
         _ENOUGH.reset(token)
+
+
+def ending_batches(run: Callable[[], None], enough: Callable[[list[Case]], bool],
+                   found: Callable[[], BaseException | None] = lambda: None) -> None:
+    """`run`, one Hypothesis run of a search, with its batches ended by `enough` (batches_until). That end
+    reads the search's state, which Hypothesis does not see: should it replay a choice prefix through a
+    batch that now ends sooner, it raises FlakyStrategyDefinition. The run is then made again with every
+    batch drawn whole (the same seed: the calls judged already come again, and are skipped), unless a
+    failure was found first: that failure stands (`found` gives what to raise for it)."""
+    try:
+        with batches_until(enough):
+            run()
+    except FlakyStrategyDefinition:
+        failure = found()
+        if failure is not None:
+            raise failure from None
+        run()
 
 
 def holds_unjudged(cases: list[Case], judged: Collection[Any], wanted: int) -> bool:

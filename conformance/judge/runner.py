@@ -26,7 +26,7 @@ from conformance.generate.cells import Cell
 from conformance.generate.challenge import from_pool
 from conformance.generate.case import Case
 from conformance.generate.profiles import Profile
-from conformance.generate.strategies import BatchEnd, batches_until, search_rounds
+from conformance.generate.strategies import BatchEnd, ending_batches, search_rounds
 from conformance.judge import coverage_points, evidence, inflight, judging
 from conformance.judge.batches import cell_seed, judged, run_batches
 from conformance.judge.cell_result import CellResult, incomplete_reason
@@ -228,9 +228,10 @@ class CellRun:
         def prop(cases: list[Case]) -> None:
             self.judge_example(cases)
 
-        with fixed_blocks(), batches_until(BatchEnd(self.seen, lambda: self.profile.calls - self.searched,
-                                                    lambda: self.shrinking)):
-            self.keyed(prop, b"ascend-conformance:search:")()
+        end = BatchEnd(self.seen, lambda: self.profile.calls - self.searched, lambda: self.shrinking)
+        with fixed_blocks():
+            ending_batches(lambda: self.keyed(prop, b"ascend-conformance:search:")(), end,
+                           lambda: _RAISE[self.first](self.first) if self.first else None)
 
     def keyed(self, prop: Any, prefix: bytes) -> Any:
         """`prop` with one database key per cell: Hypothesis keys examples by the test function, which is
