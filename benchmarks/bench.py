@@ -656,7 +656,7 @@ MAIN_SANDBOX = {"data_move": 666, "vec_trans_scatter": 365, "scatter": 255, "asc
 MAIN_REPEATS = {"data_move": 527 / 3240, "vec_trans_scatter": 796 / 3240, "scatter": 1408 / 5640,
                 "asc_gather": 1423 / 5040, "data_copy_nz2nd": 437 / 2760}
 MAIN_CORES = (83.5, 12.0)     # main's `run` of ascend910b at -n 1 and -n 16 on the reference 16-core machine
-# the kit's own, measured on a lent 16-core machine (h200-host D, gVisor, a787514's code; docs/performance.md
+# the kit's own, measured on a lent 16-core machine (h200-host D, gVisor, 048ff4b; docs/performance.md
 # (j) on the device machine): what the model below is to be read against
 KIT_CORES_MEASURED = (47.64, 6.57)
 PER_CORE_TARGET = {"data_move": 1500}       # calls/s where main does MAIN_PER_CORE; 750 for the others
