@@ -3,7 +3,8 @@
   measure [N ...]   `ascend-conformance run --backend oracle --product P` (ci, seed 1) as a user runs it, a
                     process of its own, at each -n N: wall time, the CPU of it and its workers and backends
                     (with their page faults and the waits that slept: what a sandboxed kernel charges most
-                    for as processes are added), the cells' own seconds (added up, and the longest), and each width's speed-up over -n 1.
+                    for as processes are added), the cells' own seconds (added up, and the longest), and each
+                    width's speed-up over -n 1.
                     `--keep DIR` keeps each run's results.json as DIR/n<N>.json (the model's input).
   model N1 [N16]    16 workers modelled from the cells' seconds of a -n 1 run (its results.json): the tasks
                     handed out in the plan's order (the slow ones first) to the first free of 16 workers,

@@ -59,7 +59,6 @@ def test_the_calls_judged_are_those_of_whole_batches(monkeypatch, cell_id):
     batches are drawn whole (the end never says enough)."""
     cell = _cell(cell_id)
     ended = run_cell(cell, OracleBackend(), profile("ci"), 3, rulebook=BOOK)
-    monkeypatch.setattr(strategies, "holds_unjudged", lambda cases, judged, wanted: False)
     monkeypatch.setattr(BatchEnd, "__call__", lambda self, cases: False)
     whole = run_cell(cell, OracleBackend(), profile("ci"), 3, rulebook=BOOK)
     assert ended.status == whole.status == "ran" and ended.error is None
