@@ -158,8 +158,9 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             raise IllegalCall(rejects)
     math = index_math(call.api)
     patched = None if violations else getattr(math, "patched", None)
-    # a legal call's written scopes as the bytes that change, where the API can tell them
-    made = None if patched is None else patched(call, memory, ctx.units, ctx.accesses)
+    # a legal call's written scopes as the bytes that change, where the API can tell them (given the
+    # context's footprints where its check made them: an API addressing by offsets reads them once)
+    made = None if patched is None else patched(call, memory, ctx.units, ctx.__dict__.get("accesses"))
     written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
     image, defined, masks, kept = {}, {}, _ALL_DEFINED, {}
     for scope, array in memory.items():

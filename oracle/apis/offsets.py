@@ -380,16 +380,31 @@ def write_plain(image: np.ndarray, base: int, at: np.ndarray | None, values: np.
     put(image, base + at, values, width)
 
 
+def _gathered(source: np.ndarray, offsets: np.ndarray, shift: int, width: int) -> np.ndarray | None:
+    """(count, width) bytes (a fresh array) of the elements starting `shift` + offsets[k] bytes into
+    `source`, where every element starts aligned inside it; None otherwise. The usual case, a shift and
+    offsets all multiples of a power-of-two width, is one OR over the offsets and one typed take from the
+    image seen from the shift on, numpy checking each index against its end (uint32 offsets: none lies
+    below the shift); the others are told as slots_of tells them."""
+    if shift < 0 or width & (width - 1) or offsets.dtype.kind != "u" or \
+            (shift | int(np.bitwise_or.reduce(offsets))) & (width - 1):
+        slots = slots_of(offsets, shift, width, source.shape[0])
+        return None if slots is None else take_slots(source, slots, width)
+    try:
+        taken = _typed(source[shift:], width).take(np.right_shift(offsets, width.bit_length() - 1, dtype=np.intp))
+    except IndexError:                  # an element past the image's end
+        return None
+    return taken.view(np.uint8).reshape(-1, width)
+
+
 def gather_into(image: Mapping[str, np.ndarray], src: Tensor, dst: Tensor, offsets: np.ndarray, shift: int, at: np.ndarray | None,
                 width: int) -> None:
     """The gathers' move: element k of dst (at `at`, or side by side) is the src element starting `shift` +
     offsets[k] bytes into src's scope; one read before any write. An element outside the scope (undefined
     territory) reads as zeros."""
     source = image[src.scope]
-    slots = slots_of(offsets, shift, width, source.shape[0])
-    if slots is not None:                                          # the usual case: one typed gather
-        values = take_slots(source, slots, width)                  # a fresh array: every read before any write
-    else:
+    values = _gathered(source, offsets, shift, width)             # a fresh array: every read before any write
+    if values is None:
         starts = shifted(offsets, shift)
         keep = inside(starts, width, source.shape[0])
         if keep is None:
@@ -398,3 +413,28 @@ def gather_into(image: Mapping[str, np.ndarray], src: Tensor, dst: Tensor, offse
             values = np.zeros((starts.size, width), dtype=np.uint8)
             values[keep] = take(source, starts[keep], width)
     write_plain(image[dst.scope], dst.addr, at, values, width)
+
+
+def gather_patch(source: np.ndarray, target: np.ndarray, offsets: np.ndarray, shift: int, base: int,
+                 at: np.ndarray | None, width: int) -> tuple[int, np.ndarray] | None:
+    """(lo, data): the bytes from lo on of `target` that gather_into changes (it writes dst at `base` of
+    `target`; neither image is modified), a read-only array, where every element read starts aligned
+    inside `source` and every element written lies inside `target`; None otherwise (the caller checks the
+    images and applies). No offset: nothing changes (data empty)."""
+    if not offsets.size:
+        return (base, target[:0]) if 0 <= base <= target.shape[0] else None
+    values = _gathered(source, offsets, shift, width)             # a fresh array
+    if values is None:
+        return None
+    if at is None:                                                 # dst's elements side by side
+        lo, hi = base, base + values.size
+        data = values.reshape(-1)
+    else:
+        lo, hi = base + int(at.min()), base + int(at.max()) + width
+    if lo < 0 or hi > target.shape[0]:
+        return None
+    if at is not None:
+        data = target[lo:hi].copy()
+        write_plain(data, base - lo, at, values, width)
+    data.flags.writeable = False
+    return lo, data
