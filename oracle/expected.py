@@ -101,7 +101,7 @@ def _sizes(memory: Mapping[str, np.ndarray]) -> dict[str, int]:
 
 def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
              readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None,
-             patches: bool = False) -> Expected:
+             patches: bool = False, moved_open: bool = True) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Parameters
@@ -120,6 +120,10 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         Where the API's index math gives the bytes a legal call writes as one span (`patched`), leave a
         written scope whose input and span are read-only uncopied: Expected.patches says which bytes
         differ from the input. The caller keeps those read-only inputs unchanged while it reads the result.
+    moved_open : bool, optional
+        For a call in `undefined` territory, move the bytes it writes as one possible outcome (True), or
+        leave them as the input has them (False): they are not defined, so a caller that reads the defined
+        bytes alone (the judge) needs no move.
 
     Returns
     -------
@@ -162,9 +166,10 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     # context's footprints where its check made them: an API addressing by offsets reads them once)
     made = None if patched is None else patched(call, memory, ctx.units, ctx.__dict__.get("accesses"))
     written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
+    unmoved = bool(violations) and not moved_open          # no move: every scope as the input has it
     image, defined, masks, kept = {}, {}, _ALL_DEFINED, {}
     for scope, array in memory.items():
-        if scope not in written_scopes:
+        if scope not in written_scopes or unmoved:
             image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
             view.setflags(write=False)
         elif made is None:
@@ -178,7 +183,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
                 del kept[scope]
         mask = masks.get(size := array.shape[0])
         defined[scope] = _all_defined(size) if mask is None else mask
-    choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
+    choices = [] if made is not None or unmoved else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, _sizes(memory))
         _reach_scope_end(ctx, violations, written)

@@ -38,7 +38,7 @@ import re
 from types import ModuleType
 
 
-HELPERS = frozenset({"offsets", "fractal"})     # modules of this package that serve several APIs
+HELPERS = frozenset({"offsets", "gathering", "fractal"})     # modules of this package that serve several APIs
 
 
 class _Modules(dict[str, ModuleType]):

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import (advance, follow_stride, gather_into, gather_patch, moved, offset_entries, plain_extents,
-                      plain_side)
+from .gathering import gather_into, gather_patch
+from .offsets import advance, follow_stride, moved, offset_entries, plain_extents, plain_side
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
