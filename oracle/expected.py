@@ -164,7 +164,7 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
     patched = None if violations else getattr(math, "patched", None)
     # a legal call's written scopes as the bytes that change, where the API can tell them (given the
     # context's footprints where its check made them: an API addressing by offsets reads them once)
-    made = None if patched is None else patched(call, memory, ctx.units, ctx.__dict__.get("accesses"))
+    made = None if patched is None else patched(call, memory, ctx.units, ctx.made("accesses"))
     written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
     unmoved = bool(violations) and not moved_open          # no move: every scope as the input has it
     image, defined, masks, kept = {}, {}, _ALL_DEFINED, {}
