@@ -81,6 +81,10 @@ class Context:
     def tensor(self, name: str) -> Tensor:
         return self.call.tensor(name)
 
+    def made(self, name: str) -> Any:
+        """A value the context works out once (`accesses`, `units`, ...) where it is made already, else None."""
+        return self.__dict__.get(name)
+
     @_once
     def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
         """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a

@@ -101,7 +101,7 @@ def _sizes(memory: Mapping[str, np.ndarray]) -> dict[str, int]:
 
 def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | None = None,
              readings: Mapping[str, str] | None = None, violations: Sequence[Violation] | None = None,
-             patches: bool = False) -> Expected:
+             patches: bool = False, moved_open: bool = True) -> Expected:
     """The image a conforming backend leaves after `call` on `memory` (which is not modified).
 
     Parameters
@@ -120,6 +120,10 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         Where the API's index math gives the bytes a legal call writes as one span (`patched`), leave a
         written scope whose input and span are read-only uncopied: Expected.patches says which bytes
         differ from the input. The caller keeps those read-only inputs unchanged while it reads the result.
+    moved_open : bool, optional
+        For a call in `undefined` territory, move the bytes it writes as one possible outcome (True), or
+        leave them as the input has them (False): they are not defined, so a caller that reads the defined
+        bytes alone (the judge) needs no move.
 
     Returns
     -------
@@ -158,12 +162,14 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
             raise IllegalCall(rejects)
     math = index_math(call.api)
     patched = None if violations else getattr(math, "patched", None)
-    # a legal call's written scopes as the bytes that change, where the API can tell them
-    made = None if patched is None else patched(call, memory, ctx.units, ctx.accesses)
+    # a legal call's written scopes as the bytes that change, where the API can tell them (given the
+    # context's footprints where its check made them: an API addressing by offsets reads them once)
+    made = None if patched is None else patched(call, memory, ctx.units, ctx.made("accesses"))
     written_scopes = made if made is not None else _written_scopes(ctx, memory, bool(violations))
+    unmoved = bool(violations) and not moved_open          # no move: every scope as the input has it
     image, defined, masks, kept = {}, {}, _ALL_DEFINED, {}
     for scope, array in memory.items():
-        if scope not in written_scopes:
+        if scope not in written_scopes or unmoved:
             image[scope] = view = array.view()          # _readonly, inline: this loop runs per call
             view.setflags(write=False)
         elif made is None:
@@ -177,13 +183,15 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
                 del kept[scope]
         mask = masks.get(size := array.shape[0])
         defined[scope] = _all_defined(size) if mask is None else mask
-    choices = [] if made is not None else math.apply(call, image, ctx.units, ctx.accesses) or []
+    choices = [] if made is not None or unmoved else math.apply(call, image, ctx.units, ctx.accesses) or []
     if violations:     # undefined territory: whatever the call writes is open
         written: Mapping[str, np.ndarray] = _written(ctx, _sizes(memory))
         _reach_scope_end(ctx, violations, written)
         for scope, mask in written.items():
             defined[scope] = ~mask
     else:
+        if made is not None and _written_by_offsets(ctx.spec):
+            ctx.accesses        # where the call writes is read in memory: read now, before anyone writes there
         written = WrittenMasks(ctx)
     for scope, starts, values in choices:
         if defined[scope].strides == (0,):
@@ -234,6 +242,15 @@ def _roles(spec: ApiSpec) -> tuple[tuple[str, bool, bool], ...]:
         roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output", spec.is_list(name))
                                                 for name, op in spec.operands.items())
     return roles
+
+
+def _written_by_offsets(spec: ApiSpec) -> bool:
+    """Is an output operand of the spec addressed by offsets in memory (Scatter's dst)? Once per spec."""
+    found: bool | None = spec.__dict__.get("_written_by_offsets")
+    if found is None:
+        found = spec.__dict__["_written_by_offsets"] = any(
+            op["role"] == "output" and op.get("addressed_by") for op in spec.operands.values())
+    return found
 
 
 class WrittenMasks(Mapping[str, np.ndarray]):

@@ -104,13 +104,14 @@ def _expectation(call: Call, inputs: dict[str, np.ndarray], rulebook: Rulebook,
                  violations: Sequence[Violation] | None) -> tuple[Any, list[Violation]]:
     """(the expected image, the call's violations); no image for a call that must be refused. Its read-only
     inputs are the kit's own, which nothing writes: a scope the call writes is given by the bytes that
-    change where the oracle can tell them (Expected.patches)."""
+    change where the oracle can tell them (Expected.patches). A verdict reads the defined bytes alone: a
+    call in undefined territory is not moved (what it writes is not defined)."""
     if violations is not None:          # the generator's check: a call it must refuse needs no image
         rejects = [v for v in violations if v.severity == "reject"]
         if rejects:
             return None, rejects
     try:
-        want = expected(call, inputs, rulebook, violations=violations, patches=True)
+        want = expected(call, inputs, rulebook, violations=violations, patches=True, moved_open=False)
         return want, want.violations
     except IllegalCall as exc:
         return None, exc.violations

@@ -32,7 +32,8 @@ import numpy as np
 
 from ..call import Call
 from ..footprint import Runs, Spots
-from .offsets import advance, follow_stride, gather_into, moved, offset_entries, plain_extents, plain_side
+from .gathering import gather_into, gather_patch
+from .offsets import advance, follow_stride, moved, offset_entries, plain_extents, plain_side
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
@@ -60,6 +61,20 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         return []
     gather_into(image, src, dst, offsets, src.addr, at, width)
     return []
+
+
+def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, np.ndarray]] | None:
+    """{dst's scope: (lo, data)} of a legal call (offsets.gather_patch), read from `memory` (not modified);
+    None where an operand or an element lies outside its image (the caller checks them and applies)."""
+    src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
+    source, target = memory.get(src.scope), memory.get(dst.scope)
+    if source is None or target is None:
+        return None
+    index, at = moved(call, units, call.form in ("count", "count_sync"), repeats)
+    offsets = offset_entries(call, memory, "src_offset", index)
+    made = None if offsets is None else gather_patch(source, target, offsets, src.addr, dst.addr, at, units["element"])
+    return None if made is None else {dst.scope: made}
 
 
 def nominal(call: Call, units: Mapping[str, int]) -> dict[str, Any]:

@@ -35,7 +35,8 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs, Spots
 from ..mask import hashable
-from .offsets import advance, follow_stride, gather_into, moved, offset_entries, plain_extents, plain_side
+from .gathering import gather_into
+from .offsets import advance, follow_stride, moved, offset_entries, plain_extents, plain_side
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:

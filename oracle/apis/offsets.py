@@ -378,23 +378,3 @@ def write_plain(image: np.ndarray, base: int, at: np.ndarray | None, values: np.
             return
         at = np.arange(n, dtype=np.int64) * width
     put(image, base + at, values, width)
-
-
-def gather_into(image: Mapping[str, np.ndarray], src: Tensor, dst: Tensor, offsets: np.ndarray, shift: int, at: np.ndarray | None,
-                width: int) -> None:
-    """The gathers' move: element k of dst (at `at`, or side by side) is the src element starting `shift` +
-    offsets[k] bytes into src's scope; one read before any write. An element outside the scope (undefined
-    territory) reads as zeros."""
-    source = image[src.scope]
-    slots = slots_of(offsets, shift, width, source.shape[0])
-    if slots is not None:                                          # the usual case: one typed gather
-        values = take_slots(source, slots, width)                  # a fresh array: every read before any write
-    else:
-        starts = shifted(offsets, shift)
-        keep = inside(starts, width, source.shape[0])
-        if keep is None:
-            values = take(source, starts, width)
-        else:
-            values = np.zeros((starts.size, width), dtype=np.uint8)
-            values[keep] = take(source, starts[keep], width)
-    write_plain(image[dst.scope], dst.addr, at, values, width)

@@ -36,6 +36,7 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs, Spots
 from ..mask import hashable
+from ..repeats import any_repeat
 from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, put,
                       put_distinct, read_plain, shifted, slots_of, stable_order)
 
@@ -86,6 +87,36 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
         return []
     order = stable_order(starts[collided])
     return [(dst.scope, starts[collided][order], values[collided][order])]
+
+
+def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, np.ndarray]] | None:
+    """{dstLocal's scope: (lo, data)} of a legal call: dst's bytes from the lowest element written to the
+    highest, as the call leaves them, read from `memory` (not modified); None where an element lies outside
+    its image, off its slot or on another's (the caller checks the images, copies and applies)."""
+    src, dst = call.args["srcLocal"], call.args["dstLocal"]      # tensors, as `context` has validated them
+    source, target = memory.get(src.scope), memory.get(dst.scope)
+    if source is None or target is None:
+        return None
+    width = units["element"]
+    index, at = moved(call, units, call.form == "count", repeats)
+    offsets = offset_entries(call, memory, "dstOffsetLocal", index)
+    if offsets is None or not offsets.size:
+        return None if offsets is None else {dst.scope: (0, target[:0])}
+    n = offsets.size
+    lo, hi = (0, n * width) if at is None else (int(at.min()), int(at.max()) + width)
+    if src.addr + lo < 0 or src.addr + hi > source.shape[0]:
+        return None
+    values = read_plain(source, src.addr, at, n, width)
+    offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
+    slots = slots_of(offsets, dst.addr + base, width, target.shape[0])
+    if slots is None or any_repeat(slots):
+        return None
+    first, last = int(slots.min()), int(slots.max())
+    data = target[first * width:(last + 1) * width].copy()
+    data.view(f"u{width}")[slots - first] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
+    data.flags.writeable = False
+    return {dst.scope: (first * width, data)}
 
 
 def _placed(offsets: np.ndarray, base: int, width: int, units: Mapping[str, int]) -> tuple[np.ndarray, int]:

@@ -13,6 +13,7 @@ import pytest
 
 from oracle import Call, Tensor
 from oracle.apis import index_math
+from oracle.expected import expected, patched_image
 from oracle.rules import context
 
 WIDTHS = {"uint8": 1, "float16": 2, "float32": 4}
@@ -66,7 +67,9 @@ def _gather_loop(ub: np.ndarray, src: int, dst: int, offs: int, width: int, posi
         ub[dst + p:dst + p + width] = before[start:start + width] if inside else 0
 
 
-def _check_scatter(call: Call, memory: dict[str, np.ndarray], positions) -> None:
+def _check_scatter(call: Call, memory: dict[str, np.ndarray], positions, answers: bool = False) -> None:
+    """apply leaves the loop's image and collision candidates; scatter.patched, where it answers (every
+    element aligned, inside and alone: `answers`), the loop's image too."""
     ctx = context(call)
     width = ctx.units["element"]
     image, loop = {"UB": memory["UB"].copy()}, memory["UB"].copy()
@@ -78,6 +81,11 @@ def _check_scatter(call: Call, memory: dict[str, np.ndarray], positions) -> None
     got = [] if not choices else [(int(s), v.tobytes()) for s, v in zip(choices[0][1], choices[0][2])]
     assert got == shared
     assert all(scope == "UB" for scope, _, _ in choices)
+    made = index_math("scatter").patched(call, memory, ctx.units)
+    assert made is not None or not answers
+    if made is not None:
+        (scope, (lo, data)), = made.items()
+        assert not choices and patched_image(memory[scope], lo, data).tobytes() == loop.tobytes()
 
 
 @pytest.mark.parametrize("dtype", sorted(WIDTHS))
@@ -93,7 +101,7 @@ def test_scatter_count_form_moves_as_an_element_loop(dtype, kind, seed):
                                           "srcLocal": Tensor("UB", 2048, dtype, n),
                                           "dstOffsetLocal": Tensor("UB", 3072, "uint32", n),
                                           "dstBaseAddr": base, "count": n}, "count")
-    _check_scatter(call, memory, [(i, i * width) for i in range(n)])
+    _check_scatter(call, memory, [(i, i * width) for i in range(n)], kind == "distinct" and base % width == 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -142,6 +150,18 @@ def test_gather_count_form_moves_as_an_element_loop(dtype, kind, seed):
     assert index_math("asc_gather").apply(call, image, ctx.units) == []
     _gather_loop(loop, 0, 2048, 3072, width, [(i, i * width) for i in range(n)])
     assert image["UB"].tobytes() == loop.tobytes()
+    _check_gather_patch(call, memory, loop, kind in ("distinct", "collide"))
+
+
+def _check_gather_patch(call: Call, memory: dict[str, np.ndarray], loop: np.ndarray, answers: bool) -> None:
+    """asc_gather.patched: the bytes that change, patched onto the input, are the loop's image; it answers
+    wherever every element read is aligned inside the image (None elsewhere: the caller applies)."""
+    made = index_math("asc_gather").patched(call, memory, context(call).units)
+    assert (made is not None) or not answers
+    if made is not None:
+        (scope, (lo, data)), = made.items()
+        assert not data.flags.writeable
+        assert patched_image(memory[scope], lo, data).tobytes() == loop.tobytes()
 
 
 @pytest.mark.parametrize("stride", [0, 1, 8])
@@ -161,6 +181,7 @@ def test_gather_repeat_form_keeps_the_later_repeat(stride):
     _gather_loop(loop, 0, 1024, 2048, width,
                  [(r * per + e, r * stride * 32 + e * width) for r in range(repeat) for e in range(per)])
     assert image["UB"].tobytes() == loop.tobytes()
+    _check_gather_patch(call, memory, loop, True)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "float16", "float32"])
@@ -184,3 +205,49 @@ def test_scatter_bit_mask_picks_bit_e_mod_64_of_word_e_div_64(dtype, seed):
     chosen = [e for e in range(per) if e < 128 and (words[e // 64] >> (e % 64)) & 1]
     positions = [(r * per + e, r * stride * 32 + e * width) for r in range(repeat) for e in chosen]
     _check_scatter(call, memory, positions)
+
+
+@pytest.mark.parametrize("kind", ["collide", "unaligned", "outside"])
+@pytest.mark.parametrize("seed", range(4))
+def test_an_undefined_call_left_unmoved_has_the_moved_one_s_defined_bytes(kind, seed):
+    """expected(moved_open=False), as the judge asks it: a call in undefined territory keeps its input image,
+    with the same bytes defined, each of them the one the moved image holds (a verdict reads no other)."""
+    rng = np.random.default_rng([seed, len(kind), 9])
+    width, n = 2, int(rng.integers(2, 200))
+    offsets = _offsets(rng, n, width, kind, 1024)
+    memory = _memory(rng, 3072, offsets)
+    calls = [Call("scatter", "ascend310b", {"dstLocal": Tensor("UB", 0, "float16", 512),
+                                            "srcLocal": Tensor("UB", 2048, "float16", n),
+                                            "dstOffsetLocal": Tensor("UB", 3072, "uint32", n),
+                                            "dstBaseAddr": 0, "count": n}, "count"),
+             Call("asc_gather", "ascend910b", {"dst": Tensor("UB", 2048, "float16", n),
+                                               "src": Tensor("UB", 0, "float16", 512),
+                                               "src_offset": Tensor("UB", 3072, "uint32", n), "count": n}, "count")]
+    for call in calls:
+        moved, unmoved = expected(call, memory), expected(call, memory, moved_open=False)
+        assert moved.violations == unmoved.violations
+        for scope, image in unmoved.memory.items():
+            defined = moved.defined[scope]
+            assert np.array_equal(unmoved.defined[scope], defined)
+            assert image.tobytes() == (memory[scope] if moved.violations else moved.memory[scope]).tobytes()
+            assert np.array_equal(image[defined], moved.memory[scope][defined])
+        assert moved.violations or kind == "collide" and call.api == "asc_gather", (call.api, kind)
+
+
+def test_a_patched_scatter_s_written_bytes_are_read_before_a_backend_writes():
+    """A legal Scatter's expected image given as a patch still tells which bytes the call writes from the
+    offsets as they were, whatever a backend then writes over the offsets tensor in the same image."""
+    rng = np.random.default_rng(3)
+    n, width = 64, 2
+    offsets = _offsets(rng, n, width, "distinct", 1024)
+    memory = _memory(rng, 3072, offsets)
+    call = Call("scatter", "ascend310b", {"dstLocal": Tensor("UB", 0, "float16", 512),
+                                          "srcLocal": Tensor("UB", 2048, "float16", n),
+                                          "dstOffsetLocal": Tensor("UB", 3072, "uint32", n),
+                                          "dstBaseAddr": 0, "count": n}, "count")
+    want = expected(call, memory, violations=[], patches=True)     # as the judge asks, given the check
+    memory["UB"][3072:3072 + 4 * n] = 0              # the offsets tensor overwritten after the oracle read it
+    written = np.zeros(UB, dtype=bool)
+    for offset in offsets.tolist():
+        written[offset:offset + width] = True
+    assert not want.violations and np.array_equal(want.written["UB"], written)
