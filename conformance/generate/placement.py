@@ -130,12 +130,12 @@ class ScopeLayout:
     def __init__(self, placing: Placement, scope: str):
         p = self.p = placing
         self.scope = scope
-        self.ops, lists = _scope_operands(p.env, p.frame, p.draft, scope)
+        self.ops, self.lists = _scope_operands(p.env, p.frame, p.draft, scope)      # (the lists among them)
         self.align = p.frame.aligns[scope]                  # the lcm of its operands' alignments
         self.cap = scope_capacity(p.env, p.draft, scope)
         one = entry_unit(None, self.align)                  # a tensor's unit (a list's: one entry's run)
-        self.unit = {op: entry_unit(p.acc[op], self.align) if op in lists else one for op in self.ops}
-        self.offsets = {op: self.packed(op) if op in lists else [0] for op in self.ops}
+        self.unit = {op: entry_unit(p.acc[op], self.align) if op in self.lists else one for op in self.ops}
+        self.offsets = {op: self.packed(op) if op in self.lists else [0] for op in self.ops}
         self.pair = self.pairing()
         self.lead = {op: op for op in self.ops}             # the operand whose group holds op's tensors
         if self.pair is not None:
@@ -206,6 +206,8 @@ class ScopeLayout:
     def spread_lists(self) -> None:
         """How the entries of each list operand spread (and, for the target, meet)."""
         p = self.p
+        if not self.lists:
+            return
         apart = apart_ops(p.env, p.target, p.probe()) if self_rules(p.env) else {}     # no probe made for none
         for op in self.ops:
             if self.lead[op] == op and p.draft.count(op) > 1 and p.env.spec.is_list(op):
