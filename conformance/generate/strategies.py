@@ -160,13 +160,24 @@ class BatchEnd:
     def __init__(self, judged: Collection[Any], wanted: Callable[[], int], replaying: Callable[[], bool]):
         self.judged, self.wanted, self.replaying = judged, wanted, replaying
         self.at: int | None = None      # where the batch drawn last was ended here (None: not here)
+        self.batch: list[Case] | None = None        # the batch being drawn, its first `looked` cases counted:
+        self.looked = self.unjudged = 0             # `unjudged` of them not judged yet
 
     def __call__(self, cases: list[Case]) -> bool:
         if self.replaying():
             return self.at is not None and len(cases) >= self.at
-        done = holds_unjudged(cases, self.judged, self.wanted())
+        done = self.count(cases) >= max(self.wanted(), 1)       # holds_unjudged, each case looked up once
         self.at = len(cases) if done else None
         return done
+
+    def count(self, cases: list[Case]) -> int:
+        """How many of `cases` are not judged yet. A batch is a list that only grows while it is drawn, and
+        the search judges no call meanwhile: the cases counted already are not looked up again."""
+        if cases is not self.batch or len(cases) < self.looked:
+            self.batch, self.looked, self.unjudged = cases, 0, 0
+        self.unjudged += sum(case.key not in self.judged for case in cases[self.looked:])
+        self.looked = len(cases)
+        return self.unjudged
 
 
 def _nearly_full(data: Any) -> bool:
