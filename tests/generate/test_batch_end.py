@@ -41,6 +41,21 @@ def test_a_batch_holds_the_calls_still_wanted_not_judged_yet():
     assert not holds_unjudged([], judged, 0)
 
 
+def test_a_batch_drawn_case_by_case_ends_as_holds_unjudged_says():
+    """The end is asked after every attempt with the batch as it grows (one list): it looks each case up
+    once, and says what holds_unjudged says of the whole batch; another list is another batch."""
+    judged = {1, 2}
+    end = BatchEnd(judged, lambda: 2, lambda: False)
+    batch: list[_Key] = []
+    said = []
+    for key in (1, 3, 2, 4, 5):
+        batch.append(_Key(key))
+        said.append(end(batch))
+        assert said[-1] == holds_unjudged(batch, judged, 2)
+    assert said == [False, False, False, True, True]
+    assert not end([_Key(6)]) and end([_Key(6), _Key(7)])
+
+
 def test_a_replay_ends_where_the_batch_it_replays_ended():
     wanted, replaying = [3], [False]
     end = BatchEnd(set(), lambda: wanted[0], lambda: replaying[0])
