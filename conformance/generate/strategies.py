@@ -146,16 +146,11 @@ def ending_batches(run: Callable[[], None], enough: Callable[[list[Case]], bool]
         run()
 
 
-def holds_unjudged(cases: list[Case], judged: Collection[Any], wanted: int) -> bool:
-    """Do `cases` hold `wanted` calls (at least one) whose keys are not among those `judged` already (a
-    search skips those)?"""
-    return sum(case.key not in judged for case in cases) >= max(wanted, 1)
-
-
 class BatchEnd:
     """Where the batches of a search that judges them end (batches_until): once one holds the calls the
-    search will judge of it (`wanted` of them not `judged` yet), and, in Hypothesis's replay of a failing
-    example (`replaying`), where that example's batch ended, so that the replay draws the same choices."""
+    search will judge of it (`wanted` of them, at least one, whose keys are not among those `judged`
+    already: a search skips those), and, in Hypothesis's replay of a failing example (`replaying`), where
+    that example's batch ended, so that the replay draws the same choices."""
 
     def __init__(self, judged: Collection[Any], wanted: Callable[[], int], replaying: Callable[[], bool]):
         self.judged, self.wanted, self.replaying = judged, wanted, replaying
@@ -166,7 +161,7 @@ class BatchEnd:
     def __call__(self, cases: list[Case]) -> bool:
         if self.replaying():
             return self.at is not None and len(cases) >= self.at
-        done = self.count(cases) >= max(self.wanted(), 1)       # holds_unjudged, each case looked up once
+        done = self.count(cases) >= max(self.wanted(), 1)
         self.at = len(cases) if done else None
         return done
 
