@@ -26,7 +26,7 @@ from conformance.generate.ambiguity import ambiguity_calls, reachable_ambiguity
 from conformance.generate.blocks import fixed_blocks
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, environment
-from conformance.generate.strategies import (ending_batches, holds_unjudged, legal_calls, reachable, rule_calls,
+from conformance.generate.strategies import (BatchEnd, ending_batches, legal_calls, reachable, rule_calls,
                                              search_rounds)
 
 
@@ -77,7 +77,7 @@ class Cell:
 
             try:
                 with fixed_blocks():
-                    ending_batches(collect, lambda cases: holds_unjudged(cases, keys, examples - len(out)))
+                    ending_batches(collect, BatchEnd(keys, lambda: examples - len(out), lambda: False))
             except (Unsatisfiable, FailedHealthCheck):
                 pass
         return out

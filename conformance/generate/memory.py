@@ -200,8 +200,8 @@ class MemoryRecipe:
         of those bytes instead of a copy of every image. An image too large for the pool is made whole."""
         out = _fresh(self.sizes)
         for i, scope in enumerate(SCOPES):
-            if scope in self.sizes:
-                size = self.sizes[scope]
+            size = self.sizes.get(scope)
+            if size is not None and (scope in spans or size > POOL_BYTES // 2):    # else no byte to fill
                 pieces = [(max(lo, 0), min(hi, size)) for lo, hi in spans.get(scope, ())]
                 self._fill(out[scope], i, scope, pieces if size <= POOL_BYTES // 2 else ((0, size),))
         return out

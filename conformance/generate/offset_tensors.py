@@ -32,12 +32,22 @@ def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, t
     offset breaks it (its kind's break_offset: one past the range, past UB, misaligned, onto the bytes of
     another operand, or onto another offset). `ctx`: the call's context without memory."""
     call, writes = ctx.call, []
-    for v_name, v_spec in env.spec.operands.items():
-        if v_spec.get("values") == "offsets":
-            offsets = Offsets(pick, env, draft, call, ctx, target, v_name)
-            if offsets.n:
-                writes.append(offsets.write())
+    for v_name, x_name in _offset_operands(env.spec):
+        offsets = Offsets(pick, env, draft, call, ctx, target, v_name, x_name)
+        if offsets.n:
+            writes.append(offsets.write())
     return tuple(writes)
+
+
+def _offset_operands(spec: Any) -> list[tuple[str, str]]:
+    """(the tensor of offsets, the operand they address) of each operand with `values: offsets`, in the
+    spec's order: found once per spec."""
+    found: list[tuple[str, str]] | None = spec.__dict__.get("_offset_operands")
+    if found is None:
+        found = spec.__dict__["_offset_operands"] = [
+            (v, next(op for op, d in spec.operands.items() if d.get("addressed_by") == v))
+            for v, described in spec.operands.items() if described.get("values") == "offsets"]
+    return found
 
 
 def _entry_index(runs: Any, width: int) -> np.ndarray:
@@ -83,12 +93,11 @@ class Offsets:
     the range (`slots`, `limit`), and the drawn values (`offsets`; `j`: the one a target moves)."""
 
     def __init__(self, pick: Picks, env: Env, draft: CallDraft, call: Call, ctx: Context, target: Rule | None,
-                 v_name: str):
+                 v_name: str, x_name: str):
         self.pick, self.env, self.draft, self.call, self.ctx, self.target = pick, env, draft, call, ctx, target
         self.kind = kind_of(target)
         spec = env.spec
-        self.v_name = v_name
-        self.x_name = next(op for op, d in spec.operands.items() if d.get("addressed_by") == v_name)
+        self.v_name, self.x_name = v_name, x_name
         self.v_tensor, self.x_tensor = call.tensor(v_name), call.tensor(self.x_name)
         runs = ctx.accesses[v_name]
         self.v_dtype = spec.operands[v_name].get("dtype", self.v_tensor.dtype)   # what the instruction reads

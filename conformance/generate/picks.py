@@ -58,12 +58,13 @@ class Searched(Picks):
         self.blocks: list[bytes] = []       # every block drawn, in order: the choices of the call
 
     def _number(self, width: int) -> int:
-        if self.at + width > len(self.block):
+        at = self.at
+        if at + width > len(self.block):
             self.blocks.append(next_block(self.draw))
-            self.block = self.block[self.at:] + self.blocks[-1]
-            self.at = 0
-        self.at += width
-        return int.from_bytes(self.block[self.at - width:self.at], "big")
+            self.block = self.block[at:] + self.blocks[-1]
+            at = 0
+        self.at = at + width
+        return self.block[at] if width == 1 else int.from_bytes(self.block[at:at + width], "big")
 
     def integer(self, lo: int, hi: int, label: str = "") -> int:
         if lo == hi:

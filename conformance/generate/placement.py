@@ -21,7 +21,7 @@ from oracle.kinds import kind_of, require
 from oracle.spec import Rule
 
 from conformance.generate.apart import apart_ops, lanes, meets_itself, self_rules
-from conformance.generate.environment import GM_SPREAD, Env, round_up
+from conformance.generate.environment import GM_SPREAD, Env, Frame, round_up
 from conformance.generate.draft import (CallDraft, accesses, entry_unit, extents, frame_of, operand_ends,
                                              scope_capacity)
 from conformance.generate.picks import Picks, pick_between, rotated
@@ -75,7 +75,7 @@ class Placement:
                       for op, end in ends.items()}
         self.frame = frame_of(env, draft)
         self.op_aligns = self.frame.op_aligns
-        self.itemsize = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
+        self.itemsize = _itemsizes(env, self.frame, draft)
         self.addrs: dict[str, list[int]] = {}
         self.limit: dict[str, int] = {}             # byte where an operand's tensors end (slices run to it)
         self.numel: dict[str, list[int]] = {}
@@ -130,11 +130,12 @@ class ScopeLayout:
     def __init__(self, placing: Placement, scope: str):
         p = self.p = placing
         self.scope = scope
-        self.ops = [op for op in p.env.spec.operands if p.draft.scopes[op] == scope]
+        self.ops, self.lists = _scope_operands(p.env, p.frame, p.draft, scope)      # (the lists among them)
         self.align = p.frame.aligns[scope]                  # the lcm of its operands' alignments
         self.cap = scope_capacity(p.env, p.draft, scope)
-        self.unit = {op: entry_unit(p.acc[op] if p.env.spec.is_list(op) else None, self.align) for op in self.ops}
-        self.offsets = {op: self.packed(op) for op in self.ops}
+        one = entry_unit(None, self.align)                  # a tensor's unit (a list's: one entry's run)
+        self.unit = {op: entry_unit(p.acc[op], self.align) if op in self.lists else one for op in self.ops}
+        self.offsets = {op: self.packed(op) if op in self.lists else [0] for op in self.ops}
         self.pair = self.pairing()
         self.lead = {op: op for op in self.ops}             # the operand whose group holds op's tensors
         if self.pair is not None:
@@ -165,7 +166,11 @@ class ScopeLayout:
     def group(self, lead: str) -> Group:
         """The group `lead` heads as the offsets stand (b following it, where it is a paired a)."""
         p, offsets, ops = self.p, self.offsets, [lead]
-        if self.pair is not None and self.pair[0] == lead:
+        if self.pair is None or self.pair[0] != lead:
+            if len(offsets[lead]) == 1:              # one tensor alone: its group is its room
+                size = round_up(p.rooms[lead], self.align)
+                return Group(ops, offsets[lead][0], size, size - round_up(p.ends[lead], self.align))
+        else:
             a, b, follow, _ = self.pair
             offsets[b] = follow(offsets[a])
             ops.append(b)
@@ -201,6 +206,8 @@ class ScopeLayout:
     def spread_lists(self) -> None:
         """How the entries of each list operand spread (and, for the target, meet)."""
         p = self.p
+        if not self.lists:
+            return
         apart = apart_ops(p.env, p.target, p.probe()) if self_rules(p.env) else {}     # no probe made for none
         for op in self.ops:
             if self.lead[op] == op and p.draft.count(op) > 1 and p.env.spec.is_list(op):
@@ -259,8 +266,9 @@ class ScopeLayout:
         p, align, placed = self.p, self.align, self.placed
         order = rotated(p.pick, sorted(placed), f"{self.scope}.order")
         floors = p.kind.floors(p.target, p, self.ops) if p.target is not None else {}
-        floors = {self.lead[op]: (op, low) for op, low in floors.items()}
-        order = [k for k in order if k not in floors] + [k for k in order if k in floors]
+        if floors:
+            floors = {self.lead[op]: (op, low) for op, low in floors.items()}
+            order = [k for k in order if k not in floors] + [k for k in order if k in floors]
         cursor, label = 0, f"{self.scope}.gap"
         free = self.cap - sum(s.size for s in placed.values())
         for i, key in enumerate(order):
@@ -284,6 +292,25 @@ class ScopeLayout:
             cursor += group.size - gap
             if cursor - group.kept == self.cap and i == len(order) - 1 and self.scope != "GM":
                 p.draft.tags.append(f"{self.scope}=top")
+
+
+def _itemsizes(env: Env, frame: Frame, draft: CallDraft) -> dict[str, int]:
+    """Each operand's element bytes (its dtype's, which the frame fixes): once per frame, read only."""
+    known = frame.__dict__.get("_itemsizes")
+    if known is None:
+        known = frame.__dict__["_itemsizes"] = {op: env.rulebook.itemsize(d) for op, d in draft.dtypes.items()}
+    return known
+
+
+def _scope_operands(env: Env, frame: Frame, draft: CallDraft, scope: str) -> tuple[list[str], frozenset[str]]:
+    """The operands in `scope` (in the spec's order), and those of them that are lists: once per frame and
+    scope (the frame fixes the scopes), read only."""
+    known = frame.__dict__.setdefault("_scope_operands", {})
+    found = known.get(scope)
+    if found is None:
+        ops = [op for op in env.spec.operands if draft.scopes[op] == scope]
+        found = known[scope] = ops, frozenset(op for op in ops if env.spec.is_list(op))
+    return found
 
 
 def place(pick: Picks, env: Env, draft: CallDraft, target: Rule | None) -> dict[str, Any]:

@@ -146,27 +146,33 @@ def ending_batches(run: Callable[[], None], enough: Callable[[list[Case]], bool]
         run()
 
 
-def holds_unjudged(cases: list[Case], judged: Collection[Any], wanted: int) -> bool:
-    """Do `cases` hold `wanted` calls (at least one) whose keys are not among those `judged` already (a
-    search skips those)?"""
-    return sum(case.key not in judged for case in cases) >= max(wanted, 1)
-
-
 class BatchEnd:
     """Where the batches of a search that judges them end (batches_until): once one holds the calls the
-    search will judge of it (`wanted` of them not `judged` yet), and, in Hypothesis's replay of a failing
-    example (`replaying`), where that example's batch ended, so that the replay draws the same choices."""
+    search will judge of it (`wanted` of them, at least one, whose keys are not among those `judged`
+    already: a search skips those), and, in Hypothesis's replay of a failing example (`replaying`), where
+    that example's batch ended, so that the replay draws the same choices."""
 
     def __init__(self, judged: Collection[Any], wanted: Callable[[], int], replaying: Callable[[], bool]):
         self.judged, self.wanted, self.replaying = judged, wanted, replaying
         self.at: int | None = None      # where the batch drawn last was ended here (None: not here)
+        self.batch: list[Case] | None = None        # the batch being drawn, its first `looked` cases counted:
+        self.looked = self.unjudged = 0             # `unjudged` of them not judged yet
 
     def __call__(self, cases: list[Case]) -> bool:
         if self.replaying():
             return self.at is not None and len(cases) >= self.at
-        done = holds_unjudged(cases, self.judged, self.wanted())
+        done = self.count(cases) >= max(self.wanted(), 1)
         self.at = len(cases) if done else None
         return done
+
+    def count(self, cases: list[Case]) -> int:
+        """How many of `cases` are not judged yet. A batch is a list that only grows while it is drawn, and
+        the search judges no call meanwhile: the cases counted already are not looked up again."""
+        if cases is not self.batch or len(cases) < self.looked:
+            self.batch, self.looked, self.unjudged = cases, 0, 0
+        self.unjudged += sum(case.key not in self.judged for case in cases[self.looked:])
+        self.looked = len(cases)
+        return self.unjudged
 
 
 def _nearly_full(data: Any) -> bool:
@@ -205,11 +211,24 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
     target = env.rule(rule_id) if rule_id is not None else None
     call, memory, draft, ctx, text = drawn(pick, env, target, form, dtype, forms)
     if env.has_values:                  # the rules on the offsets read them in memory, and no other bytes
-        ctx = context(call, checked_images(memory, [ctx]), env.rulebook)
+        ctx = _with_memory(ctx, checked_images(memory, [ctx]))
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None,
                 tuple(draft.tags)).with_check(env.rulebook, found).with_text(text)
+
+
+def _with_memory(ctx: Context, images: Mapping[str, Any]) -> Context:
+    """ctx's call (shape checked when ctx was made) in a context of its own over `images`: what ctx worked
+    out that no byte of memory decides (its cell's plan, units and readings' variants) carried over, the
+    footprints left to be made from memory."""
+    out = Context(ctx.call, ctx.spec, ctx.rulebook, ctx.product, images)
+    known = ctx.__dict__
+    out.__dict__.update((name, known[name]) for name in _MEMORY_FREE if name in known)
+    return out
+
+
+_MEMORY_FREE = ("cell_plan", "units", "variants")      # Context's attributes memory does not change
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,

@@ -12,7 +12,7 @@ from conformance.backends.contract import OracleBackend
 from conformance.generate import strategies
 from conformance.generate.cells import cells
 from conformance.generate.profiles import profile
-from conformance.generate.strategies import BatchEnd, ending_batches, holds_unjudged
+from conformance.generate.strategies import BatchEnd, ending_batches
 from conformance.judge.runner import run_cell
 from oracle.spec import default_rulebook
 
@@ -33,12 +33,32 @@ class _Key:
         self.key = key
 
 
+def _holds(cases: list, judged: set, wanted: int) -> bool:
+    """A batch of `cases` (a list of its own) asked once of a fresh end."""
+    return BatchEnd(judged, lambda: wanted, lambda: False)(cases)
+
+
 def test_a_batch_holds_the_calls_still_wanted_not_judged_yet():
     judged = {1, 2}
-    assert not holds_unjudged([_Key(1), _Key(3)], judged, 2)
-    assert holds_unjudged([_Key(1), _Key(3), _Key(4)], judged, 2)
-    assert holds_unjudged([_Key(5)], judged, 0)             # at least one: an empty batch is refused
-    assert not holds_unjudged([], judged, 0)
+    assert not _holds([_Key(1), _Key(3)], judged, 2)
+    assert _holds([_Key(1), _Key(3), _Key(4)], judged, 2)
+    assert _holds([_Key(5)], judged, 0)             # at least one: an empty batch is refused
+    assert not _holds([], judged, 0)
+
+
+def test_a_batch_asked_as_it_grows_ends_as_the_whole_batch_asked_once():
+    """The end is asked after every attempt with the batch as it grows (one list, each case looked up
+    once): it says what a fresh end says of the whole batch; another list is another batch."""
+    judged = {1, 2}
+    end = BatchEnd(judged, lambda: 2, lambda: False)
+    batch: list[_Key] = []
+    said = []
+    for key in (1, 3, 2, 4, 5):
+        batch.append(_Key(key))
+        said.append(end(batch))
+        assert said[-1] == _holds(list(batch), judged, 2)
+    assert said == [False, False, False, True, True]
+    assert not end([_Key(6)]) and end([_Key(6), _Key(7)])
 
 
 def test_a_replay_ends_where_the_batch_it_replays_ended():
