@@ -140,6 +140,18 @@ class Context:
     def nbytes(self, tensor: Tensor) -> int:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
 
+    def over(self, memory: Mapping[str, np.ndarray]) -> Context:
+        """The same call (its shape checked when this context was made) in a context over `memory`: what no
+        byte of memory decides (MEMORY_FREE) carried over, the footprints left to be made from memory (an
+        operand addressed by offsets reads them there)."""
+        out = Context(self.call, self.spec, self.rulebook, self.product, memory)
+        known = self.__dict__
+        out.__dict__.update((name, known[name]) for name in MEMORY_FREE if name in known)
+        return out
+
+
+MEMORY_FREE = ("cell_plan", "units", "variants")       # what a Context works out that memory does not change
+
 
 _PARAM_TYPES = {
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),

@@ -211,24 +211,11 @@ def _case(pick: Picks, env: Env, expect: str, rule_id: str | None, form: str | N
     target = env.rule(rule_id) if rule_id is not None else None
     call, memory, draft, ctx, text = drawn(pick, env, target, form, dtype, forms)
     if env.has_values:                  # the rules on the offsets read them in memory, and no other bytes
-        ctx = _with_memory(ctx, checked_images(memory, [ctx]))
+        ctx = ctx.over(checked_images(memory, [ctx]))
     found = rule_violations(ctx)        # memory or not, the same: only the offset rules read memory
     require({v.rule for v in found} == ({target.id} if target is not None else set()))
     return Case(call, memory, expect, target.id if target is not None else None,
                 tuple(draft.tags)).with_check(env.rulebook, found).with_text(text)
-
-
-def _with_memory(ctx: Context, images: Mapping[str, Any]) -> Context:
-    """ctx's call (shape checked when ctx was made) in a context of its own over `images`: what ctx worked
-    out that no byte of memory decides (its cell's plan, units and readings' variants) carried over, the
-    footprints left to be made from memory."""
-    out = Context(ctx.call, ctx.spec, ctx.rulebook, ctx.product, images)
-    known = ctx.__dict__
-    out.__dict__.update((name, known[name]) for name in _MEMORY_FREE if name in known)
-    return out
-
-
-_MEMORY_FREE = ("cell_plan", "units", "variants")      # Context's attributes memory does not change
 
 
 def drawn(pick: Picks, env: Env, target: Rule | None, form: str | None, dtype: str | None,

@@ -37,14 +37,18 @@ def _gathered(source: np.ndarray, offsets: np.ndarray, shift: int, width: int) -
     if shift < 0 or width & (width - 1) or offsets.dtype.kind != "u" or \
             (shift | int(np.bitwise_or.reduce(offsets))) & (width - 1):
         slots = slots_of(offsets, shift, width, source.shape[0])
-        return None if slots is None else take_slots(source, slots, width)
+        if slots is None:
+            return None
+        read: np.ndarray = take_slots(source, slots, width)
+        return read
     try:
         view = source[shift:]
         typed = view[:view.shape[0] - view.shape[0] % width].view(f"u{width}")
         taken = typed.take(np.right_shift(offsets, width.bit_length() - 1, dtype=np.intp))
     except IndexError:                  # an element past the image's end
         return None
-    return taken.view(np.uint8).reshape(-1, width)
+    elements: np.ndarray = taken.view(np.uint8).reshape(-1, width)
+    return elements
 
 
 def gather_into(image: Mapping[str, np.ndarray], src: Tensor, dst: Tensor, offsets: np.ndarray, shift: int, at: np.ndarray | None,
