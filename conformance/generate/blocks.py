@@ -71,3 +71,31 @@ def fixed_blocks() -> Iterator[None]:
     finally:
         if before is not None:
             registry["hypothesis"] = before
+
+
+_DIRECT: list[bool] = []        # direct_bytes's answer, once per process
+
+
+def direct_bytes() -> bool:
+    """Does ConjectureData's bytes draw of a fixed size come to its `_draw` of a bytes choice with those
+    constraints (the same bytes, the same choices recorded, the random left alike), so that a Picks block
+    may be drawn by `_draw` at once? Checked on first use; a release where it does not keeps draw_bytes."""
+    if not _DIRECT:
+        _DIRECT.append(all(_draws_directly(size) for size in (1, 64)))
+    return _DIRECT[0]
+
+
+def _draws_directly(size: int, seeds: int = 4) -> bool:
+    constraints = {"min_size": size, "max_size": size}
+    try:
+        for seed in range(seeds):
+            own, fast = random.Random(seed), random.Random(seed)
+            mine, theirs = ConjectureData(random=own), ConjectureData(random=fast)
+            for _ in range(3):
+                if mine.draw_bytes(size, size) != theirs._draw("bytes", constraints, observe=True, forced=None):
+                    return False
+            if own.getstate() != fast.getstate() or mine.nodes != theirs.nodes or mine.length != theirs.length:
+                return False
+    except Exception:               # an engine whose _draw is not as described (other arguments, none)
+        return False
+    return True

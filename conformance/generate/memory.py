@@ -214,18 +214,16 @@ class MemoryRecipe:
         window, where the image is that alone (no write lies over it; see pristine)."""
         size = image.shape[0]
         writes = [(w.addr, min(w.addr + w.data.size, size), w.data) for w in self.writes if w.scope == scope]
-        window = self._window(stream, size)
-        if window is None:
+        gaps = [gap for lo, hi in pieces for gap in _uncovered(lo, hi, writes)] if writes else pieces
+        window = self._window(stream, size) if gaps or not writes else None     # wanted where a byte is not written
+        if size > POOL_BYTES // 2:
             rng = np.random.Generator(np.random.SFC64([self.seed, stream] + ([self.pool] if self.pool else [])))
             np.copyto(image, rng.integers(0, 256, size, dtype=np.uint8))
-        elif not writes:
-            for lo, hi in pieces:
-                image[lo:hi] = window[lo:hi]
-            return window
-        else:
-            for lo, hi in pieces:
-                for a, b in _uncovered(lo, hi, writes):
-                    image[a:b] = window[a:b]
+        elif window is not None:
+            for a, b in gaps:
+                image[a:b] = window[a:b]
+            if not writes:
+                return window
         for addr, end, data in writes:
             for lo, hi in pieces:
                 a, b = max(lo, addr), min(hi, end)
