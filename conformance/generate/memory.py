@@ -133,7 +133,7 @@ class Write:
         write's dtype that is its own and read-only is handed over: kept as it is, not copied."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        little, limits = integer_type(dtype)
+        little, limits, _ = integer_type(dtype)
         flags = values.flags
         if values.dtype == little and flags.owndata and not flags.writeable and flags.c_contiguous:
             typed = values                                  # handed over: every value fits its dtype
@@ -148,10 +148,12 @@ class Write:
 
 
 @functools.lru_cache(maxsize=None)
-def integer_type(dtype: str) -> tuple[np.dtype, Any]:
-    """The little-endian type `dtype` names and its limits (np.iinfo; None where not an integer type)."""
+def integer_type(dtype: str) -> tuple[np.dtype, Any, bool]:
+    """The little-endian type `dtype` names, its limits (np.iinfo; None where not an integer type), and
+    whether it holds every uint32 (worked out once: np.iinfo works its limits out at each read)."""
     little = np.dtype(dtype).newbyteorder("<")
-    return little, np.iinfo(little) if little.kind in "iu" else None
+    limits = np.iinfo(little) if little.kind in "iu" else None
+    return little, limits, limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -326,8 +326,7 @@ def _handed_over(offsets: np.ndarray, index: np.ndarray | None, dtype: str) -> n
     """The tensor's values: offset k (uint32 values, as int64) at entry index[k] (None: entry k), the
     entries between them 0; made in the write's dtype, read-only and its own, where that dtype holds every
     uint32 (Write.of keeps such an array as it is), else as int64."""
-    little, limits = integer_type(dtype)
-    typed = limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
+    little, _, typed = integer_type(dtype)
     if index is None:                                                       # entries 0..n-1
         values = offsets.astype(little, order="C") if typed else offsets
     else:
