@@ -7,7 +7,9 @@ the ones the loop gives: every example, every shrink and every draws fingerprint
 provider is registered under Hypothesis's own backend name ("hypothesis", the documented hook
 AVAILABLE_PROVIDERS), so the engine treats it as its own, and only while the kit searches (`fixed_blocks`).
 Where the installed Hypothesis does not draw as described (a release that draws bytes another way), a
-check on first use finds a difference and its own provider is left in place."""
+check on first use finds a difference and its own provider is left in place. The example's data asks the
+engine for the choice itself (`direct_bytes`: its `_draw`, as draw_bytes does, less the look-up of the
+constraints' shared dict), checked the same way."""
 from __future__ import annotations
 
 import contextlib
