@@ -7,7 +7,9 @@ the ones the loop gives: every example, every shrink and every draws fingerprint
 provider is registered under Hypothesis's own backend name ("hypothesis", the documented hook
 AVAILABLE_PROVIDERS), so the engine treats it as its own, and only while the kit searches (`fixed_blocks`).
 Where the installed Hypothesis does not draw as described (a release that draws bytes another way), a
-check on first use finds a difference and its own provider is left in place."""
+check on first use finds a difference and its own provider is left in place. The example's data asks the
+engine for the choice itself (`direct_bytes`: its `_draw`, as draw_bytes does, less the look-up of the
+constraints' shared dict), checked the same way."""
 from __future__ import annotations
 
 import contextlib
@@ -71,3 +73,31 @@ def fixed_blocks() -> Iterator[None]:
     finally:
         if before is not None:
             registry["hypothesis"] = before
+
+
+_DIRECT: list[bool] = []        # direct_bytes's answer, once per process
+
+
+def direct_bytes() -> bool:
+    """Does ConjectureData's bytes draw of a fixed size come to its `_draw` of a bytes choice with those
+    constraints (the same bytes, the same choices recorded, the random left alike), so that a Picks block
+    may be drawn by `_draw` at once? Checked on first use; a release where it does not keeps draw_bytes."""
+    if not _DIRECT:
+        _DIRECT.append(all(_draws_directly(size) for size in (1, 64)))
+    return _DIRECT[0]
+
+
+def _draws_directly(size: int, seeds: int = 4) -> bool:
+    constraints = {"min_size": size, "max_size": size}
+    try:
+        for seed in range(seeds):
+            own, fast = random.Random(seed), random.Random(seed)
+            mine, theirs = ConjectureData(random=own), ConjectureData(random=fast)
+            for _ in range(3):
+                if mine.draw_bytes(size, size) != theirs._draw("bytes", constraints, observe=True, forced=None):
+                    return False
+            if own.getstate() != fast.getstate() or mine.nodes != theirs.nodes or mine.length != theirs.length:
+                return False
+    except Exception:               # an engine whose _draw is not as described (other arguments, none)
+        return False
+    return True

@@ -149,9 +149,10 @@ class Env:
               counts: Mapping[str, int]) -> Frame:
         """The Frame of calls of this form, operand dtypes and scopes, and list counts (made once)."""
         key = (form, tuple(dtypes.items()), tuple(scopes.items()), tuple(counts.items()), self.variants)
-        if key not in self._frames:
-            self._frames[key] = self._new_frame(form, dtypes, scopes, counts)
-        return self._frames[key]
+        frame = self._frames.get(key)           # one look-up: the key's hash is worked out each time
+        if frame is None:
+            frame = self._frames[key] = self._new_frame(form, dtypes, scopes, counts)
+        return frame
 
     def _new_frame(self, form: str | None, dtypes: Mapping[str, str], scopes: Mapping[str, str],
                    counts: Mapping[str, int]) -> Frame:

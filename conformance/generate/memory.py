@@ -133,7 +133,7 @@ class Write:
         write's dtype that is its own and read-only is handed over: kept as it is, not copied."""
         write = cls(scope, addr, dtype, ())
         del write.__dict__["values"]
-        little, limits = integer_type(dtype)
+        little, limits, _ = integer_type(dtype)
         flags = values.flags
         if values.dtype == little and flags.owndata and not flags.writeable and flags.c_contiguous:
             typed = values                                  # handed over: every value fits its dtype
@@ -148,10 +148,12 @@ class Write:
 
 
 @functools.lru_cache(maxsize=None)
-def integer_type(dtype: str) -> tuple[np.dtype, Any]:
-    """The little-endian type `dtype` names and its limits (np.iinfo; None where not an integer type)."""
+def integer_type(dtype: str) -> tuple[np.dtype, Any, bool]:
+    """The little-endian type `dtype` names, its limits (np.iinfo; None where not an integer type), and
+    whether it holds every uint32 (worked out once: np.iinfo works its limits out at each read)."""
     little = np.dtype(dtype).newbyteorder("<")
-    return little, np.iinfo(little) if little.kind in "iu" else None
+    limits = np.iinfo(little) if little.kind in "iu" else None
+    return little, limits, limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -214,18 +216,16 @@ class MemoryRecipe:
         window, where the image is that alone (no write lies over it; see pristine)."""
         size = image.shape[0]
         writes = [(w.addr, min(w.addr + w.data.size, size), w.data) for w in self.writes if w.scope == scope]
-        window = self._window(stream, size)
-        if window is None:
+        gaps = [gap for lo, hi in pieces for gap in _uncovered(lo, hi, writes)] if writes else pieces
+        window = self._window(stream, size) if gaps or not writes else None     # wanted where a byte is not written
+        if size > POOL_BYTES // 2:
             rng = np.random.Generator(np.random.SFC64([self.seed, stream] + ([self.pool] if self.pool else [])))
             np.copyto(image, rng.integers(0, 256, size, dtype=np.uint8))
-        elif not writes:
-            for lo, hi in pieces:
-                image[lo:hi] = window[lo:hi]
-            return window
-        else:
-            for lo, hi in pieces:
-                for a, b in _uncovered(lo, hi, writes):
-                    image[a:b] = window[a:b]
+        elif window is not None:
+            for a, b in gaps:
+                image[a:b] = window[a:b]
+            if not writes:
+                return window
         for addr, end, data in writes:
             for lo, hi in pieces:
                 a, b = max(lo, addr), min(hi, end)

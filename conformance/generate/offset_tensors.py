@@ -143,14 +143,7 @@ class Offsets:
         # up to the last slot's, are uint32, and so is a top offset that no target's kind moves again
         require(_uint32(self.shift + (self.spanned - 1) * self.width))
         top = self.top() if style == "top" else None
-        k = self.chosen(style, free, n)
-        offsets = self.offsets = k if free is None else free[k]          # a fresh array: made offsets in place
-        if self.width & (self.width - 1):
-            offsets *= self.width
-        else:                           # a power of two: a shift, quicker than numpy's int64 multiply
-            offsets <<= self.width.bit_length() - 1
-        if self.shift:
-            offsets += self.shift
+        offsets = self.offsets = self.placed(style, free, n)
         moved = top is not None         # offset j moved off the slots (the top of the range, or a target's)
         if moved or self.target is not None:        # offset j is read only where it may be moved
             self.j = int(self.rng.integers(0, n))
@@ -221,6 +214,23 @@ class Offsets:
         aimed = self.kind.aimed(self.target) if self.target is not None else ()
         require(_clear(self.base + top, self.width, self.others(aimed)))
         return top
+
+    def placed(self, style: str, free: FreeSlots | None, n: int) -> np.ndarray:
+        """Each entry's offset, a fresh int64 array: its slot's (chosen), times the width, plus the shift.
+        Identity and reversed offsets over every slot are that in one step (an arange)."""
+        width, shift = self.width, self.shift
+        if free is None and style in ("identity", "reversed"):
+            first, step = (shift, width) if style == "identity" else (shift + (n - 1) * width, -width)
+            return np.arange(first, first + n * step, step, dtype=np.int64)
+        k = self.chosen(style, free, n)
+        offsets = k if free is None else free[k]          # a fresh array: made offsets in place
+        if width & (width - 1):
+            offsets *= width
+        else:                           # a power of two: a shift, quicker than numpy's int64 multiply
+            offsets <<= width.bit_length() - 1
+        if shift:
+            offsets += shift
+        return offsets
 
     def chosen(self, style: str, free: FreeSlots | None, n: int) -> np.ndarray:
         """Which slot each entry's offset takes, as the style asks."""
@@ -316,8 +326,7 @@ def _handed_over(offsets: np.ndarray, index: np.ndarray | None, dtype: str) -> n
     """The tensor's values: offset k (uint32 values, as int64) at entry index[k] (None: entry k), the
     entries between them 0; made in the write's dtype, read-only and its own, where that dtype holds every
     uint32 (Write.of keeps such an array as it is), else as int64."""
-    little, limits = integer_type(dtype)
-    typed = limits is not None and limits.min <= 0 and limits.max >= 2**32 - 1
+    little, _, typed = integer_type(dtype)
     if index is None:                                                       # entries 0..n-1
         values = offsets.astype(little, order="C") if typed else offsets
     else:

@@ -6,6 +6,9 @@ import random
 from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture.data import ConjectureData
+
+from conformance.generate.blocks import direct_bytes
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
 
@@ -18,6 +21,7 @@ _HOW = ("min", "any", "any", "max")
 # reads 30-50 bytes). A Hypothesis draw costs engine time many times what decoding a choice does.
 BLOCK = 64
 _BLOCK = st.binary(min_size=BLOCK, max_size=BLOCK)
+_BLOCK_CONSTRAINTS = {"min_size": BLOCK, "max_size": BLOCK}
 
 
 class Picks:
@@ -149,7 +153,10 @@ def next_block(draw: Draw) -> bytes:
     with a span per block, it ran every example again with one block copied, and of its 16 calls 14 or
     15 were ones drawn and judged already (half of a search's examples). Spans gone, it finds none to
     copy; the shrinker works on the choices all the same."""
-    raw = getattr(getattr(draw, "__self__", None), "draw_bytes", None)
+    data = getattr(draw, "__self__", None)
+    if isinstance(data, ConjectureData) and direct_bytes():     # draw_bytes less its asserts and its
+        return data._draw("bytes", _BLOCK_CONSTRAINTS, observe=True, forced=None)   # constraints' look-up
+    raw = getattr(data, "draw_bytes", None)
     return raw(BLOCK, BLOCK) if raw is not None else draw(_BLOCK)
 
 

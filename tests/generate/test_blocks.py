@@ -73,3 +73,32 @@ def test_the_provider_found_is_put_back_after_a_search_that_raised(monkeypatch):
             assert providers.AVAILABLE_PROVIDERS["hypothesis"] == blocks.REGISTERED
             raise KeyError("a search that failed")
     assert providers.AVAILABLE_PROVIDERS["hypothesis"] is before
+
+
+def _drawn_directly(monkeypatch, direct: bool) -> list:
+    monkeypatch.setattr(blocks, "_DIRECT", [direct])
+    rulebook = default_rulebook()
+    chosen = [c for c in cells(["ascend910b"], ["asc_gather", "data_move"], rulebook=rulebook)][:4]
+    return [[(case.key, case.blocks) for case in cell.draw(12, cell_seed(1, cell), rulebook)] for cell in chosen]
+
+
+def test_a_block_drawn_by_the_engine_choice_is_the_bytes_draw_bytes_gives(monkeypatch):
+    """A Picks block is drawn as ConjectureData's `_draw` of a bytes choice, where that is what its
+    draw_bytes does (the installed Hypothesis): the same calls, from the same blocks, either way."""
+    assert blocks._draws_directly(64) and blocks._draws_directly(1)
+    direct, plain = _drawn_directly(monkeypatch, True), _drawn_directly(monkeypatch, False)
+    assert direct == plain and all(direct)
+
+
+def test_an_engine_that_draws_bytes_otherwise_keeps_draw_bytes(monkeypatch):
+    own = ConjectureData._draw
+
+    def other(self, choice_type, constraints, *, observe, forced):
+        value = own(self, choice_type, constraints, observe=observe, forced=forced)
+        return value[::-1] if choice_type == "bytes" and constraints.get("min_size") == 64 else value
+    monkeypatch.setattr(ConjectureData, "draw_bytes", lambda self, a=0, b=64, **k: own(
+        self, "bytes", {"min_size": a, "max_size": b}, observe=True, forced=None))
+    monkeypatch.setattr(ConjectureData, "_draw", other)
+    assert not blocks._draws_directly(64)
+    monkeypatch.setattr(blocks, "_DIRECT", [])
+    assert not blocks.direct_bytes() and blocks._DIRECT == [False]

@@ -192,3 +192,18 @@ def test_a_case_key_tells_offsets_apart_by_every_byte() -> None:
     assert hash(keyed(values).key) == hash(keyed(moved).key) and keyed(values).key != keyed(moved).key
     assert keyed(values).key != keyed(values[:-1]).key
     assert len({keyed(values).key, keyed(values.copy()).key, keyed(moved).key}) == 2
+
+
+def test_identity_and_reversed_offsets_made_at_once_are_their_slots_offsets() -> None:
+    """Identity and reversed offsets over every slot are made in one step (an arange): the same int64
+    values as the slots chosen, times the width, plus the shift."""
+    from conformance.generate.offset_tensors import Offsets
+    for width in (1, 4, 6, 32):
+        for shift in (0, 2, 96):
+            for n in (1, 2, 7, 3000):
+                values = Offsets.__new__(Offsets)
+                values.width, values.shift, values.slots = width, shift, n
+                for style in ("identity", "reversed"):
+                    got = values.placed(style, None, n)
+                    want = values.chosen(style, None, n) * width + shift
+                    assert got.dtype == np.int64 and got.flags.writeable and np.array_equal(got, want)
