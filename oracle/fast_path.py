@@ -83,13 +83,13 @@ class FastPath:
     rule aside alone (itself where those are all), for rules.rejection."""
 
     __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
-                 "dtypes", "guards", "checks", "__dict__")
+                 "dtypes", "guards", "checks", "addressed", "__dict__")
 
     def __init__(self, tables: dict[str, list[Any]], listed: dict[str, Listed], same_lists: list[list[str]],
                  itemsize: Mapping[str, int], rest: list[tuple[Rule, Ranges | None]],
                  regions: tuple[Ranges, ...] | None = None, scopes: dict[str, str] | None = None,
                  dtypes: dict[str, str] | None = None, guards: tuple[tuple[str, ...] | None, ...] = (),
-                 checks: tuple[tuple[Any, ...], ...] = ()):
+                 checks: tuple[tuple[Any, ...], ...] = (), addressed: frozenset[str] = frozenset()):
         self.tables = {kind: tuple(entries) for kind, entries in tables.items()}
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
@@ -99,6 +99,7 @@ class FastPath:
         # per region: its ambiguity's checks (none: the region's ranges alone make it hold a call)
         self.checks = checks or ((),) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
+        self.addressed = addressed          # the operands addressed by offsets in memory (their footprints: Spots)
         self.refusing: FastPath = self
 
     def holds(self, ctx: Checked) -> bool:
@@ -133,6 +134,7 @@ class Source:
 
     def __init__(self, fast: FastPath):
         self.fast, self.scopes, self.dtypes, self.itemsize = fast, fast.scopes, fast.dtypes, fast.itemsize
+        self.addressed = fast.addressed
         self.consts: dict[str, Any] = {"_itemsize": fast.itemsize, "_lists_hold": fast._lists_hold,
                                        "_in_ranges": in_ranges, "_spread": _spread, "_flags": _flags}
         self.lines = ["def holds(ctx):", "    args = ctx.call.args"]
@@ -255,13 +257,15 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
     dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
         and not spec.is_list(spec.dtype_of) else {}
+    addressed = frozenset(op for op, d in spec.operands.items() if d.get("addressed_by"))
 
     def path_of(kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
         regions = [ranges for _, ranges in kept]
         ranged = [ranges for ranges in regions if ranges is not None]
         return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
                         None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
-                        tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
+                        tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept),
+                        addressed)
     fast = path_of(kept)
     # a backend refusing calls asks only the regions of ambiguities that refuse a call or set a rule aside
     # (rules.rejection): its fast path leaves the others' out
