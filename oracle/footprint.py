@@ -159,7 +159,9 @@ class Spots:
     def floor(self) -> int:
         """At most `begin`, told without a pass over the offsets where it can be: the base, for starts not
         yet made from unsigned offsets (none lies below it); `begin` otherwise."""
-        if self._lowest is None and self._at is None and cast(np.ndarray, self._entries).dtype.kind == "u":
+        entries = self._entries
+        if self._lowest is None and entries is not None and entries.dtype.kind == "u" and entries.size \
+                and self.length > 0 and self._at is None:
             return self._base
         return self.begin
 
