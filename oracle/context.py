@@ -13,6 +13,7 @@ import numpy as np
 from . import fast_path
 from .apis import index_math
 from .call import Call, CallFormatError, Tensor
+from .footprint import Still
 from .iterations import Family, family
 from .records import Ambiguity, Rule
 from .rulebook import Ranges, in_ranges, param_ranges
@@ -42,13 +43,15 @@ class _once(Generic[T]):
 
 @dataclass
 class Context:
-    """What a rule may look at: the call, its spec, the product, and (for value rules) memory."""
+    """What a rule may look at: the call, its spec, the product, and (for value rules) memory; `still`:
+    no one writes memory while the context is read (its footprints may view memory rather than copy it)."""
 
     call: Call
     spec: ApiSpec
     rulebook: Rulebook
     product: Product
     memory: Optional[Mapping[str, np.ndarray]] = None
+    still: bool = False
 
     @_once
     def units(self) -> Mapping[str, int]:
@@ -75,7 +78,10 @@ class Context:
     @_once
     def accesses(self) -> dict[str, Any]:
         """Runs (or Spots) per operand; None for an operand addressed by offsets when memory is not given."""
-        made: dict[str, Any] = index_math(self.spec.api).accesses(self.call, self.units, self.memory)
+        memory = self.memory
+        if self.still and memory is not None:
+            memory = Still(memory)
+        made: dict[str, Any] = index_math(self.spec.api).accesses(self.call, self.units, memory)
         return made
 
     def tensor(self, name: str) -> Tensor:
@@ -141,10 +147,11 @@ class Context:
         return tensor.numel * self.rulebook.itemsize(tensor.dtype)
 
     def over(self, memory: Mapping[str, np.ndarray]) -> Context:
-        """The same call (its shape checked when this context was made) in a context over `memory`: what no
-        byte of memory decides (MEMORY_FREE) carried over, the footprints left to be made from memory (an
-        operand addressed by offsets reads them there)."""
-        out = Context(self.call, self.spec, self.rulebook, self.product, memory)
+        """The same call (its shape checked when this context was made) in a context over `memory`, which no
+        one writes while it is read (`still`: a check's own images): what no byte of memory decides
+        (MEMORY_FREE) carried over, the footprints left to be made from memory (an operand addressed by
+        offsets reads them there)."""
+        out = Context(self.call, self.spec, self.rulebook, self.product, memory, True)
         known = self.__dict__
         out.__dict__.update((name, known[name]) for name in MEMORY_FREE if name in known)
         return out
@@ -163,8 +170,9 @@ _PARAM_TYPE_NAMES = {"int": "an integer", "bool": "true or false", "words": "a l
 
 
 def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
-            rulebook: Rulebook | None = None) -> Context:
-    """Validate the call's shape against its spec (unknown api/product/argument -> CallFormatError)."""
+            rulebook: Rulebook | None = None, still: bool = False) -> Context:
+    """Validate the call's shape against its spec (unknown api/product/argument -> CallFormatError).
+    `still`: no one writes memory while the context is read (Context.still)."""
     rulebook = rulebook or default_rulebook()
     if not isinstance(call, Call):
         raise CallFormatError(f"expected a Call, got {type(call).__name__}")
@@ -195,7 +203,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         for name in sorted(set(args) - expected_args):
             raise CallFormatError(f"call.args.{name}: {spec.api} has no argument {name!r}")
     if plainly_valid is not None and plainly_valid(args, rulebook.dtypes):
-        return Context(call, spec, rulebook, product, memory)
+        return Context(call, spec, rulebook, product, memory, still)
     for head, fields in mappings.items() if mappings else ():      # mapping arguments: exact fields
         value = args[head]
         if not isinstance(value, Mapping):
@@ -215,7 +223,7 @@ def context(call: Call, memory: Mapping[str, np.ndarray] | None = None,
         for i, tensor in enumerate(call.tensors(name)):
             if tensor.dtype not in dtypes:
                 raise CallFormatError(f"call.args.{name}[{i}].dtype: unknown dtype {tensor.dtype!r}")
-    return Context(call, spec, rulebook, product, memory)
+    return Context(call, spec, rulebook, product, memory, still)
 
 
 def _check_params(call: Call, params: list[tuple[str, str, bool]], spec: ApiSpec) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from types import CodeType
-from typing import Any
+from typing import Any, Optional
 
 from .call import Tensor
 from .kinds import RULE_KINDS, RuleKind
@@ -79,17 +79,17 @@ class FastPath:
     `regions`: the parameter ranges of every ambiguity region of the cell, when each region has ranges
     (None when one covers the whole cell; left out: a region whose checks only a broken bounds rule of
     the fast path can flag); `holds` then also says no ambiguity concerns the call (`outside_regions`).
-    `refusing`: the same fast path with the regions of the ambiguities that can refuse a call or set a
-    rule aside alone (itself where those are all), for rules.rejection."""
+    `refusing`: the fast path of the rules that refuse a call and the regions of the ambiguities that can
+    refuse one or set a rule aside alone (itself where those are all), for rules.rejection."""
 
     __slots__ = ("tables", "listed", "same_lists", "itemsize", "rest", "regions", "outside_regions", "scopes",
-                 "dtypes", "guards", "checks", "__dict__")
+                 "dtypes", "guards", "checks", "addressed", "__dict__")
 
     def __init__(self, tables: dict[str, list[Any]], listed: dict[str, Listed], same_lists: list[list[str]],
                  itemsize: Mapping[str, int], rest: list[tuple[Rule, Ranges | None]],
                  regions: tuple[Ranges, ...] | None = None, scopes: dict[str, str] | None = None,
                  dtypes: dict[str, str] | None = None, guards: tuple[tuple[str, ...] | None, ...] = (),
-                 checks: tuple[tuple[Any, ...], ...] = ()):
+                 checks: tuple[tuple[Any, ...], ...] = (), addressed: frozenset[str] = frozenset()):
         self.tables = {kind: tuple(entries) for kind, entries in tables.items()}
         self.listed, self.same_lists = tuple(listed.values()), tuple(same_lists)
         self.itemsize, self.rest, self.regions = itemsize, rest, regions
@@ -99,6 +99,7 @@ class FastPath:
         # per region: its ambiguity's checks (none: the region's ranges alone make it hold a call)
         self.checks = checks or ((),) * len(regions or ())
         self.scopes, self.dtypes = scopes or {}, dtypes or {}     # operand -> what every call of the cell has
+        self.addressed = addressed          # the operands addressed by offsets in memory (their footprints: Spots)
         self.refusing: FastPath = self
 
     def holds(self, ctx: Checked) -> bool:
@@ -133,6 +134,7 @@ class Source:
 
     def __init__(self, fast: FastPath):
         self.fast, self.scopes, self.dtypes, self.itemsize = fast, fast.scopes, fast.dtypes, fast.itemsize
+        self.addressed = fast.addressed
         self.consts: dict[str, Any] = {"_itemsize": fast.itemsize, "_lists_hold": fast._lists_hold,
                                        "_in_ranges": in_ranges, "_spread": _spread, "_flags": _flags}
         self.lines = ["def holds(ctx):", "    args = ctx.call.args"]
@@ -222,6 +224,45 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     """The fast path of the cell of ctx's call, from its plan's (rule, ranges) and (ambiguity, regions'
     ranges) and the cell itself (context.cell_plan's key: product, form, dtype, path); None when no
     rule's kind has one."""
+    made = _tables(rules, ctx)
+    if len(made[3]) == len(rules):
+        return None
+    # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
+    # operand: a list's is its first entry's): part of the cell, so the same for every call of it
+    spec, (_, _, dtype, path) = ctx.spec, cell
+    ends = spec.path_operands
+    scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
+    dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
+        and not spec.is_list(spec.dtype_of) else {}
+    addressed = frozenset(op for op, d in spec.operands.items() if d.get("addressed_by"))
+
+    def path_of(made: Made, kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
+        tables, listed, same_lists, rest = made
+        regions = [ranges for _, ranges in kept]
+        ranged = [ranges for ranges in regions if ranges is not None]
+        return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
+                        None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
+                        tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept),
+                        addressed)
+    kept = _kept(made, rules, ambiguities)
+    fast = path_of(made, kept)
+    # a backend refusing calls asks only the rules that refuse a call and the regions of ambiguities that
+    # refuse one or set a rule aside (rules.rejection): its fast path leaves the others' lines out
+    refusing_made = made
+    if any(rule.severity != "reject" for rule, _ in rules):
+        refusing_made = _tables([(rule, ranges) for rule, ranges in rules if rule.severity == "reject"], ctx)
+    refusing = [(amb, ranges) for amb, ranges in _kept(refusing_made, rules, ambiguities)
+                if amb.legality == "reject" or amb.overrides]
+    fast.refusing = fast if refusing_made is made and len(refusing) == len(kept) else path_of(refusing_made, refusing)
+    return fast
+
+
+Made = tuple[dict[str, list[Any]], dict[str, Listed], list[list[str]], list[tuple[Rule, Optional[Ranges]]]]
+
+
+def _tables(rules: list[tuple[Rule, Ranges | None]], ctx: Checked) -> Made:
+    """The fast path's tables of `rules` (per kind, its entries), its list operands' checks, their groups of
+    one dtype, and the (rule, ranges) left to their kinds."""
     tables: dict[str, list[Any]] = {}
     listed: dict[str, Listed] = {}
     same_lists: list[list[str]] = []
@@ -237,37 +278,21 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
             rest.append((rule, ranges))
         elif not isinstance(made, Pass):
             tables.setdefault(rule.kind, []).extend(made)
-    if len(rest) == len(rules):
-        return None
-    # a region whose checks are all checks of operands a bounds rule of the fast path holds (half_by:
-    # the whole blocks broken) cannot hold a call the fast path passes: left out of `regions`
+    return tables, listed, same_lists, rest
+
+
+def _kept(made: Made, rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambiguity, list[Ranges | None]]]
+          ) -> list[tuple[Ambiguity, Ranges | None]]:
+    """(ambiguity, a region's ranges) of the regions the fast path of `made` tests. A region whose checks are
+    all checks of operands a bounds rule of that fast path holds (half_by: the whole blocks broken) cannot
+    hold a call it passes: left out."""
+    tables, listed = made[0], made[1]
     bounded = {name for rule, ranges in rules if ranges is None
                for name in [RULE_KINDS[rule.kind].held_operand(rule)] if name is not None
                if (name in listed and listed[name].bounds) or name in tables.get(rule.kind, ())}
-    kept = [(amb, ranges) for amb, amb_regions in ambiguities
-            if not (amb.checks and all(RULE_KINDS[c.kind].held_operand(c) in bounded
-                                       for c in amb.checks))
+    return [(amb, ranges) for amb, amb_regions in ambiguities
+            if not (amb.checks and all(RULE_KINDS[c.kind].held_operand(c) in bounded for c in amb.checks))
             for ranges in amb_regions]
-    # the scopes of the path's two operands and the dtype of the operand that names the dtype (of a plain
-    # operand: a list's is its first entry's): part of the cell, so the same for every call of it
-    spec, (_, _, dtype, path) = ctx.spec, cell
-    ends = spec.path_operands
-    scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
-    dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
-        and not spec.is_list(spec.dtype_of) else {}
-
-    def path_of(kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
-        regions = [ranges for _, ranges in kept]
-        ranged = [ranges for ranges in regions if ranges is not None]
-        return FastPath(tables, listed, same_lists, ctx.rulebook.dtypes, rest,
-                        None if len(ranged) < len(regions) else tuple(ranged), scopes, dtypes,
-                        tuple(_self_lists(amb, spec) for amb, _ in kept), tuple(tuple(amb.checks) for amb, _ in kept))
-    fast = path_of(kept)
-    # a backend refusing calls asks only the regions of ambiguities that refuse a call or set a rule aside
-    # (rules.rejection): its fast path leaves the others' out
-    refusing = [(amb, ranges) for amb, ranges in kept if amb.legality == "reject" or amb.overrides]
-    fast.refusing = fast if len(refusing) == len(kept) else path_of(refusing)
-    return fast
 
 
 def _flags(ctx: Checked, checks: tuple[Any, ...]) -> bool:

@@ -42,6 +42,11 @@ class Runs(NamedTuple):
         return max(self.first, self.first + self.step * (self.count - 1)) + self.length
 
     @property
+    def floor(self) -> int:
+        """At most begin (Spots.floor): begin itself, told without arrays."""
+        return self.begin
+
+    @property
     def nbytes(self) -> int:
         return 0 if self.empty else self.count * self.length
 
@@ -79,6 +84,12 @@ def _strided(buffer: np.ndarray, offset: int, shape: tuple[int, ...], strides: t
     return as_strided(buffer[offset:], shape=shape, strides=strides)
 
 
+class Still(dict):  # type: ignore[type-arg]
+    """Images (scope -> array) that no one writes while the footprints made from them are read (a check's
+    own images, or a backend's before it moves): the offsets an operand is addressed by are viewed there,
+    not copied (Spots.offsets)."""
+
+
 class Spots:
     """Pieces of `length` bytes at arbitrary byte offsets `at` from the operand's address: where the
     elements of an offset-addressed operand are (Scatter's dst, asc_gather's src), known only from the
@@ -88,20 +99,22 @@ class Spots:
     entries only when a rule needs every start: bounds and span checks need only the lowest and highest
     offset, which a reduction over the uint32 entries gives (computed once)."""
 
-    __slots__ = ("_at", "length", "_entries", "_base", "_span")
+    __slots__ = ("_at", "length", "_entries", "_base", "_lowest", "_highest")
 
     def __init__(self, at: np.ndarray | None, length: int):
         self._at: np.ndarray | None = at
         self.length = length
         self._entries: np.ndarray | None = None             # with _base: the offsets of `offsets`, unshifted
         self._base = 0
-        self._span: tuple[int, int] | None = None
+        self._lowest: int | None = None                     # the lowest and highest start, each made once
+        self._highest: int | None = None
 
     @classmethod
-    def offsets(cls, entries: np.ndarray, base: int, length: int) -> "Spots":
-        """Starts base + entries[k]; the entries are copied (they may be a view of memory a call writes)."""
+    def offsets(cls, entries: np.ndarray, base: int, length: int, memory: object = None) -> "Spots":
+        """Starts base + entries[k]; the entries are copied (they may be a view of memory a call writes)
+        unless `memory`, the images they were read from, is Still."""
         spots = cls(None, length)
-        spots._entries, spots._base = np.array(entries), base
+        spots._entries, spots._base = entries if type(memory) is Still else np.array(entries), base
         return spots
 
     @property
@@ -122,23 +135,35 @@ class Spots:
 
     __hash__ = None         # type: ignore[assignment]  # holds an array
 
-    def _lowest_highest(self) -> tuple[int, int]:
-        if self._span is None:
-            values, shift = self.unshifted(), (self._base if self._at is None else 0)
-            self._span = (int(values.min()) + shift, int(values.max()) + shift)
-        return self._span
-
     @property
     def empty(self) -> bool:
         return self.count == 0 or self.length <= 0
 
     @property
     def begin(self) -> int:
-        return self._lowest_highest()[0] if not self.empty else 0
+        if self._lowest is None:
+            if self.empty:
+                return 0
+            self._lowest = int(self.unshifted().min()) + (self._base if self._at is None else 0)
+        return self._lowest
 
     @property
     def end(self) -> int:
-        return self._lowest_highest()[1] + self.length if not self.empty else 0
+        if self._highest is None:
+            if self.empty:
+                return 0
+            self._highest = int(self.unshifted().max()) + (self._base if self._at is None else 0)
+        return self._highest + self.length
+
+    @property
+    def floor(self) -> int:
+        """At most `begin`, told without a pass over the offsets where it can be: the base, for starts not
+        yet made from unsigned offsets (none lies below it); `begin` otherwise."""
+        entries = self._entries
+        if self._lowest is None and entries is not None and entries.dtype.kind == "u" and entries.size \
+                and self.length > 0 and self._at is None:
+            return self._base
+        return self.begin
 
     @property
     def span(self) -> tuple[int, int]:
@@ -232,6 +257,11 @@ class Grid(NamedTuple):
         if outer <= 0 or inner <= 0 or length <= 0:
             return 0
         return first + max(0, outer_step * (outer - 1)) + max(0, inner_step * (inner - 1)) + length
+
+    @property
+    def floor(self) -> int:
+        """At most begin (Spots.floor): begin itself."""
+        return self.begin
 
     @property
     def nbytes(self) -> int:

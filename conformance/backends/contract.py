@@ -126,7 +126,7 @@ class OracleBackend:
         return api in rulebook.apis and product in rulebook.products
 
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
-        ctx = context(call, memory, with_readings(self.rulebook, self.readings))
+        ctx = context(call, memory, with_readings(self.rulebook, self.readings), still=True)   # read before the move
         refused = rejection(ctx)
         if refused is not None:
             raise Rejected(refused.message, refused.rule)

@@ -49,7 +49,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     width = units["element"]
     index, dst, offs = plain_side(call, units, call.form in ("count", "count_sync"), repeats)
     offsets = offset_entries(call, memory, "src_offset", index)
-    return {"dst": dst, "src": Spots.offsets(offsets, 0, width) if offsets is not None else None, "src_offset": offs}
+    return {"dst": dst, "src": Spots.offsets(offsets, 0, width, memory) if offsets is not None else None, "src_offset": offs}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:

@@ -56,7 +56,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     if offsets is None:
         return {"dst": dst, "src": None, "srcOffset": offs}
     offsets, base = _placed(offsets, call.args["srcBaseAddr"], width, units)
-    return {"dst": dst, "src": Spots.offsets(offsets, base, width), "srcOffset": offs}
+    return {"dst": dst, "src": Spots.offsets(offsets, base, width, memory), "srcOffset": offs}
 
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> list[Any]:

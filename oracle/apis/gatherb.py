@@ -55,7 +55,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     """src's blocks are known only from the offsets in memory (None without memory)."""
     n = _blocks(call, units)
     offsets = offset_entries(call, memory, "offset", n)
-    return {"dst": _dst(call, units), "src": None if offsets is None else Spots.offsets(offsets, 0, units["block"]),
+    return {"dst": _dst(call, units), "src": None if offsets is None else Spots.offsets(offsets, 0, units["block"], memory),
             "offset": Runs(0, OFFSET.itemsize, n, OFFSET.itemsize)}
 
 

@@ -57,7 +57,7 @@ def accesses(call: Call, units: Mapping[str, int], memory: Mapping[str, np.ndarr
     dst = None
     if offsets is not None:
         offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
-        dst = Spots.offsets(offsets, base, width)
+        dst = Spots.offsets(offsets, base, width, memory)
     return {"dstLocal": dst, "srcLocal": src, "dstOffsetLocal": offs}
 
 

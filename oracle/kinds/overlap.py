@@ -51,11 +51,18 @@ class Overlap(RuleKind):
                 at = "        "
             elif src.scopes[a] != src.scopes[b]:
                 continue
-            a_span = src.spans.get(a, "ra.span")
+            if b in src.addressed and b not in src.spans:
+                a, b, ta, tb = b, a, tb, ta
             b_span = src.spans.get(b, "rb.span")
             src.lines += [f"{at}ra, rb = {src.accesses()}[{a!r}], accesses[{b!r}]",
-                          f"{at}if ra is not None and rb is not None:",
-                          f"{at}    (a_lo, a_hi), (b_lo, b_hi) = {a_span}, {b_span}",
+                          f"{at}if ra is not None and rb is not None:"]
+            if a in src.addressed and a not in src.spans:    # a's offsets read as far as needed: a bound of
+                src.lines += [f"{at}    b_lo, b_hi = {b_span}",   # its lowest start, its highest, its lowest
+                              f"{at}    if not ({tb}.addr + b_hi <= {ta}.addr + ra.floor"
+                              f" or {ta}.addr + ra.end <= {tb}.addr + b_lo or {tb}.addr + b_hi <= {ta}.addr + ra.begin):",
+                              f"{at}        return False"]
+                continue
+            src.lines += [f"{at}    (a_lo, a_hi), (b_lo, b_hi) = {src.spans.get(a, 'ra.span')}, {b_span}",
                           f"{at}    if not ({ta}.addr + a_hi <= {tb}.addr + b_lo"
                           f" or {tb}.addr + b_hi <= {ta}.addr + a_lo):",
                           f"{at}        return False"]

@@ -22,8 +22,9 @@ class Reach(RuleKind):
             if runs is None or runs.empty:
                 continue
             cap = ctx.product.capacity(tensor.scope)
-            lo, hi = tensor.addr + runs.begin, tensor.addr + runs.end
-            if lo < 0 or (cap is not None and hi > cap):
+            hi = tensor.addr + runs.end     # the lowest byte read only where a bound of it leaves doubt
+            if (cap is not None and hi > cap) or (tensor.addr + runs.floor < 0 and tensor.addr + runs.begin < 0):
+                lo = tensor.addr + runs.begin
                 return (f"{label} touches bytes [{lo}, {hi}) of {tensor.scope}, outside its {cap} bytes on "
                         f"{ctx.call.product}")
         return None

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from conformance.generate.cells import ambiguity_ids, cells
 from oracle import Call, Tensor, check
-from oracle.footprint import Spots
+from oracle.footprint import Spots, Still
 from oracle.rules import RULE_KINDS, Violation, context, rejection, violations
 from oracle.spec import default_rulebook
 
@@ -93,6 +93,7 @@ def test_rejection_is_the_first_reject_violation(api, product):
             for given_memory in (None, memory):
                 first = next((v for v in violations(context(case.call, given_memory, book)) if v.severity == "reject"), None)
                 assert rejection(context(case.call, given_memory, book)) == first, case.call.to_json()
+                assert rejection(context(case.call, given_memory, book, still=True)) == first, case.call.to_json()
                 refused, passed = refused + (first is not None), passed + (first is None)
     assert refused and passed, (refused, passed)
 
@@ -119,3 +120,15 @@ def test_spots_from_offsets_keep_their_meaning_when_memory_is_written():
     assert spots == Spots(np.array([108, 100, 104, 112]), 2)
     assert spots.count == 4 and spots.nbytes == 8 and spots.first == 108 and not spots.empty
     assert Spots.offsets(entries[:0], 5, 2).empty and Spots.offsets(entries[:0], 5, 2).end == 0
+
+
+def test_spots_over_still_memory_view_the_offsets_and_bound_their_lowest_start():
+    """Over images no one writes while they are read (Still) the offsets are viewed, not copied; `floor`
+    is at most `begin`, the base itself for unsigned offsets not yet made starts."""
+    image = np.array([8, 0, 4, 12], dtype="<u4")
+    viewed, copied = Spots.offsets(image, 100, 2, Still(UB=image)), Spots.offsets(image, 100, 2, {"UB": image})
+    assert np.shares_memory(viewed.unshifted(), image) and not np.shares_memory(copied.unshifted(), image)
+    assert viewed.floor == 100 <= viewed.begin == 100 and viewed.end == 114
+    signed = Spots(np.array([-6, 3]), 2)
+    assert signed.floor == signed.begin == -6 and signed.end == 5
+    assert Spots.offsets(image[:0], 5, 2, Still()).floor == Spots.offsets(image[:0], 5, 2).begin == 0
