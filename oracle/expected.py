@@ -190,8 +190,9 @@ def expected(call: Call, memory: Mapping[str, np.ndarray], rulebook: Rulebook | 
         for scope, mask in written.items():
             defined[scope] = ~mask
     else:
-        if made is not None and _written_by_offsets(ctx.spec):
-            ctx.accesses        # where the call writes is read in memory: read now, before anyone writes there
+        operands = ctx.spec.operands        # an output addressed by offsets (Scatter's dst): where the call
+        if made is not None and any(operands[op]["role"] == "output" for op in ctx.spec.addressing.values()):
+            ctx.accesses        # writes is read in memory: read now, before anyone writes there
         written = WrittenMasks(ctx)
     for scope, starts, values in choices:
         if defined[scope].strides == (0,):
@@ -242,15 +243,6 @@ def _roles(spec: ApiSpec) -> tuple[tuple[str, bool, bool], ...]:
         roles = spec.__dict__["_roles"] = tuple((name, op["role"] == "output", spec.is_list(name))
                                                 for name, op in spec.operands.items())
     return roles
-
-
-def _written_by_offsets(spec: ApiSpec) -> bool:
-    """Is an output operand of the spec addressed by offsets in memory (Scatter's dst)? Once per spec."""
-    found: bool | None = spec.__dict__.get("_written_by_offsets")
-    if found is None:
-        found = spec.__dict__["_written_by_offsets"] = any(
-            op["role"] == "output" and op.get("addressed_by") for op in spec.operands.values())
-    return found
 
 
 class WrittenMasks(Mapping[str, np.ndarray]):

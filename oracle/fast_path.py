@@ -234,7 +234,7 @@ def build(rules: list[tuple[Rule, Ranges | None]], ambiguities: list[tuple[Ambig
     scopes = dict(zip(ends, path)) if ends is not None and path is not None else {}
     dtypes = {spec.dtype_of: dtype} if dtype is not None and dtype in ctx.rulebook.dtypes \
         and not spec.is_list(spec.dtype_of) else {}
-    addressed = frozenset(op for op, d in spec.operands.items() if d.get("addressed_by"))
+    addressed = frozenset(spec.addressing.values())
 
     def path_of(made: Made, kept: list[tuple[Ambiguity, Ranges | None]]) -> FastPath:
         tables, listed, same_lists, rest = made

@@ -105,6 +105,13 @@ class ApiSpec:
         return next((e for r in self.rules_that("path_ends") for e in [kind_of(r).path_ends(r)] if e is not None),
                     None)
 
+    @functools.cached_property
+    def addressing(self) -> Mapping[str, str]:
+        """Each tensor of offsets (`values: offsets`), in the spec's order, and the operand it addresses (the
+        one whose `addressed_by` names it): Scatter's dst, the gathers' src. Empty for the other APIs."""
+        return {v: next(op for op, d in self.operands.items() if d.get("addressed_by") == v)
+                for v, d in self.operands.items() if d.get("values") == "offsets"}
+
     def path_of(self, call: Call) -> str | None:
         ends = self.path_operands
         if ends is None:

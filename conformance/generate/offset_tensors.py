@@ -32,22 +32,11 @@ def draw_offset_tensors(pick: Picks, env: Env, draft: CallDraft, ctx: Context, t
     offset breaks it (its kind's break_offset: one past the range, past UB, misaligned, onto the bytes of
     another operand, or onto another offset). `ctx`: the call's context without memory."""
     call, writes = ctx.call, []
-    for v_name, x_name in _offset_operands(env.spec):
+    for v_name, x_name in env.spec.addressing.items():
         offsets = Offsets(pick, env, draft, call, ctx, target, v_name, x_name)
         if offsets.n:
             writes.append(offsets.write())
     return tuple(writes)
-
-
-def _offset_operands(spec: Any) -> list[tuple[str, str]]:
-    """(the tensor of offsets, the operand they address) of each operand with `values: offsets`, in the
-    spec's order: found once per spec."""
-    found: list[tuple[str, str]] | None = spec.__dict__.get("_offset_operands")
-    if found is None:
-        found = spec.__dict__["_offset_operands"] = [
-            (v, next(op for op, d in spec.operands.items() if d.get("addressed_by") == v))
-            for v, described in spec.operands.items() if described.get("values") == "offsets"]
-    return found
 
 
 def _entry_index(runs: Any, width: int) -> np.ndarray:

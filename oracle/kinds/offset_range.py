@@ -33,8 +33,7 @@ class OffsetRange(RuleKind):
         the element the offset one past the range sends there (at most one element width more to reach
         the element grid). Sized and placed so, that element lands inside the scope and on no other
         operand, and the call breaks the range rule alone."""
-        addressed = next(op for op, d in env.spec.operands.items() if d.get("addressed_by") == rule["operand"])
-        return {addressed: rule["max"] + 2 * element()}
+        return {env.spec.addressing[rule["operand"]]: rule["max"] + 2 * element()}
 
     def break_offset(self, rule: Rule, values: Offsets) -> Optional[str]:
         v = values
