@@ -210,7 +210,7 @@ class ScopeLayout:
             return
         apart = apart_ops(p.env, p.target, p.probe()) if self_rules(p.env) else {}     # no probe made for none
         for op in self.ops:
-            if self.lead[op] == op and p.draft.count(op) > 1 and p.env.spec.is_list(op):
+            if self.lead[op] == op and p.draft.count(op) > 1 and op in self.lists:
                 count, unit = p.draft.count(op), self.unit[op]
                 self.offsets[op], style = _layout(p.pick, count, unit, self.room() // unit, op)
                 if op in apart and meets_itself(apart[op], self.offsets[op], p.acc[op]):

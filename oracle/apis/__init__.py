@@ -17,8 +17,8 @@ Optionally `patched(call, memory, units, runs=None) -> {scope: (lo, data)} | Non
 per scope it writes, the bytes from lo on that the call changes (every other byte stays as `memory`, not
 modified, has it), where the API's moves allow it and every byte every operand touches lies inside its
 scope's image (None: the caller checks the images, copies the written scopes and calls apply); the kit
-then copies no byte it does not change (oracle/moves.py: data_move and DataCopy have one; gathering.py:
-asc_gather).
+then copies no byte it does not change (oracle/moves.py: data_move and DataCopy have one; asc_gather,
+through gathering.py, and scatter too).
 
 Optionally `apart(call, units, operand) -> {param: least value}`: the strides that keep an operand's writes
 apart, in closed form; or `SEARCHED_APART`, the operands whose writes a generator keeps apart by searching

@@ -65,7 +65,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 
 def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
             runs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, np.ndarray]] | None:
-    """{dst's scope: (lo, data)} of a legal call (offsets.gather_patch), read from `memory` (not modified);
+    """{dst's scope: (lo, data)} of a legal call (gathering.gather_patch), read from `memory` (not modified);
     None where an operand or an element lies outside its image (the caller checks them and applies)."""
     src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
     source, target = memory.get(src.scope), memory.get(dst.scope)

@@ -36,7 +36,6 @@ import numpy as np
 from ..call import Call
 from ..footprint import Runs, Spots
 from ..mask import hashable
-from ..repeats import any_repeat
 from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, put,
                       put_distinct, read_plain, shifted, slots_of, stable_order)
 
@@ -110,11 +109,12 @@ def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, in
     values = read_plain(source, src.addr, at, n, width)
     offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
     slots = slots_of(offsets, dst.addr + base, width, target.shape[0])
-    if slots is None or any_repeat(slots):
+    if slots is None:
         return None
     first, last = int(slots.min()), int(slots.max())
     data = target[first * width:(last + 1) * width].copy()
-    data.view(f"u{width}")[slots - first] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
+    if not put_distinct(data, slots - first, values, width):      # two elements on one slot
+        return None
     data.flags.writeable = False
     return {dst.scope: (first * width, data)}
 
