@@ -259,19 +259,27 @@ def slots_of(entries: np.ndarray, shift: int, width: int, size: int) -> np.ndarr
     where every element starts aligned and lies inside an image of `size` bytes, the usual case, told by
     reductions over the uint32 offsets: each one's low bits are -shift's (their OR, and their AND where a
     base between elements gives the shift low bits); else None."""
+    placed = slots_within(entries, shift, width, size)
+    return None if placed is None else placed[0]
+
+
+def slots_within(entries: np.ndarray, shift: int, width: int, size: int) -> tuple[np.ndarray, int, int] | None:
+    """(slots_of's slots, a fresh array; the lowest of them, the highest), told from the lowest and highest
+    offset (each read once); None where slots_of gives None."""
     if not entries.size or width & (width - 1):
         return None
-    if (shift < 0 and int(entries.min()) + shift < 0) or int(entries.max()) + shift + width > size:
+    lowest, highest = int(entries.min()), int(entries.max())
+    if lowest + shift < 0 or highest + shift + width > size:
         return None                 # (uint32 offsets: none lies below the base unless the shift does)
     low = -shift & (width - 1)
     if int(np.bitwise_or.reduce(entries)) & (width - 1) != low or (low and low & ~int(np.bitwise_and.reduce(entries))):
         return None
-    if shift >= 0:      # shift + the highest offset fits the image, so uint32 arithmetic cannot wrap here
-        slots = np.add(entries, shift, dtype=OFFSET) if shift else entries.copy()
-    else:               # below the base (no caller's: a base below 0 is refused), in int64
-        slots = entries.astype(np.int64) + shift
-    slots >>= width.bit_length() - 1
-    return slots.astype(np.intp)
+    slots: np.ndarray = entries.astype(np.intp)        # in numpy's index type, made once, then in place
+    if shift:
+        slots += shift
+    k = width.bit_length() - 1
+    slots >>= k
+    return slots, (lowest + shift) >> k, (highest + shift) >> k
 
 
 def take_slots(image: np.ndarray, slots: np.ndarray, width: int) -> np.ndarray:
@@ -280,11 +288,12 @@ def take_slots(image: np.ndarray, slots: np.ndarray, width: int) -> np.ndarray:
     return taken
 
 
-def put_distinct(image: np.ndarray, slots: np.ndarray, values: np.ndarray, width: int) -> bool:
+def put_distinct(image: np.ndarray, slots: np.ndarray, values: np.ndarray, width: int,
+                 bounds: tuple[int, int] | None = None) -> bool:
     """Write element k at slot slots[k] of the typed image, in one assignment, when no two slots are
-    equal (True); otherwise write nothing (False)."""
+    equal (True); otherwise write nothing (False). `bounds`: the lowest and highest slot, where known."""
     typed = _typed(image, width)
-    if any_repeat(slots):
+    if any_repeat(slots, bounds):
         return False
     typed[slots] = np.ascontiguousarray(values).view(f"u{width}").reshape(-1)
     return True

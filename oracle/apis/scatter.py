@@ -37,7 +37,7 @@ from ..call import Call
 from ..footprint import Runs, Spots
 from ..mask import hashable
 from .offsets import (advance, follow_stride, inside, moved, offset_entries, plain_extents, plain_side, put,
-                      put_distinct, read_plain, shifted, slots_of, stable_order)
+                      put_distinct, read_plain, shifted, slots_within, stable_order)
 
 
 def repeats(call: Call, units: Mapping[str, int]) -> tuple[Any, ...]:
@@ -72,8 +72,8 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
     values = read_plain(image[src.scope], src.addr, at, offsets.size, width)     # (n, width), read first
     offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
     target, shift = image[dst.scope], dst.addr + base
-    slots = slots_of(offsets, shift, width, target.shape[0])
-    if slots is not None and put_distinct(target, slots, values, width):       # the usual case
+    placed = slots_within(offsets, shift, width, target.shape[0])
+    if placed is not None and put_distinct(target, placed[0], values, width, placed[1:]):      # the usual case
         return []
     starts = shifted(offsets, shift)
     keep = inside(starts, width, target.shape[0])                  # the rest is undefined territory
@@ -108,12 +108,13 @@ def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, in
         return None
     values = read_plain(source, src.addr, at, n, width)
     offsets, base = _placed(offsets, call.args["dstBaseAddr"], width, units)
-    slots = slots_of(offsets, dst.addr + base, width, target.shape[0])
-    if slots is None:
+    placed = slots_within(offsets, dst.addr + base, width, target.shape[0])
+    if placed is None:
         return None
-    first, last = int(slots.min()), int(slots.max())
+    slots, first, last = placed
     data = target[first * width:(last + 1) * width].copy()
-    if not put_distinct(data, slots - first, values, width):      # two elements on one slot
+    slots -= first                      # its own array: the slots of `data`
+    if not put_distinct(data, slots, values, width, (0, last - first)):      # two elements on one slot
         return None
     data.flags.writeable = False
     return {dst.scope: (first * width, data)}
