@@ -103,6 +103,7 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     lanes, which never put them closer)."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
+    ends: list[tuple[str, int, int]] = []
     scopes, spare, landing, counts = draft.scopes, draft.spare, draft.landing, draft.counts
     for op, runs in extents(env, draft, params).items():
         scope = scopes[op]
@@ -122,8 +123,21 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
             end = end if end > 0 else 0
             moved = nbytes if nbytes > moved else moved
         used[scope] = used.get(scope, 0) - (-end // align) * align + align * spare
+        ends.append((scope, end, align))
     caps = frame_of(env, draft).capacities      # each scope's, once worked out (scope_capacity)
-    return (MOVED_BYTES - moved, *[(caps[s] if s in caps else scope_capacity(env, draft, s)) - n for s, n in used.items()])
+    rooms = Rooms((MOVED_BYTES - moved, *[(caps[s] if s in caps else scope_capacity(env, draft, s)) - n
+                                          for s, n in used.items()]))
+    rooms.ends, rooms.scopes = ends, used
+    return rooms
+
+
+class Rooms(tuple[int, ...]):
+    """The bytes to spare under each limit (_spare_bytes_of), with what the scopes' rooms were rounded from:
+    `ends`, per operand, (its scope, its end before rounding, the alignment it is rounded up to); `scopes`,
+    the scopes in the order of their rooms (after MOVED_BYTES')."""
+
+    ends: list[tuple[str, int, int]]
+    scopes: Mapping[str, int]
 
 
 def _reach(runs: list) -> tuple[int, int, int]:
@@ -269,6 +283,9 @@ def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: i
         at = rooms(least)               # the room is flat up to there (the secant would read it as a slope)
         if min(at) >= 0:
             lo, rooms_lo = least, at
+    top = _crossing(rooms_lo, rooms_hi, lo, hi)
+    if top is not None and min(rooms(top)) >= 0 and (top + 1 == hi or min(rooms(top + 1)) < 0):
+        return top
     over = False
     for _ in range(SECANT_STEPS):       # fits at lo, not at hi
         if hi - lo == 1:
@@ -301,6 +318,35 @@ def _search(env: Env, draft: CallDraft, params: dict[str, int], name: str, lo: i
 
 
 SECANT_STEPS = 2
+
+
+def _crossing(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], lo: int, hi: int) -> int | None:
+    """Where the rooms run out, read from the operands' ends (Rooms.ends), to be checked (it and the step
+    after it): under each limit hi breaks, the one operand of its scope whose end grows from lo to hi, by
+    a whole number of bytes a step (affine in it: the same each step), may grow until its end rounded up
+    to its alignment takes the room at lo; the least of those. The rounding leaves a room flat for up to
+    an alignment's worth of steps, which the secant cannot see into. None where a limit is not a scope's
+    (the bytes moved), or where not exactly one operand of its scope grows."""
+    ends_lo, ends_hi = getattr(rooms_lo, "ends", None), getattr(rooms_hi, "ends", None)
+    if ends_lo is None or ends_hi is None or len(ends_lo) != len(ends_hi) or hi <= lo:
+        return None
+    scopes, top = list(getattr(rooms_lo, "scopes")), hi - 1
+    for limit, (room, after) in enumerate(zip(rooms_lo, rooms_hi)):
+        if after >= 0:
+            continue
+        if limit == 0 or len(scopes) != len(rooms_lo) - 1:
+            return None
+        scope = scopes[limit - 1]
+        growing = [(e0, e1, align) for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi)
+                   if s0 == scope and s1 == scope and e1 != e0]
+        if len(growing) != 1:
+            return None
+        e0, e1, align = growing[0]
+        if e1 < e0 or (e1 - e0) % (hi - lo):
+            return None
+        reach = (-(-e0 // align) * align + room) // align * align        # the furthest its end may lie
+        top = min(top, lo + (reach - e0) // ((e1 - e0) // (hi - lo)))
+    return top if top >= lo else None
 
 
 def _flat_steps(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], span: int, flat: int) -> int:

@@ -97,6 +97,50 @@ def test_largest_fit_of_a_stepped_parameter_is_the_largest_multiple_that_fits(ap
         assert top == (None if every is None or every < lo else every // step * step), (name, step)
 
 
+
+def _off_alignment(start) -> list[dict]:
+    """The frame's simplest parameters, and those with each integer raised by 7 (off any alignment) where
+    its range holds that."""
+    out = [start.params]
+    for name, value in start.params.items():
+        ends = start.ends.get(name)
+        if type(value) is int and ends is not None and ends[0] <= value + 7 <= ends[1]:
+            out.append({**start.params, name: value + 7})
+    return out
+
+
+@pytest.mark.parametrize("api, product, dtype, path", FRAMES)
+def test_the_crossing_read_from_the_ends_is_the_searchs_answer(api, product, dtype, path, monkeypatch):
+    """Where one operand of the binding scope grows with the parameter, the search reads where its rounded
+    end takes the room (sizing._crossing) and checks it and the step after it: the answers are those the
+    secant, gallop and bisection find without it."""
+    env, draft, start = _start(api, product, dtype, path)
+    searched = [(params, name) for params in _off_alignment(start) for name in start.names if start.ends[name]]
+
+    def answers() -> list:
+        sizing._REMEMBERED.clear()
+        return [sizing.largest_fit(env, draft, params, name, *start.ends[name], start.aligns)
+                for params, name in searched]
+    read = answers()
+    monkeypatch.setattr(sizing, "_crossing", lambda *args: None)
+    assert answers() == read
+
+
+def test_scatters_base_address_is_sized_in_four_rooms(monkeypatch):
+    """dstBaseAddr moves dst alone: its largest fit is read from dst's end (the rounding leaves the room flat
+    for up to an alignment's worth of values, which a bisection would walk) and checked, four rooms in all."""
+    env, draft, start = _start("scatter", "ascend310b", "int8", None)
+    worked = []
+    real = sizing._spare_bytes_of
+    monkeypatch.setattr(sizing, "_spare_bytes_of", lambda *args, **kw: worked.append(1) or real(*args, **kw))
+    for params in _off_alignment(start):
+        sizing._REMEMBERED.clear()
+        worked.clear()
+        top = sizing.largest_fit(env, draft, params, "dstBaseAddr", *start.ends["dstBaseAddr"], start.aligns)
+        assert top is not None and fits(env, draft, {**params, "dstBaseAddr": top}, start.aligns)
+        assert not fits(env, draft, {**params, "dstBaseAddr": top + 1}, start.aligns)
+        assert len(worked) <= 4, len(worked)
+
 @pytest.mark.parametrize("api, dtype, busy", [
     ("data_copy_nd2nz", "float16", {"intriParams.ndNum": 3, "intriParams.nValue": 5, "intriParams.dValue": 40}),
     ("copy", "float32", {"repeatTime": 7})])
