@@ -322,31 +322,47 @@ SECANT_STEPS = 2
 
 def _crossing(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], lo: int, hi: int) -> int | None:
     """Where the rooms run out, read from the operands' ends (Rooms.ends), to be checked (it and the step
-    after it): under each limit hi breaks, the one operand of its scope whose end grows from lo to hi, by
-    a whole number of bytes a step (affine in it: the same each step), may grow until its end rounded up
-    to its alignment takes the room at lo; the least of those. The rounding leaves a room flat for up to
-    an alignment's worth of steps, which the secant cannot see into. None where a limit is not a scope's
-    (the bytes moved), or where not exactly one operand of its scope grows."""
+    after it): under each limit hi breaks, the operands of its scope whose ends grow from lo to hi, each by
+    a whole number of bytes a step (affine in it: the same each step), may grow until their ends rounded
+    up to their alignment take the room at lo; the least of those. The rounding leaves a room flat for up
+    to an alignment's worth of steps, which the secant cannot see into. The bytes moved, not rounded, run
+    out where the line from lo to hi does. None where an operand's end shrinks or grows unevenly."""
     ends_lo, ends_hi = getattr(rooms_lo, "ends", None), getattr(rooms_hi, "ends", None)
     if ends_lo is None or ends_hi is None or len(ends_lo) != len(ends_hi) or hi <= lo:
         return None
-    scopes, top = list(getattr(rooms_lo, "scopes")), hi - 1
+    scopes, top, span = list(getattr(rooms_lo, "scopes")), hi - 1, hi - lo
     for limit, (room, after) in enumerate(zip(rooms_lo, rooms_hi)):
         if after >= 0:
             continue
-        if limit == 0 or len(scopes) != len(rooms_lo) - 1:
+        if limit == 0:                  # the bytes moved, not rounded: where the line from lo to hi runs out
+            top = min(top, lo + room * span // (room - after))
+            continue
+        if len(scopes) != len(rooms_lo) - 1:
             return None
         scope = scopes[limit - 1]
-        growing = [(e0, e1, align) for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi)
+        growing = [(e0, (e1 - e0) // span, align) for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi)
                    if s0 == scope and s1 == scope and e1 != e0]
-        if len(growing) != 1:
+        if not growing or any(e1 < e0 or (e1 - e0) % span for (s0, e0, _), (s1, e1, _) in zip(ends_lo, ends_hi)
+                              if s0 == scope and s1 == scope):
             return None
-        e0, e1, align = growing[0]
-        if e1 < e0 or (e1 - e0) % (hi - lo):
-            return None
-        reach = (-(-e0 // align) * align + room) // align * align        # the furthest its end may lie
-        top = min(top, lo + (reach - e0) // ((e1 - e0) // (hi - lo)))
+        top = min(top, lo + _steps_within(growing, room + sum(-(-e0 // a) * a for e0, _, a in growing)))
     return top if top >= lo else None
+
+
+def _steps_within(growing: list[tuple[int, int, int]], reach: int) -> int:
+    """The most steps d with the ends e0 + d * slope of `growing` (e0, slope, alignment), each rounded up
+    to its alignment, taking no more than `reach` bytes in all (at least 0 do): found between the steps
+    their ends take unrounded and those they take rounded up by a whole alignment each."""
+    slope, base = sum(g[1] for g in growing), sum(g[0] for g in growing)
+    lo = max(0, (reach - base - sum(a - 1 for _, _, a in growing)) // slope)
+    hi = (reach - base) // slope + 1           # past the largest: the unrounded ends alone take more
+
+    def rounded(d: int) -> int:
+        return sum(-(-(e0 + d * s) // a) * a for e0, s, a in growing)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if rounded(mid) <= reach else (lo, mid)
+    return lo
 
 
 def _flat_steps(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], span: int, flat: int) -> int:

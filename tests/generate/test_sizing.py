@@ -111,9 +111,9 @@ def _off_alignment(start) -> list[dict]:
 
 @pytest.mark.parametrize("api, product, dtype, path", FRAMES)
 def test_the_crossing_read_from_the_ends_is_the_searchs_answer(api, product, dtype, path, monkeypatch):
-    """Where one operand of the binding scope grows with the parameter, the search reads where its rounded
-    end takes the room (sizing._crossing) and checks it and the step after it: the answers are those the
-    secant, gallop and bisection find without it."""
+    """Where the operands of the binding scope grow evenly with the parameter, the search reads where their
+    rounded ends take the room (sizing._crossing) and checks it and the step after it: the answers are
+    those the secant, gallop and bisection find without it."""
     env, draft, start = _start(api, product, dtype, path)
     searched = [(params, name) for params in _off_alignment(start) for name in start.names if start.ends[name]]
 
@@ -126,19 +126,22 @@ def test_the_crossing_read_from_the_ends_is_the_searchs_answer(api, product, dty
     assert answers() == read
 
 
-def test_scatters_base_address_is_sized_in_four_rooms(monkeypatch):
-    """dstBaseAddr moves dst alone: its largest fit is read from dst's end (the rounding leaves the room flat
-    for up to an alignment's worth of values, which a bisection would walk) and checked, four rooms in all."""
+@pytest.mark.parametrize("name", ["dstBaseAddr", "count"])
+def test_scatters_base_and_count_are_sized_in_four_rooms(name, monkeypatch):
+    """dstBaseAddr moves dst alone, count grows dst, src and the offsets in one scope: the largest fit is
+    read from their ends (the rounding leaves the room flat for up to an alignment's worth of values, which
+    a bisection would walk) and checked, four rooms in all."""
     env, draft, start = _start("scatter", "ascend310b", "int8", None)
+    assert draft.form == "count"
     worked = []
     real = sizing._spare_bytes_of
     monkeypatch.setattr(sizing, "_spare_bytes_of", lambda *args, **kw: worked.append(1) or real(*args, **kw))
     for params in _off_alignment(start):
         sizing._REMEMBERED.clear()
         worked.clear()
-        top = sizing.largest_fit(env, draft, params, "dstBaseAddr", *start.ends["dstBaseAddr"], start.aligns)
-        assert top is not None and fits(env, draft, {**params, "dstBaseAddr": top}, start.aligns)
-        assert not fits(env, draft, {**params, "dstBaseAddr": top + 1}, start.aligns)
+        top = sizing.largest_fit(env, draft, params, name, *start.ends[name], start.aligns)
+        assert top is not None and fits(env, draft, {**params, name: top}, start.aligns)
+        assert not fits(env, draft, {**params, name: top + 1}, start.aligns)
         assert len(worked) <= 4, len(worked)
 
 @pytest.mark.parametrize("api, dtype, busy", [
