@@ -340,10 +340,13 @@ def _crossing(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], lo: int, hi:
         if len(scopes) != len(rooms_lo) - 1:
             return None
         scope = scopes[limit - 1]
-        growing = [(e0, (e1 - e0) // span, align) for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi)
-                   if s0 == scope and s1 == scope and e1 != e0]
-        if not growing or any(e1 < e0 or (e1 - e0) % span for (s0, e0, _), (s1, e1, _) in zip(ends_lo, ends_hi)
-                              if s0 == scope and s1 == scope):
+        growing = []
+        for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi):
+            if s0 == scope and e1 != e0:
+                if s1 != scope or e1 < e0 or (e1 - e0) % span:
+                    return None
+                growing.append((e0, (e1 - e0) // span, align))
+        if not growing:
             return None
         top = min(top, lo + _steps_within(growing, room + sum(-(-e0 // a) * a for e0, _, a in growing)))
     return top if top >= lo else None
@@ -353,6 +356,9 @@ def _steps_within(growing: list[tuple[int, int, int]], reach: int) -> int:
     """The most steps d with the ends e0 + d * slope of `growing` (e0, slope, alignment), each rounded up
     to its alignment, taking no more than `reach` bytes in all (at least 0 do): found between the steps
     their ends take unrounded and those they take rounded up by a whole alignment each."""
+    if len(growing) == 1:               # one end: the furthest multiple of its alignment it may reach
+        e0, slope, align = growing[0]
+        return max(0, (reach // align * align - e0) // slope)
     slope, base = sum(g[1] for g in growing), sum(g[0] for g in growing)
     lo = max(0, (reach - base - sum(a - 1 for _, _, a in growing)) // slope)
     hi = (reach - base) // slope + 1           # past the largest: the unrounded ends alone take more
