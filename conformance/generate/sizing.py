@@ -15,7 +15,7 @@ def _key(params: Mapping[str, Any], unread: frozenset[str] = frozenset()) -> tup
     key = tuple(params.items()) if not unread else tuple(kv for kv in params.items() if kv[0] not in unread)
     if _UNHASHABLE.isdisjoint(map(type, params.values())):
         return key
-    return tuple((k, _frozen(v)) for k, v in key)
+    return tuple([(k, _frozen(v)) if type(v) in _UNHASHABLE else (k, v) for k, v in key])
 
 
 _UNHASHABLE = frozenset({list, dict})       # what _frozen makes hashable (told by type, not by hashing)
@@ -23,8 +23,8 @@ _UNHASHABLE = frozenset({list, dict})       # what _frozen makes hashable (told 
 
 def _frozen(value: Any) -> Any:
     """A list (of words, or of structs) as nested tuples."""
-    if isinstance(value, list):
-        return tuple(map(_frozen, value))
+    if isinstance(value, list):         # mask words: ints alone, the usual case, as they are
+        return tuple(value) if _UNHASHABLE.isdisjoint(map(type, value)) else tuple(map(_frozen, value))
     if isinstance(value, dict):
         return tuple(value.items())
     return value
