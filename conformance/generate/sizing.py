@@ -103,7 +103,7 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
     lanes, which never put them closer)."""
     moved = 0                           # bytes moved (never negative): the most any run of an operand moves
     used: dict[str, int] = {}
-    ends: list[tuple[str, int, int]] = []
+    ends: list[Any] = []               # (scope, end before rounding, alignment) per operand, flat
     scopes, spare, landing, counts = draft.scopes, draft.spare, draft.landing, draft.counts
     for op, runs in extents(env, draft, params).items():
         scope = scopes[op]
@@ -123,21 +123,21 @@ def _spare_bytes_of(env: Env, draft: CallDraft, params: Mapping[str, int], align
             end = end if end > 0 else 0
             moved = nbytes if nbytes > moved else moved
         used[scope] = used.get(scope, 0) - (-end // align) * align + align * spare
-        ends.append((scope, end, align))
+        ends += scope, end, align
     caps = frame_of(env, draft).capacities      # each scope's, once worked out (scope_capacity)
     rooms = Rooms((MOVED_BYTES - moved, *[(caps[s] if s in caps else scope_capacity(env, draft, s)) - n
                                           for s, n in used.items()]))
-    rooms.ends, rooms.scopes = ends, used
+    rooms.ends = ends
     return rooms
 
 
 class Rooms(tuple[int, ...]):
     """The bytes to spare under each limit (_spare_bytes_of), with what the scopes' rooms were rounded from:
-    `ends`, per operand, (its scope, its end before rounding, the alignment it is rounded up to); `scopes`,
-    the scopes in the order of their rooms (after MOVED_BYTES')."""
+    `ends`, per operand in turn, its scope, its end before rounding and the alignment it is rounded up to
+    (one flat list: a search keeps thousands). The scopes' rooms follow MOVED_BYTES' in the order the
+    scopes first appear there."""
 
-    ends: list[tuple[str, int, int]]
-    scopes: Mapping[str, int]
+    ends: list[Any]
 
 
 def _reach(runs: list) -> tuple[int, int, int]:
@@ -330,7 +330,7 @@ def _crossing(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], lo: int, hi:
     ends_lo, ends_hi = getattr(rooms_lo, "ends", None), getattr(rooms_hi, "ends", None)
     if ends_lo is None or ends_hi is None or len(ends_lo) != len(ends_hi) or hi <= lo:
         return None
-    scopes, top, span = list(getattr(rooms_lo, "scopes")), hi - 1, hi - lo
+    scopes, top, span = list(dict.fromkeys(ends_lo[0::3])), hi - 1, hi - lo
     for limit, (room, after) in enumerate(zip(rooms_lo, rooms_hi)):
         if after >= 0:
             continue
@@ -341,7 +341,8 @@ def _crossing(rooms_lo: tuple[int, ...], rooms_hi: tuple[int, ...], lo: int, hi:
             return None
         scope = scopes[limit - 1]
         growing = []
-        for (s0, e0, align), (s1, e1, _) in zip(ends_lo, ends_hi):
+        for i in range(0, len(ends_lo), 3):
+            s0, e0, align, s1, e1 = *ends_lo[i:i + 3], ends_hi[i], ends_hi[i + 1]
             if s0 == scope and e1 != e0:
                 if s1 != scope or e1 < e0 or (e1 - e0) % span:
                     return None
