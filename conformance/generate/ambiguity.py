@@ -21,10 +21,11 @@ from typing import Any, Mapping
 
 from hypothesis import strategies as st
 
+from oracle.apis import index_math
 from oracle.kinds import Retry, kind_of, require
 from oracle.rules import context
 from oracle.rules import violations as rule_violations
-from oracle.spec import Ambiguity, ApiSpec, Rule, Rulebook
+from oracle.spec import Ambiguity, ApiSpec, Reading, Rule, Rulebook
 
 from conformance.generate.case import Case
 from conformance.generate.environment import DEFAULT_GM_WINDOW, Env, environment
@@ -104,7 +105,7 @@ class Region:
     def __init__(self, env: Env, plain: Rulebook, amb: Ambiguity):
         self.env, self.plain, self.amb = env, plain, amb
         # a reading that moves bytes otherwise may reach further: the calls stay legal under it too
-        self.variant_books = [plain.with_readings({amb.id: r.id}) for r in amb.readings if r.variant]
+        self.variant_books = [plain.with_readings({amb.id: r.id}) for r in moving_readings(env.spec, amb)]
         several = len(amb.regions) > 1 or len(amb.checks) > 1
         self.keys = [k for k, t in env.targets.items() if _reachable(env, t)]
         spec = plain.api(env.spec.api)          # the generation spec lacks the companions
@@ -126,8 +127,16 @@ def _region(api: str, product: str, ambiguity_id: str, gm_window: int, rulebook_
     env = environment(api, product, generation_rulebook(plain, ambiguity_id), gm_window)
     if not env.targets:
         env.targets.update(_targets(amb))
-        env.variants = tuple(r.variant for r in amb.readings if r.variant)
+        env.variants = tuple(r.variant for r in moving_readings(spec, amb) if r.variant)
     return Region(env, plain, amb)
+
+
+def moving_readings(spec: ApiSpec, amb: Ambiguity) -> list[Reading]:
+    """The readings of `amb` whose index-math variant moves other bytes than the default math: not one
+    that changes only what the bytes written hold (the API's FILLING, oracle/apis/__init__.py), whose calls
+    are sized and checked as the plain rulebook sizes and checks them."""
+    filling: frozenset[str] = getattr(index_math(spec.api), "FILLING", frozenset())
+    return [r for r in amb.readings if r.variant and r.variant not in filling]
 
 
 _PLAIN: dict[int, Rulebook] = {}
