@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from oracle.apis import index_math
 from oracle.kinds import Retry, kind_of, require
-from oracle.rules import context
+from oracle.rules import Context, context
 from oracle.rules import violations as rule_violations
 from oracle.spec import Ambiguity, ApiSpec, Reading, Rule, Rulebook
 
@@ -113,6 +113,19 @@ class Region:
         self.tag = {k: f"region={k.partition('#')[2]}" if several else None for k in self.keys}
         self.suffix = {k: f"@{k.partition('#')[2].partition('.')[0]}" if len(amb.regions) > 1 else ""
                        for k in self.keys}
+        # the ambiguities the generation rulebook lacks (this one, its companions): where none has a declared
+        # reading or sets a rule aside, the plain rulebook flags a call with the generation rulebook's
+        # violations and those of them whose region holds it (`lacked_holding`)
+        kept = {a.id for a in env.spec.ambiguities}
+        self.lacked = tuple(a for a in spec.ambiguities if a.id not in kept)
+        self.split = all(a.declared is None and not a.overrides for a in self.lacked)
+
+    def lacked_holding(self, ctx: Context) -> set[str]:
+        """The lacked ambiguities the plain rulebook flags ctx's call with, none declared (as rules.violations
+        does: a region holds the call, one of the ambiguity's checks, if it has any, flags it)."""
+        call, spec = ctx.call, ctx.spec
+        return {a.id for a in self.lacked if any(self.plain.matches(r, call, spec) for r in a.regions)
+                and (not a.checks or any(kind_of(c).check(c, ctx) for c in a.checks))}
 
     def __repr__(self) -> str:
         return f"Region({self.amb.id}, {self.env.product.id})"
@@ -159,12 +172,16 @@ def ambiguity_case(pick: Picks, where: Region) -> Case:
     key = pick.choice(where.keys, "region")
     env, target = where.env, where.env.targets[key]
     forms = tuple(f for f in env.spec.forms_or_default() if f in (target.when or {}).get("forms", [f]))
-    call, memory, draft, _, text = drawn(pick, env, target, None, None, forms)
+    call, memory, draft, ctx, text = drawn(pick, env, target, None, None, forms)
     built = None
     if env.has_values:          # the offsets each rulebook's reading reads (a variant may read other entries)
         built = checked_images(memory, [context(call, None, book) for book in [where.plain, *where.variant_books]])
-    ctx = context(call, built, where.plain)
-    require({v.rule for v in rule_violations(ctx)} == {where.amb.id} | where.companions[key])
+        ctx = ctx.over(built)
+    flagged = {where.amb.id} | where.companions[key]
+    if where.split:             # the generation rulebook's check finds nothing (its fast path), the lacked flag it
+        require(not rule_violations(ctx) and where.lacked_holding(ctx) == flagged)
+    else:
+        require({v.rule for v in rule_violations(context(call, built, where.plain))} == flagged)
     for book in where.variant_books:
         require({v.rule for v in rule_violations(context(call, built, book))} == where.companions[key])
     params = (target.when or {}).get("params", {})
