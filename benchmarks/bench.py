@@ -67,6 +67,9 @@
       own), in process and as a user runs `run -n 1`
                                     target: 3x main for data_move, data_copy, data_copy_pad; 4x
                                     vec_trans_scatter, data_copy_nz2nd; 6x scatter, asc_gather
+  (t) the C example (examples/c_sim) against the reference, both as `exec` programs as a user runs them
+      (`run --api A -n 1`, ci): verified calls per second over the cells both ran, beside each whole run's
+      (benchmarks/coverage_figures.py)             target: the C example at least as fast
   (u) verify on several cores: `verify` of one certification (the product, every API) at -n 1, -n 2 (and
       -n <cores>): wall times and the ratio to -n 1, beside the machine's load (benchmarks/verify_figures.py)
                                                                                               no target

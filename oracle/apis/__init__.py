@@ -28,6 +28,9 @@ and a dict `VARIANTS`: name -> function turning the call's units into those of t
 (a reading of an ambiguity that moves bytes otherwise, named by the spec's `variant`; "default" changes
 nothing). Context.units applies the variants of the declared readings whose region holds the call, so
 every caller of accesses / apply given `ctx.units` follows them.
+Optionally `FILLING`: the names of the variants that change only what `apply` writes into the bytes it
+writes, never which bytes a call reads or writes nor what any rule reads of it (their units add keys that
+apply alone reads): the generators size and check a call in an ambiguity's region once for them all.
 
 `units` is `Context.units`: the bytes per step of each parameter and the spec's named units, read from the
 spec, and `element`, the width of the call's dtype.

@@ -137,3 +137,7 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
 VARIANTS = {"default": dict, "transfer_first": _dummy(TRANSFER_FIRST), "padding_value": _dummy(PADDING_VALUE),
             "dummy_open": _dummy(OPEN),
             "block_first_32bit": _word, "transfer_first_32bit": lambda units: _word(_dummy(TRANSFER_FIRST)(units))}
+
+# Each variant above marks the units with what the dummy holds, which apply alone reads: a call reads and
+# writes the bytes it does under the default math, and its rules read it alike (oracle/apis/__init__.py).
+FILLING = frozenset(VARIANTS) - {"default"}

@@ -44,11 +44,15 @@ class Multiple(RuleKind):
 
     def off_step(self, rule: Rule, pick: Picks, name: str, value: int, step: int) -> Optional[int]:
         """Off the rule's multiple by less than it, in whole steps where the rule's multiple is several
-        of them (an ambiguity's check of 32 bytes on a parameter drawn in elements of 2)."""
+        of them (an ambiguity's check of 32 bytes on a parameter drawn in elements of 2). Whole steps
+        that take the value below 1 give no call: 1 is off the step, a multiple the parameter's rules
+        ask, so the final check would give the call up; it is given up before it is placed."""
         if rule["param"] != name:
             return None
         of = rule["of"] if isinstance(rule["of"], int) and not rule.get("bytes") else step
         unit = step if of % step == 0 and of > step else 1
-        value = max(value - unit * pick.integer(1, of // unit - 1, f"{name}.off"), 1)
+        value -= unit * pick.integer(1, of // unit - 1, f"{name}.off")
+        require(value > 0 or unit == 1)
+        value = max(value, 1)
         require(value % of)
         return value

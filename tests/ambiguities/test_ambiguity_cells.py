@@ -10,9 +10,12 @@ from functools import lru_cache
 import pytest
 
 from conformance.generate.ambiguity import ambiguity_calls, companions, region
+from conformance.generate.case import Case
 from conformance.generate.cells import Cell, ambiguity_ids, cells, select
 from conformance.generate.edges import reached, sweep, targets
 from oracle import check
+from oracle.apis import index_math
+from oracle.rules import context, violations
 from oracle.spec import default_rulebook
 
 RULEBOOK = default_rulebook()
@@ -174,3 +177,56 @@ def test_region_keys_follow_the_product():
     older = region("vec_trans_scatter", "ascend910b", "vec_trans_scatter.b32.older_products", RULEBOOK)
     assert older.keys == []
     assert region("vec_trans_scatter", "ascend910", "vec_trans_scatter.b32.older_products", RULEBOOK).keys
+
+
+def test_a_filling_variant_moves_the_bytes_the_default_math_moves() -> None:
+    """A reading whose variant is one of its API's FILLING only adds units that apply alone reads: under it
+    a call of the region reads and writes the bytes of the default math, and the rules find what the plain
+    rulebook finds but the ambiguity (the generator sizes and checks the calls once for it)."""
+    seen = 0
+    for amb in IDS:
+        math = index_math(amb.split(".")[0])
+        readings = [r for r in RULEBOOK.ambiguity(amb).readings if r.variant in getattr(math, "FILLING", ())]
+        for cell in _cells_of(amb) if readings else []:
+            for case in cell.draw(EXAMPLES, 11, RULEBOOK):
+                memory = case.memory.build()
+                plain = context(case.call, memory, RULEBOOK)
+                flagged = {v.rule for v in violations(plain)}
+                for reading in readings:
+                    ctx = context(case.call, memory, RULEBOOK.with_readings({amb: reading.id}))
+                    assert ctx.variants == (reading.variant,) and set(ctx.units) > set(plain.units)
+                    assert {k: ctx.units[k] for k in plain.units} == plain.units
+                    assert ctx.accesses == plain.accesses, (cell.id, reading.id)
+                    assert {v.rule for v in violations(ctx)} == flagged - {amb}, (cell.id, reading.id)
+                    seen += 1
+    assert seen > 100
+
+
+def test_a_call_is_checked_in_two_parts_as_the_plain_rulebook_checks_it() -> None:
+    """Region.split: a call's check by the generation rulebook (its fast path) and the lacked ambiguities'
+    regions accept the calls the plain rulebook flags with the ambiguity and its companions alone, and no
+    other: on calls of every cell of the api and product (legal, broken, in other regions)."""
+    accepted = refused = 0
+    for amb in IDS:
+        for cell in _cells_of(amb):
+            where = region(cell.api, cell.product, amb, RULEBOOK)
+            if not where.split:
+                continue
+            for case in _neighbours(cell.api, cell.product):
+                memory = case.memory.build()
+                plain = {v.rule for v in violations(context(case.call, memory, RULEBOOK))}
+                ctx = context(case.call, memory, where.env.rulebook)
+                for key in where.keys:
+                    flagged = {amb} | where.companions[key]
+                    split = not violations(ctx) and where.lacked_holding(ctx) == flagged
+                    assert split == (plain == flagged), (cell.id, key, case.call)
+                    accepted += split
+                    refused += not split
+    assert accepted > 200 and refused > 2000
+
+
+@lru_cache(maxsize=None)
+def _neighbours(api: str, product: str) -> tuple[Case, ...]:
+    """A few calls of every cell of the api on the product, ambiguity cells included."""
+    return tuple(case for cell in _all() if (cell.api, cell.product) == (api, product)
+                 for case in cell.draw(2, 5, RULEBOOK))
