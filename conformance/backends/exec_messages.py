@@ -32,6 +32,12 @@ def request_line(message: dict[str, Any]) -> str:
     return rest[:-1] + "".join(f",{COMPACT.encode(k)}:{v}" for k, v in raw.items()) + "}\n"
 
 
+def run_line(ident: int, call: str, memory: str) -> str:
+    """request_line's text of {"op": "run", "id": ident, "call": RawJson(call), "memory": RawJson(memory)},
+    written out at once: a run's request, sent for every call."""
+    return f'{{"op":"run","id":{ident},"call":{call},"memory":{memory}}}\n'
+
+
 _TOLERANT = json.JSONDecoder(strict=False)     # json.loads(..., strict=False), its decoder made once
 RAN_REPLY = re.compile(rb'\{"op":"ok","id":(0|[1-9][0-9]{0,17})\}')    # an `ok` reply as programs write it
 

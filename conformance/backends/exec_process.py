@@ -14,7 +14,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from conformance.backends.contract import BackendCrash
-from conformance.backends.processes import Spinning, ended_status, exit_code, launch, ready, wait_exit
+from conformance.backends.processes import (Spinning, ended_status, exit_code, launch, looked, poller, ready,
+                                             wait_exit)
 
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
@@ -34,6 +35,9 @@ class ProgramProcess:
         self.proc: subprocess.Popen | None = None
         self._pidfd: int | None = None              # readable once the program has exited (Linux)
         self._stderr: Any = None
+        self._stderr_fd: int | None = None          # its descriptor, read once
+        self._exit_poll: Any = None                 # a poll on the pidfd alone (running)
+        self._reply_poll: Any = None                # a poll on stdout and the pidfd (receive)
         self._pending = bytearray()                 # what the program printed past the last line read
         self._scanned = 0                           # bytes of it known to hold no newline
         self._trace = os.environ.get(TRACE_ENV)
@@ -67,12 +71,17 @@ class ProgramProcess:
             self._pidfd = None
         self._adopted = adopted and self._pidfd is not None
         self._pending, self._scanned = bytearray(), 0
+        self._stderr_fd = self._stderr.fileno() if self._stderr is not None else None
+        assert self.proc.stdout is not None
+        # made once per program and looked at on every call (processes.ready makes one per look)
+        self._exit_poll = poller(self._exit_watch(), None)
+        self._reply_poll = poller([self.proc.stdout.fileno()] + self._exit_watch(), None)
 
     def running(self) -> bool:
         """Started and not exited."""
         if self.proc is None:
             return False
-        return not self._ended(0) if self._adopted else exit_code(self.proc) is None
+        return not self._exit_poll.poll(0) if self._adopted else exit_code(self.proc) is None
 
     def _ended(self, seconds: float) -> bool:
         """Has the program exited, waiting up to `seconds` for it (an adopted one: on its pidfd)?"""
@@ -143,7 +152,7 @@ class ProgramProcess:
 
     def trim_stderr(self) -> None:
         """Keep the program's stderr file small: a program that logs without end must not fill the disk."""
-        fd = self._stderr.fileno() if self._stderr is not None else None
+        fd = self._stderr_fd
         if fd is not None and os.fstat(fd).st_size > STDERR_KEEP:
             tail = self._stderr_bytes()
             os.ftruncate(fd, 0)
@@ -200,7 +209,6 @@ class ProgramProcess:
         looked at once, however the line comes in."""
         assert self.proc is not None and self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        watch = [fd] + self._exit_watch()
         while (end := self._pending.find(b"\n", self._scanned)) < 0:
             self._scanned = len(self._pending)
             if self._scanned > REPLY_LIMIT:
@@ -209,7 +217,7 @@ class ProgramProcess:
                 chunk = os.read(fd, 1 << 20)        # the reply is often there already: no wait, no poll
             except BlockingIOError:
                 left = deadline - time.monotonic()
-                found = ready(watch, None, left, self._spinning)
+                found = looked(self._reply_poll, left, self._spinning)
                 if fd in found:
                     continue
                 if found:                           # the program exited, and its output holds no more

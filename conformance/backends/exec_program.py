@@ -22,8 +22,8 @@ from oracle import Call
 from conformance.backends import prestart
 from conformance.backends.calling import backend_text
 from conformance.backends.contract import BackendCrash, BackendLoadError, Rejected, kit_version
-from conformance.backends.exec_messages import (PROTOCOL, RawJson, brief, coverage_points, parse_reply, read_hello,
-                                                request_line)
+from conformance.backends.exec_messages import (COMPACT, PROTOCOL, brief, coverage_points, parse_reply, read_hello,
+                                                request_line, run_line)
 from conformance.backends.exec_process import ProgramProcess
 from conformance.backends.shared_images import SharedImages
 
@@ -104,9 +104,12 @@ class ExecBackend:
         meanwhile, on anything but `memory`); `finish` waits for the reply. `text`: the call's JSON text
         (Call.to_json), where the caller has it."""
         places = self._placed(memory)
-        said = RawJson(text) if text is not None else call.to_dict()
-        request, deadline = self._request({"op": "run", "call": said, "memory": RawJson(self.shm.described(places))})
-        return Sent(request, deadline, memory, places, self.program.proc)
+        self._ensure()
+        self._id += 1
+        said = text if text is not None else COMPACT.encode(call.to_dict())
+        deadline = time.monotonic() + self.timeout
+        self.program.send(run_line(self._id, said, self.shm.described(places)), deadline, self.timeout)
+        return Sent({"op": "run", "id": self._id}, deadline, memory, places, self.program.proc)
 
     def finish(self, sent: "Sent") -> None:
         """The second half of `run`: the reply read and acted on (Rejected, BackendCrash, or None: it ran).
@@ -254,7 +257,7 @@ class ExecBackend:
         """Where the call's images are in the shared file: where images() put them, or (images made
         elsewhere, e.g. by a caller that did not use the hook) copied there."""
         views = self._views
-        if views is not None and all(memory.get(s) is v for s, v in views.items()) and set(memory) == set(views):
+        if views is not None and memory.keys() == views.keys() and all(memory[s] is v for s, v in views.items()):
             return self._places
         (places,) = self._copy_in([memory])
         self._copied = True

@@ -259,19 +259,29 @@ def ready(readers: list[int], writer: int | None, seconds: float, spinning: Spin
     looked at without sleeping for the first `spinning.window()` seconds: a reply that comes within them is
     read without the wake-up of a sleeping process (on a virtual machine, a CPU that halted takes tens to
     hundreds of microseconds to resume)."""
-    poller = select.poll()
+    return looked(poller(readers, writer), seconds, spinning)
+
+
+def poller(readers: list[int], writer: int | None) -> Any:
+    """A poll object on `readers` (readable) and `writer` (writable), for `looked`."""
+    made = select.poll()
     for fd in readers:
-        poller.register(fd, select.POLLIN)
+        made.register(fd, select.POLLIN)
     if writer is not None:
-        poller.register(writer, select.POLLOUT)
+        made.register(writer, select.POLLOUT)
+    return made
+
+
+def looked(polled: Any, seconds: float, spinning: Spinning | None = None) -> set[int]:
+    """`ready`'s answer from a poll object made by `poller` (one kept for descriptors looked at often)."""
     if spinning is not None and (window := spinning.window()) > 0:
         until = time.monotonic() + min(window, max(seconds, 0))
         while time.monotonic() < until:
-            found = poller.poll(0)
+            found = polled.poll(0)
             if found:
                 return {fd for fd, _ in found}
         spinning.missed()
-    return {fd for fd, _ in poller.poll(max(seconds, 0) * 1000)}
+    return {fd for fd, _ in polled.poll(max(seconds, 0) * 1000)}
 
 
 def leave(code: int) -> None:

@@ -141,22 +141,29 @@ def _relay(relay: Relay, pid: int, to_child: int, from_child: int) -> int | None
     wait status."""
     pidfd = os.pidfd_open(pid)
     watched = {relay.kit_in, from_child, pidfd}
+    polled = select.poll()                      # one poll object for the child's life: no set made per look
+    for fd in watched:
+        polled.register(fd, select.POLLIN)
+
+    def unwatch(fd: int) -> None:
+        watched.discard(fd)
+        polled.unregister(fd)
     try:
         while True:
-            ready = select.select(list(watched), [], [])[0]
+            ready = {fd for fd, _ in polled.poll()}
             if from_child in ready:
                 data = os.read(from_child, CHUNK)
                 if data:
                     relay.from_child(data)
                 else:
-                    watched.discard(from_child)     # closed its output: seen dead, or ended by the kit's time limit
+                    unwatch(from_child)             # closed its output: seen dead, or ended by the kit's time limit
             if relay.kit_in in ready:
                 data = os.read(relay.kit_in, CHUNK)
                 if data:
+                    _give(to_child, data)           # the child at work first, the requests noted after
                     relay.from_kit(data)
-                    _give(to_child, data)
                 else:
-                    watched.discard(relay.kit_in)
+                    unwatch(relay.kit_in)
                     os.close(to_child)
                     to_child = -1
             if pidfd in ready:

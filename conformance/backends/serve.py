@@ -29,6 +29,7 @@ from conformance.backends.processes import Spinning
 from conformance.backends.shared_images import mapped
 
 PROTOCOL = 1
+RAN = {"op": "ok"}              # the result of a call that ran (no coverage points with it)
 
 
 class _Mapping:
@@ -126,7 +127,12 @@ def serve(backend: Backend, requests: Iterable[str], replies: IO[str], rulebook:
                 say({"op": "error", "message": str(exc)})
                 return 1
         elif op == "run":
-            say({**result(request), "id": request.get("id")})
+            out, ident = result(request), request.get("id")
+            if out == RAN and type(ident) is int:  # the commonest reply, as COMPACT writes it, made at once
+                replies.write(f'{{"op":"ok","id":{ident}}}\n')
+                replies.flush()
+            else:
+                say({**out, "id": ident})
         elif op == "batch":
             say({"op": "batch", "id": request.get("id"),
                  "results": [result(run) for run in request.get("runs") or []]})

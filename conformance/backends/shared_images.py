@@ -49,6 +49,7 @@ class SharedImages:
         self._finalizer: weakref.finalize | None = None
         self._inherited: tuple[int, ...] = ()
         self._described: dict[tuple[Any, ...], str] = {}     # describe's text by file, size and places
+        self._clear: dict[tuple[Any, ...], dict[str, tuple[int, int]]] = {}    # layout_clear_of's answers
 
     def inherited(self) -> tuple[int, ...]:
         """The descriptors a program must inherit to open `path` (the memory file's; none for a file with
@@ -99,7 +100,19 @@ class SharedImages:
     def layout_clear_of(self, sizes: Mapping[str, int], busy: Mapping[str, tuple[int, int]] | None
                         ) -> dict[str, tuple[int, int]]:
         """One call's places: from the start of the file, or past `busy` (another call's places, still
-        in use) where they would overlap it."""
+        in use) where they would overlap it. A run's calls ask for few sizes, and each call for its
+        places clear of the last: the answers are kept (by the file's size too, which they fit)."""
+        key = (self.size, *sizes.items(), None, *(busy.items() if busy else ()))
+        places = self._clear.get(key)
+        if places is None:
+            if len(self._clear) >= DESCRIBED_KEPT:
+                self._clear.clear()
+            places = self._clear_of(sizes, busy)
+            self._clear[(self.size, *key[1:])] = places
+        return places
+
+    def _clear_of(self, sizes: Mapping[str, int], busy: Mapping[str, tuple[int, int]] | None
+                  ) -> dict[str, tuple[int, int]]:
         (places,) = self.layout([sizes])
         if not busy:
             return places

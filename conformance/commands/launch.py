@@ -9,6 +9,7 @@ takes only the very program it would have started itself.
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Sequence
@@ -23,14 +24,20 @@ MOST = 64                       # programs started ahead at most
 
 
 def command() -> int:
-    """The console script's and `python -m conformance`'s entry."""
+    """The console script's and `python -m conformance`'s entry. The collector is off while the kit is
+    imported: what the imports make lives as long as the process (cli.command freezes it), and the
+    collections that fell among them walked it for nothing."""
+    gc.disable()
     try:
-        planned = _planned(sys.argv[1:])
-        if planned is not None:
-            _start(*planned)
-    except Exception:                   # noqa: BLE001 - a guess that fails only leaves the workers to start them
-        pass
-    from conformance.commands.cli import command as run_command
+        try:
+            planned = _planned(sys.argv[1:])
+            if planned is not None:
+                _start(*planned)
+        except Exception:               # noqa: BLE001 - a guess that fails only leaves the workers to start them
+            pass
+        from conformance.commands.cli import command as run_command
+    finally:
+        gc.enable()
     return run_command()
 
 

@@ -67,8 +67,12 @@ class Slot:
     def _attach(self) -> None:
         buffer = memoryview(self._raw).cast("B")
         self._bytes = np.frombuffer(buffer, dtype=np.uint8)
+        self._view = buffer                         # the same bytes, written without numpy's indexing
+        self._fields = buffer[:8 * HEADER].cast("q")    # the header as int64 fields, likewise
+        self._tally = buffer[8 * HEADER:PAYLOAD_AT].cast("q")   # the verdicts' counters, likewise
         self.header = np.frombuffer(buffer, dtype=np.int64, count=HEADER)
         self.counts = np.frombuffer(buffer, dtype=np.int64, count=len(VERDICTS), offset=8 * HEADER)
+        self._groups: tuple[int, ...] = ()          # the process groups written last (children)
 
     def __getstate__(self):
         return {"_raw": self._raw}
@@ -97,12 +101,13 @@ class Slot:
         records = [encode(item) if isinstance(item, dict) else '{"call":' + item[0] + "," + encode(item[1])[1:]
                    for item in payload]
         data = ("[" + ",".join(records) + "]").encode()
-        h = self.header
+        h = self._fields
         if len(data) + raw <= PAYLOAD_BYTES:
-            self._bytes[PAYLOAD_AT:PAYLOAD_AT + len(data)] = np.frombuffer(data, dtype=np.uint8)
+            view = self._view
+            view[PAYLOAD_AT:PAYLOAD_AT + len(data)] = data
             at = PAYLOAD_AT + len(data)
             for blob in blobs:
-                self._bytes[at:at + blob.size] = blob
+                view[at:at + blob.size] = blob.data if blob.flags.c_contiguous else blob.tobytes()
                 at += blob.size
             h[LENGTH] = len(data)
         else:
@@ -113,10 +118,10 @@ class Slot:
         h[STATE] = IN_CALL
 
     def leave(self) -> None:
-        self.header[STATE] = IDLE
+        self._fields[STATE] = IDLE
 
     def count(self, verdict: str) -> None:
-        self.counts[VERDICTS.index(verdict)] += 1
+        self._tally[VERDICTS.index(verdict)] += 1
 
     def phase(self, phase: int) -> None:
         self.header[PHASE] = phase
@@ -126,8 +131,11 @@ class Slot:
 
     def children(self, groups: Sequence[int]) -> None:
         """The process groups of programs the backend started (exec:), killed with the worker."""
-        groups = list(groups)[:CHILDREN]
-        self.header[CHILD:CHILD + CHILDREN] = groups + [0] * (CHILDREN - len(groups))
+        groups = tuple(groups)[:CHILDREN]
+        if groups == self._groups:          # as written last: the same program, call after call
+            return
+        self._groups = groups
+        self.header[CHILD:CHILD + CHILDREN] = list(groups) + [0] * (CHILDREN - len(groups))
 
     def reset(self) -> None:
         """A new task: no call in flight, no verdict counted, searching."""

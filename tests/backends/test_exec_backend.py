@@ -120,6 +120,16 @@ def test_trace_records_both_directions(tmp_path, monkeypatch):
     assert json.loads(lines[3][2:]) == {"op": "ok", "id": 1}
 
 
+def test_a_run_request_is_written_as_request_line_writes_it():
+    from conformance.backends.exec_messages import RawJson, request_line, run_line
+    call = '{"api": "data_move", "args": {"n": [1, 2]}}'
+    memory = '{"file":"/proc/self/fd/3","size":1048576,"scopes":{"UB":{"offset":0,"size":64}}}'
+    for ident in (1, 17, 10**17):
+        said = request_line({"op": "run", "id": ident, "call": RawJson(call), "memory": RawJson(memory)})
+        assert run_line(ident, call, memory) == said
+        assert json.loads(said) == {"op": "run", "id": ident, "call": json.loads(call), "memory": json.loads(memory)}
+
+
 class _Exits(OracleBackend):
     name = "exits"
 
