@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Optional
 
-from oracle.call import Call
+from oracle.call import Call, Tensor
+from oracle.footprint import Runs
 from oracle.iterations import Family, first_meeting
 from oracle.records import Rule
 
@@ -27,6 +28,8 @@ class IterationOverlap(RuleKind):
         a, b = rule.fields["operands"]
         lo, hi = rule.fields.get("lag", [0, 0])
         identical = rule.fields.get("allow") == "identical"
+        if _told_apart(ctx, a, b, lo, hi, identical):
+            return None
         fa, fb = ctx.families(a), ctx.families(b)
         for scope in set(fa) & set(fb):
             (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
@@ -139,3 +142,81 @@ def _first(fa: Family, fb: Family, lo: int, hi: int | None, same: bool, identica
     found = [f for f in (first_meeting(fa, fb, (0, 0), distinct=True, identical=identical),
                          first_meeting(fa, fb, (1, hi), identical=identical)) if f is not None]
     return min(found, default=None)
+
+
+Lined = tuple[str, list[int], Runs, Optional[tuple[int, int]]]
+
+
+def _told_apart(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical: bool) -> bool:
+    """No iteration of a meets one of b as `_first` reads the lag, told from the entries' addresses and
+    their one Runs (`_lined`), without the families' arrays, where that is plain: a and b in different
+    scopes or their spans apart; in one iteration, where identical entries are allowed, a and b entry for
+    entry the same in every iteration; an operand's entries against each other in one iteration, no two
+    starts closer than a run; an operand against its own later iterations, entries and step on a grid of
+    the run's length, no two entries of one residue of the step fewer than `count` steps apart (runs on
+    that grid meet whole or not at all). False: ask first_meeting."""
+    la, lb = _lined(ctx, a), _lined(ctx, b)
+    if la is None or lb is None:
+        return False
+    if la[0] != lb[0]:
+        return True
+    if a != b:
+        sa, sb = la[3], lb[3]
+        if sa is None or sb is None or sa[0] >= sb[1] or sb[0] >= sa[1]:
+            return True
+        return identical and lo == 0 and hi == 0 and la[2] == lb[2] and la[1] == lb[1]
+    _, addrs, runs, span = la
+    if span is None:
+        return True
+    if lo == 0 and hi == 0:
+        ordered = sorted(addrs)
+        return all(y - x >= runs.length for x, y in zip(ordered, ordered[1:]))
+    return lo >= 1 and _lanes_apart(addrs, runs)
+
+
+def _lanes_apart(addrs: list[int], runs: Runs) -> bool:
+    """Entries at `addrs`, each with `runs` (count > 0, length > 0), meet no later run of any entry, where
+    the addresses and the step lie on a grid of the run's length (False where that does not show it)."""
+    step, count, length = runs.step, runs.count, runs.length
+    if count <= 1:
+        return True
+    if step <= 0 or step % length or any((x - addrs[0]) % length for x in addrs):
+        return False
+    lanes: dict[int, list[int]] = {}
+    for x in addrs:
+        lanes.setdefault(x % step, []).append(x // step)
+    for q in lanes.values():
+        q.sort()
+        if any(0 < y - x < count for x, y in zip(q, q[1:])):
+            return False
+    return True
+
+
+def _lined(ctx: Checked, name: str) -> Lined | None:
+    """(scope, entry addresses, their one Runs, the span of their runs as the Family has it) of an operand
+    whose entries lie in one scope with one Runs object (a list operand as its index math gives it), once
+    per context; None for any other (or a span past int64's exact range: the families answer)."""
+    known: dict[str, Lined | None] = vars(ctx).setdefault("_lined", {})
+    if name in known:
+        return known[name]
+    value, runs, found = ctx.call.args.get(name), ctx.accesses.get(name), None
+    if type(value) is Tensor and type(runs) is Runs:
+        value, runs = [value], [runs]
+    if (type(value) is list and value and type(value[0]) is Tensor and type(runs) is list
+            and len(runs) == len(value) and type(runs[0]) is Runs):
+        first, scope = runs[0], value[0].scope
+        if all(r is first for r in runs) and all(type(t) is Tensor and t.scope == scope for t in value):
+            addrs: list[int] = [t.addr for t in value]
+            span = _span(addrs, first)
+            if span is None or -2**62 < span[0] <= span[1] < 2**62:
+                found = scope, addrs, first, span
+    known[name] = found
+    return found
+
+
+def _span(addrs: list[int], runs: Runs) -> tuple[int, int] | None:
+    """Lowest to highest byte the runs of entries at `addrs` touch (None: nothing is touched)."""
+    if runs.count <= 0 or runs.length <= 0:
+        return None
+    far = runs.step * (runs.count - 1)
+    return min(addrs) + runs.first + min(0, far), max(addrs) + runs.first + max(0, far) + runs.length
