@@ -54,7 +54,7 @@ def _layout(pick: Picks, n: int, align: int, extra_units: int, label: str) -> tu
         return [i * gap * align for i in range(n)], style
     width, _ = pick_between(pick, n, n + extra_units, f"{label}.width")
     rng = np.random.default_rng(pick.integer(0, 2**32 - 1, f"{label}.seed"))
-    return [int(k) * align for k in rng.choice(width, n, replace=False)], style
+    return (rng.choice(width, n, replace=False) * align).tolist(), style
 
 
 Follow = Callable[[list[int]], list[int]]

@@ -3,6 +3,7 @@ iteration of one operand meets no iteration of another `lag` iterations later.""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Optional
 
 from oracle.call import Call, Tensor
@@ -145,6 +146,7 @@ def _first(fa: Family, fb: Family, lo: int, hi: int | None, same: bool, identica
 
 
 Lined = tuple[str, list[int], Runs, Optional[tuple[int, int]]]
+_SCOPE, _ADDR = attrgetter("scope"), attrgetter("addr")
 
 
 def _told_apart(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical: bool) -> bool:
@@ -194,29 +196,30 @@ def _lanes_apart(addrs: list[int], runs: Runs) -> bool:
 
 def _lined(ctx: Checked, name: str) -> Lined | None:
     """(scope, entry addresses, their one Runs, the span of their runs as the Family has it) of an operand
-    whose entries lie in one scope with one Runs object (a list operand as its index math gives it), once
-    per context; None for any other (or a span past int64's exact range: the families answer)."""
+    whose entries lie in one scope with equal Runs (a list operand as its index math gives it), once per
+    context; None for any other (or a span past int64's exact range: the families answer)."""
     known: dict[str, Lined | None] = vars(ctx).setdefault("_lined", {})
     if name in known:
         return known[name]
     value, runs, found = ctx.call.args.get(name), ctx.accesses.get(name), None
     if type(value) is Tensor and type(runs) is Runs:
         value, runs = [value], [runs]
-    if (type(value) is list and value and type(value[0]) is Tensor and type(runs) is list
-            and len(runs) == len(value) and type(runs[0]) is Runs):
-        first, scope = runs[0], value[0].scope
-        if all(r is first for r in runs) and all(type(t) is Tensor and t.scope == scope for t in value):
-            addrs: list[int] = [t.addr for t in value]
-            span = _span(addrs, first)
+    if (type(value) is list and value and type(runs) is list and len(runs) == len(value)
+            and type(runs[0]) is Runs and runs.count(runs[0]) == len(runs) and set(map(type, value)) == {Tensor}):
+        scopes = set(map(_SCOPE, value))
+        if len(scopes) == 1:
+            addrs: list[int] = list(map(_ADDR, value))
+            span = _span(addrs, runs[0])
             if span is None or -2**62 < span[0] <= span[1] < 2**62:
-                found = scope, addrs, first, span
+                found = scopes.pop(), addrs, runs[0], span
     known[name] = found
     return found
 
 
 def _span(addrs: list[int], runs: Runs) -> tuple[int, int] | None:
     """Lowest to highest byte the runs of entries at `addrs` touch (None: nothing is touched)."""
-    if runs.count <= 0 or runs.length <= 0:
+    first, step, count, length = runs
+    if count <= 0 or length <= 0:
         return None
-    far = runs.step * (runs.count - 1)
-    return min(addrs) + runs.first + min(0, far), max(addrs) + runs.first + max(0, far) + runs.length
+    far = step * (count - 1)
+    return min(addrs) + first + min(0, far), max(addrs) + first + max(0, far) + length
