@@ -31,20 +31,11 @@ class IterationOverlap(RuleKind):
         identical = rule.fields.get("allow") == "identical"
         if _told_apart(ctx, a, b, lo, hi, identical):
             return None
-        fa, fb = ctx.families(a), ctx.families(b)
-        for scope in set(fa) & set(fb):
-            (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
-            whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
-            first = _first(family_a, family_b, lo, hi, a == b, whole)
-            if first is None:
-                continue
-            r, i, j = first
-            what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
-                (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if identical else ""
-            return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
-                    f"in {scope}{extra}")
-        return None
+        known: dict[tuple[str, str, int, int | None, bool], Optional[str]] = vars(ctx).setdefault("_meetings", {})
+        key = (a, b, lo, hi, identical)        # a rule and an ambiguity's check can ask the same of one call
+        if key not in known:
+            known[key] = _meeting(ctx, a, b, lo, hi, identical)
+        return known[key]
 
     def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
         return len({scopes[op] for op in rule["operands"]}) == 1
@@ -115,6 +106,26 @@ class IterationOverlap(RuleKind):
             out[j] = out[i] + p.pick.integer(lo, hi, "collide.lag") * runs.step
             require(out[j] >= 0 and out[j] not in offsets)      # on no entry's own place (that is lag 0)
         return out
+
+
+_LAGS: dict[tuple[int, int | None], str] = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}
+
+
+def _meeting(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical: bool) -> Optional[str]:
+    """IterationOverlap.check's message, from the operands' families (None: no iteration meets)."""
+    fa, fb = ctx.families(a), ctx.families(b)
+    for scope in set(fa) & set(fb):
+        (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
+        whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
+        first = _first(family_a, family_b, lo, hi, a == b, whole)
+        if first is None:
+            continue
+        r, i, j = first
+        what = _LAGS.get((lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
+        extra = " (not entry for entry identical)" if identical else ""
+        return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
+                f"in {scope}{extra}")
+    return None
 
 
 def _same_blocks(n: int, reorder: bool, k: int, shift: int) -> Follow:
