@@ -8,7 +8,7 @@ from typing import Optional
 
 from oracle.call import Call, Tensor
 from oracle.footprint import Runs
-from oracle.iterations import Family, first_meeting
+from oracle.iterations import Family, first_meeting, lanes_apart
 from oracle.records import Rule
 
 from .base import RuleKind, require
@@ -184,25 +184,7 @@ def _told_apart(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical
     if lo == 0 and hi == 0:
         ordered = sorted(addrs)
         return all(y - x >= runs.length for x, y in zip(ordered, ordered[1:]))
-    return lo >= 1 and _lanes_apart(addrs, runs)
-
-
-def _lanes_apart(addrs: list[int], runs: Runs) -> bool:
-    """Entries at `addrs`, each with `runs` (count > 0, length > 0), meet no later run of any entry, where
-    the addresses and the step lie on a grid of the run's length (False where that does not show it)."""
-    step, count, length = runs.step, runs.count, runs.length
-    if count <= 1:
-        return True
-    if step <= 0 or step % length or any((x - addrs[0]) % length for x in addrs):
-        return False
-    lanes: dict[int, list[int]] = {}
-    for x in addrs:
-        lanes.setdefault(x % step, []).append(x // step)
-    for q in lanes.values():
-        q.sort()
-        if any(0 < y - x < count for x, y in zip(q, q[1:])):
-            return False
-    return True
+    return lo >= 1 and lanes_apart(addrs, runs.step, runs.count, runs.length)
 
 
 def _lined(ctx: Checked, name: str) -> Lined | None:
