@@ -17,6 +17,7 @@ from types import CodeType
 from typing import Any, Optional
 
 from .call import Tensor
+from .iterations import lanes_apart
 from .kinds import RULE_KINDS, RuleKind
 from .kinds.phases import Pass
 from .kinds.protocols import Checked, Spec
@@ -317,17 +318,7 @@ def _spread(ctx: Checked, names: tuple[str, ...]) -> bool:
         tensors, runs = ctx.call.args[name], ctx.accesses[name]
         if not runs or any(r != runs[0] for r in runs) or len({t.scope for t in tensors}) > 1:
             return False
-        step, count, length = runs[0].step, runs[0].count, runs[0].length
-        if count <= 1:
-            continue
-        addrs = [t.addr for t in tensors]
-        if step <= 0 or length <= 0 or step % length or any((a - addrs[0]) % length for a in addrs):
+        if runs[0].count > 1 and not lanes_apart([t.addr for t in tensors], runs[0].step, runs[0].count,
+                                                  runs[0].length):
             return False
-        lanes: dict[int, list[int]] = {}
-        for a in addrs:
-            lanes.setdefault(a % step, []).append(a // step)
-        for q in lanes.values():
-            q.sort()
-            if any(0 < y - x < count for x, y in zip(q, q[1:])):
-                return False
     return True

@@ -58,6 +58,25 @@ def _shared(entries: Sequence[tuple[int, Runs]], runs: Runs) -> Family:
     return Family(base, step, count, length, span, True)
 
 
+def lanes_apart(addrs: Sequence[int], step: int, count: int, length: int) -> bool:
+    """Do entries at `addrs`, each with `count` runs `step` bytes apart and `length` long, meet no later run
+    of any entry? Told where the addresses and the step lie on a grid of the run's length (runs on it meet
+    whole or not at all): entries in one residue class of the step need `count` steps between them. False
+    where that does not show it."""
+    if count <= 1:
+        return True
+    if step <= 0 or length <= 0 or step % length or any((a - addrs[0]) % length for a in addrs):
+        return False
+    lanes: dict[int, list[int]] = {}
+    for a in addrs:
+        lanes.setdefault(a % step, []).append(a // step)
+    for q in lanes.values():
+        q.sort()
+        if any(0 < y - x < count for x, y in zip(q, q[1:])):
+            return False
+    return True
+
+
 def iteration_hits(a: Sequence[tuple[int, Runs]], b: Sequence[tuple[int, Runs]], lag: tuple[int, int | None], distinct: bool = False) -> np.ndarray:
     """hits[r, i, j]: run r of entry i of `a` shares a byte with run r' of entry j of `b` for some r'
     with lag[0] <= r' - r <= lag[1] (None: no upper bound). `a`, `b`: sequences of (addr, Runs) in one

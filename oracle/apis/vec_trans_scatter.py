@@ -90,15 +90,50 @@ def part_offsets(call: Call, units: Mapping[str, int]) -> tuple[int, int, int]:
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int], runs: Mapping[str, Any] | None = None) -> None:
     args = call.args
-    src, dst = args["src_list"], args["dst_list"]
-    repeat, width = args["repeat_times"], units["element"]
-    if repeat <= 0:
+    if args["repeat_times"] <= 0:
         return
-    if units.get(IN_ORDER) and repeat > 1:      # one iteration at a time, each on what the last one left
+    if units.get(IN_ORDER) and args["repeat_times"] > 1:      # one iteration at a time, each on what the last one left
         one, first = call.replace(repeat_times=1), units.get(FIRST_REPEAT, 0)
-        for k in range(repeat):
+        for k in range(args["repeat_times"]):
             apply(one, image, {**units, IN_ORDER: 0, FIRST_REPEAT: first + k})
         return
+    moved, writes, part = _moved(call, image[args["src_list"][0].scope], units)
+    _write(image[args["dst_list"][0].scope], writes, moved, part, call, units)
+
+
+def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Any] | None = None) -> dict[str, tuple[int, np.ndarray]] | None:
+    """{dst's scope: (lo, data)} of a legal call: the bytes from the lowest dst byte written to the highest,
+    as `apply` leaves them (every part read before any is written), read from `memory` (not modified);
+    None where apply answers instead (iterations in order, the lists in more than one scope, a part outside
+    its image)."""
+    args = call.args
+    src, dst = args["src_list"], args["dst_list"]
+    if not src or not dst or (units.get(IN_ORDER) and args["repeat_times"] > 1):
+        return None
+    scope = dst[0].scope
+    source, target = memory.get(src[0].scope), memory.get(scope)
+    if source is None or target is None or any(t.scope != scope for t in dst) \
+            or any(t.scope != src[0].scope for t in src):
+        return None
+    if args["repeat_times"] <= 0:
+        return {scope: (0, target[:0])}
+    moved, writes, part = _moved(call, source, units)
+    lo, hi = int(writes.min()), int(writes.max()) + part
+    if lo < 0 or hi > target.shape[0]:
+        return None
+    data = target[lo:hi].copy()
+    _write(data, writes - lo, moved, part, call, units)
+    data.flags.writeable = False
+    return {scope: (lo, data)}
+
+
+def _moved(call: Call, source: np.ndarray, units: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(the parts a call of repeat_times > 0 writes, transposed, as (repeat, n, part) bytes; where each
+    goes, (repeat, n) byte offsets in dst's scope; the bytes of a part), read from `source`, src's scope."""
+    args = call.args
+    src, dst = args["src_list"], args["dst_list"]
+    repeat, width = args["repeat_times"], units["element"]
     part, src_off, dst_off = part_offsets(call, units)
     n, m = len(src), part // width
     r = np.arange(repeat, dtype=np.int64)[:, None] + units.get(FIRST_REPEAT, 0)
@@ -106,23 +141,31 @@ def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
              + r * args["src_rep_stride"] * units["src_rep_stride"])                  # (repeat, n)
     writes = (np.array([t.addr for t in dst], dtype=np.int64) + dst_off
               + r * args["dst_rep_stride"] * units["dst_rep_stride"])
-    parts = _parts(image[src[0].scope], reads, part)                                  # (repeat, n, part)
+    parts = _parts(source, reads, part)                                               # (repeat, n, part)
     elements = parts.view(np.dtype((np.void, width)))          # (repeat, n, m): elements move whole, not by byte
     moved = np.ascontiguousarray(elements.transpose(0, 2, 1)).reshape(repeat, n, m).view(np.uint8)
-    table = _table(image[dst[0].scope], writes, part) if len(dst) == n and writes.size else None
+    return moved, writes, part
+
+
+def _write(buffer: np.ndarray, writes: np.ndarray, moved: np.ndarray, part: int, call: Call,
+           units: Mapping[str, int]) -> None:
+    """The moved parts into `buffer` at `writes` (offsets in it), a later iteration's write kept where two
+    name one byte."""
+    repeat, n = writes.shape
+    table = _table(buffer, writes, part) if moved.shape[1] == n and writes.size else None
     if table is not None:                                      # else as bytes
         _write_parts(*table, moved.reshape(-1, part))
         return
     byte = np.arange(part, dtype=np.int64)
     where = (writes[..., None] + byte).reshape(-1)
     values = moved.reshape(-1)
-    step = args["dst_rep_stride"] * units["dst_rep_stride"]
+    step = call.args["dst_rep_stride"] * units["dst_rep_stride"]
     if repeat > 1 and step < int(writes[0].max() - writes[0].min()) + part:
         # iterations may write the same bytes: keep each byte's last write (numpy does not promise an
         # order for repeated indices)
         last = where.size - 1 - np.unique(where[::-1], return_index=True)[1]
         where, values = where[last], values[last]
-    image[dst[0].scope][where] = values
+    buffer[where] = values
 
 
 def _windows(buffer: np.ndarray, part: int, writeable: bool = False) -> np.ndarray:

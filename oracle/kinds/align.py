@@ -9,7 +9,7 @@ from oracle.records import Product, Rule
 from .base import RuleKind, require
 from .phases import Entries, Pass
 from .protocols import Checked, Env, Listed, Placing, Plan, Plans, Source, Sweep
-from .tables import plain
+from .tables import label_of, plain, tensors_of
 
 
 class Align(RuleKind):
@@ -18,13 +18,14 @@ class Align(RuleKind):
     entry_field = "operand"
 
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
-        scope, need = rule.fields["scope"], None
-        for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        scope, need, name = rule.fields["scope"], None, rule.fields["operand"]
+        for i, tensor in enumerate(tensors_of(ctx, name)):
             if tensor.scope == scope:                          # the rule speaks of this scope only
                 if need is None:
                     need = self.need(rule, ctx.product, ctx.rulebook.itemsize(tensor.dtype))
                 if tensor.addr % need:
-                    return f"{label} in {tensor.scope} at byte {tensor.addr} is not {need}-byte aligned"
+                    return (f"{label_of(ctx, name, i)} in {tensor.scope} at byte {tensor.addr} is not "
+                            f"{need}-byte aligned")
         return None
 
     def need(self, rule: Rule, product: Product, element: int = 1) -> int:

@@ -10,7 +10,7 @@ from oracle.records import Rule
 from .base import Retry, RuleKind, require
 from .phases import Entries, Pass
 from .protocols import Checked, Listed, Placing, Plan, Plans, Source, Sweep
-from .tables import end_plans, plain
+from .tables import end_plans, label_of, plain, tensors_of
 
 
 class Bounds(RuleKind):
@@ -26,18 +26,18 @@ class Bounds(RuleKind):
         """With `half_by` (a bool parameter naming the 16-byte half of each block an 8-bit entry touches):
         broken when the whole blocks leave a tensor and, for every entry, the half it touches does not
         (the calls on which whole blocks and touched halves disagree)."""
-        entries = ctx.entries(rule.fields["operand"])
-        found = _outside(entries, ctx)
+        name = rule.fields["operand"]
+        runs = ctx.accesses[name] if ctx.spec.is_list(name) else [ctx.accesses[name]]
+        found = _outside(ctx, name, runs)
         half_by = rule.fields.get("half_by")
         if found is None or half_by is None:
             return found
         if ctx.units["element"] != 1:                          # wider elements touch their whole blocks
             return None
         high = bool(ctx.call.args[half_by])
-        halves = [(label, tensor, None if runs is None else
-                   runs._replace(first=runs.first + runs.length // 2 * high, length=runs.length // 2))
-                  for label, tensor, runs in entries]
-        if _outside(halves, ctx) is not None:
+        halves = [None if r is None else r._replace(first=r.first + r.length // 2 * high, length=r.length // 2)
+                  for r in runs]
+        if _outside(ctx, name, halves) is not None:
             return None
         return f"{found}; the half {half_by}={high} picks lies inside"
 
@@ -104,13 +104,18 @@ class Bounds(RuleKind):
         return below_end
 
 
-def _outside(entries: Any, ctx: Checked) -> str | None:
-    for label, tensor, runs in entries:
-        if runs is None:
+def _outside(ctx: Checked, name: str, runs: Sequence[Any]) -> str | None:
+    """The first tensor of the operand that its runs (one per tensor, in Context.entries' order) leave, worded
+    (None: none does). A list's entries share one Runs: its span is read once."""
+    last, span = None, (0, 0)
+    for i, (tensor, r) in enumerate(zip(tensors_of(ctx, name), runs)):
+        if r is None:
             continue
-        begin, end = runs.span                             # (0, 0) when it touches nothing: inside
+        if r is not last:
+            last, span = r, r.span                         # (0, 0) when it touches nothing: inside
+        begin, end = span
         size = ctx.nbytes(tensor)
         if begin < 0 or end > size:
-            return (f"{label} is accessed at bytes [{begin}, {end}) of a tensor of {size} bytes "
+            return (f"{label_of(ctx, name, i)} is accessed at bytes [{begin}, {end}) of a tensor of {size} bytes "
                     f"({tensor.numel} x {tensor.dtype})")
     return None

@@ -10,7 +10,7 @@ from oracle.records import Rule
 from .base import RuleKind, require
 from .phases import Entries, Pass
 from .protocols import Checked, Env, Listed, Placing, Plan, Plans, Source, Sweep
-from .tables import end_plans, plain
+from .tables import end_plans, label_of, plain, tensors_of
 
 
 class Capacity(RuleKind):
@@ -20,8 +20,8 @@ class Capacity(RuleKind):
     legal_edges = ("*=top", "*=largest-fit")
 
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
-        product, caps = ctx.product, {}                    # per scope, looked up once (a list's entries share one)
-        for label, tensor in ctx.labelled[rule.fields["operand"]]:
+        name, product, caps = rule.fields["operand"], ctx.product, {}    # caps: per scope, looked up once
+        for i, tensor in enumerate(tensors_of(ctx, name)):
             scope = tensor.scope
             if scope == "GM":                              # every product has one, unbounded
                 continue
@@ -35,7 +35,8 @@ class Capacity(RuleKind):
                 continue
             end = tensor.addr + ctx.nbytes(tensor)
             if end > cap:
-                return f"{label} ends at byte {end} of {tensor.scope}, past its {cap} bytes on {ctx.call.product}"
+                return (f"{label_of(ctx, name, i)} ends at byte {end} of {tensor.scope}, past its {cap} bytes on "
+                        f"{ctx.call.product}")
         return None
 
     def fast_entries(self, rule: Rule, ctx: Checked) -> Entries | Pass:

@@ -7,7 +7,7 @@ from typing import Any, Optional
 from oracle.records import Rule
 
 from .protocols import Checked, Env, Picks, Plans, Sweep
-from .tables import OneOfAllowed
+from .tables import OneOfAllowed, label_of, tensors_of
 
 
 class Dtype(OneOfAllowed):
@@ -22,9 +22,9 @@ class Dtype(OneOfAllowed):
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
         allowed = rule.fields["allowed"]
         for name in rule.fields["operands"]:
-            for label, t in ctx.labelled[name]:
+            for i, t in enumerate(tensors_of(ctx, name)):
                 if t.dtype not in allowed:
-                    return f"{label} has dtype {t.dtype}, not one of {', '.join(allowed)}"
+                    return f"{label_of(ctx, name, i)} has dtype {t.dtype}, not one of {', '.join(allowed)}"
         return None
 
     def validate(self, raw: Mapping[str, Any], operands: Mapping[str, Any], dtypes: Mapping[str, int],

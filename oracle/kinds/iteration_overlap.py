@@ -3,10 +3,12 @@ iteration of one operand meets no iteration of another `lag` iterations later.""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Optional
 
-from oracle.call import Call
-from oracle.iterations import Family, first_meeting
+from oracle.call import Call, Tensor
+from oracle.footprint import Runs
+from oracle.iterations import Family, first_meeting, lanes_apart
 from oracle.records import Rule
 
 from .base import RuleKind, require
@@ -27,20 +29,13 @@ class IterationOverlap(RuleKind):
         a, b = rule.fields["operands"]
         lo, hi = rule.fields.get("lag", [0, 0])
         identical = rule.fields.get("allow") == "identical"
-        fa, fb = ctx.families(a), ctx.families(b)
-        for scope in set(fa) & set(fb):
-            (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
-            whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
-            first = _first(family_a, family_b, lo, hi, a == b, whole)
-            if first is None:
-                continue
-            r, i, j = first
-            what = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}.get(
-                (lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
-            extra = " (not entry for entry identical)" if identical else ""
-            return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
-                    f"in {scope}{extra}")
-        return None
+        if _told_apart(ctx, a, b, lo, hi, identical):
+            return None
+        known: dict[tuple[str, str, int, int | None, bool], Optional[str]] = vars(ctx).setdefault("_meetings", {})
+        key = (a, b, lo, hi, identical)        # a rule and an ambiguity's check can ask the same of one call
+        if key not in known:
+            known[key] = _meeting(ctx, a, b, lo, hi, identical)
+        return known[key]
 
     def breakable_in(self, rule: Rule, scopes: Mapping[str, str]) -> bool:
         return len({scopes[op] for op in rule["operands"]}) == 1
@@ -113,6 +108,26 @@ class IterationOverlap(RuleKind):
         return out
 
 
+_LAGS: dict[tuple[int, int | None], str] = {(0, 0): "in the same iteration", (1, 1): "in the next iteration"}
+
+
+def _meeting(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical: bool) -> Optional[str]:
+    """IterationOverlap.check's message, from the operands' families (None: no iteration meets)."""
+    fa, fb = ctx.families(a), ctx.families(b)
+    for scope in set(fa) & set(fb):
+        (pa, family_a), (pb, family_b) = fa[scope], fb[scope]
+        whole = identical and len(fa) == len(fb) == 1 and len(pa) == len(pb)      # all entries in this scope
+        first = _first(family_a, family_b, lo, hi, a == b, whole)
+        if first is None:
+            continue
+        r, i, j = first
+        what = _LAGS.get((lo, hi), f"{lo}{'+' if hi is None else f'..{hi}'} iterations later")
+        extra = " (not entry for entry identical)" if identical else ""
+        return (f"iteration {r} of {ctx.entries(a)[pa[i]][0]} meets {ctx.entries(b)[pb[j]][0]} {what} "
+                f"in {scope}{extra}")
+    return None
+
+
 def _same_blocks(n: int, reorder: bool, k: int, shift: int) -> Follow:
     """b on a's blocks: the same blocks in another order (entry i on a's entry i + k), or partly the same
     (b's lowest entry on a's k-th lowest, the rest as a's lie); `shift` bytes on (a and b meet in the
@@ -139,3 +154,65 @@ def _first(fa: Family, fb: Family, lo: int, hi: int | None, same: bool, identica
     found = [f for f in (first_meeting(fa, fb, (0, 0), distinct=True, identical=identical),
                          first_meeting(fa, fb, (1, hi), identical=identical)) if f is not None]
     return min(found, default=None)
+
+
+Lined = tuple[str, list[int], Runs, Optional[tuple[int, int]]]
+_SCOPE, _ADDR = attrgetter("scope"), attrgetter("addr")
+
+
+def _told_apart(ctx: Checked, a: str, b: str, lo: int, hi: int | None, identical: bool) -> bool:
+    """No iteration of a meets one of b as `_first` reads the lag, told from the entries' addresses and
+    their one Runs (`_lined`), without the families' arrays, where that is plain: a and b in different
+    scopes or their spans apart; in one iteration, where identical entries are allowed, a and b entry for
+    entry the same in every iteration; an operand's entries against each other in one iteration, no two
+    starts closer than a run; an operand against its own later iterations, entries and step on a grid of
+    the run's length, no two entries of one residue of the step fewer than `count` steps apart (runs on
+    that grid meet whole or not at all). False: ask first_meeting."""
+    la, lb = _lined(ctx, a), _lined(ctx, b)
+    if la is None or lb is None:
+        return False
+    if la[0] != lb[0]:
+        return True
+    if a != b:
+        sa, sb = la[3], lb[3]
+        if sa is None or sb is None or sa[0] >= sb[1] or sb[0] >= sa[1]:
+            return True
+        return identical and lo == 0 and hi == 0 and la[2] == lb[2] and la[1] == lb[1]
+    _, addrs, runs, span = la
+    if span is None:
+        return True
+    if lo == 0 and hi == 0:
+        ordered = sorted(addrs)
+        return all(y - x >= runs.length for x, y in zip(ordered, ordered[1:]))
+    return lo >= 1 and lanes_apart(addrs, runs.step, runs.count, runs.length)
+
+
+def _lined(ctx: Checked, name: str) -> Lined | None:
+    """(scope, entry addresses, their one Runs, the span of their runs as the Family has it) of an operand
+    whose entries lie in one scope with equal Runs (a list operand as its index math gives it), once per
+    context; None for any other (or a span past int64's exact range: the families answer)."""
+    known: dict[str, Lined | None] = vars(ctx).setdefault("_lined", {})
+    if name in known:
+        return known[name]
+    value, runs, found = ctx.call.args.get(name), ctx.accesses.get(name), None
+    if type(value) is Tensor and type(runs) is Runs:
+        value, runs = [value], [runs]
+    if (type(value) is list and value and type(runs) is list and len(runs) == len(value)
+            and type(runs[0]) is Runs and runs.count(runs[0]) == len(runs) and set(map(type, value)) == {Tensor}):
+        scopes = set(map(_SCOPE, value))
+        if len(scopes) == 1:
+            addrs: list[int] = list(map(_ADDR, value))
+            span = _span(addrs, runs[0])
+            if span is None or -2**62 < span[0] <= span[1] < 2**62:
+                found = scopes.pop(), addrs, runs[0], span
+    known[name] = found
+    return found
+
+
+def _span(addrs: list[int], runs: Runs) -> tuple[int, int] | None:
+    """Lowest to highest byte the runs of entries at `addrs` touch (None: nothing is touched)."""
+    first, step, count, length = runs
+    if count <= 0 or length <= 0:
+        return None
+    far = step * (count - 1)
+    return min(addrs) + first + min(0, far), max(addrs) + first + max(0, far) + length

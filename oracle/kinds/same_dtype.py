@@ -9,7 +9,7 @@ from oracle.records import Rule
 from .base import PASS, RuleKind, require
 from .phases import Entries, Pass
 from .protocols import Checked, Env, Listed, Picks, Plan, Plans, Source, Sweep
-from .tables import plain
+from .tables import plain, tensors_of
 
 
 class SameDtype(RuleKind):
@@ -21,9 +21,9 @@ class SameDtype(RuleKind):
     on_dtypes = True
 
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
-        labelled = ctx.labelled
-        if len({t.dtype for name in rule.fields["operands"] for _, t in labelled[name]}) <= 1:
+        if len({t.dtype for name in rule.fields["operands"] for t in tensors_of(ctx, name)}) <= 1:
             return None
+        labelled = ctx.labelled                 # the labels, for the message alone
         dtypes = {label: t.dtype for name in rule.fields["operands"] for label, t in labelled[name]}
         if len(set(dtypes.values())) > 1:
             first = next(iter(dtypes.values()))

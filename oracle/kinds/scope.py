@@ -8,7 +8,7 @@ from oracle.records import Rule
 
 from .base import require
 from .protocols import Checked, Env, Picks, Plans, Sweep
-from .tables import OneOfAllowed
+from .tables import OneOfAllowed, label_of, tensors_of
 
 
 class Scope(OneOfAllowed):
@@ -18,9 +18,10 @@ class Scope(OneOfAllowed):
     entry_field = "operand"
 
     def check(self, rule: Rule, ctx: Checked) -> Optional[str]:
-        for label, tensor in ctx.labelled[rule.fields["operand"]]:
-            if tensor.scope not in rule.fields["allowed"]:
-                return f"{label} is in {tensor.scope}; it must be in {' or '.join(rule.fields['allowed'])}"
+        name, allowed = rule.fields["operand"], rule.fields["allowed"]
+        for i, tensor in enumerate(tensors_of(ctx, name)):
+            if tensor.scope not in allowed:
+                return f"{label_of(ctx, name, i)} is in {tensor.scope}; it must be in {' or '.join(allowed)}"
         return None
 
     def edges(self, rule: Rule, sweep: Sweep) -> Plans:

@@ -1,14 +1,31 @@
-"""What several kinds' fast paths share: the plain operands a rule names, and "one of the allowed"."""
+"""What several kinds share: the plain operands a rule names, "one of the allowed", and an operand's tensors
+with the label a message names one by."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from oracle.call import Tensor
 from oracle.records import Rule
 
 from .base import RuleKind
 from .phases import Entries, Pass
 from .protocols import Checked, Listed, Plan, Plans, Source
+
+
+def tensors_of(ctx: Checked, name: str) -> list[Tensor]:
+    """An operand's tensors as Context.labelled lists them (a list operand's entries, a plain operand's
+    one), without the labels, which only a message reads (`label_of`): once per context."""
+    known: dict[str, list[Tensor]] = vars(ctx).setdefault("_tensors", {})
+    found = known.get(name)
+    if found is None:
+        found = known[name] = ctx.call.tensors(name) if ctx.spec.is_list(name) else [ctx.call.tensor(name)]
+    return found
+
+
+def label_of(ctx: Checked, name: str, i: int) -> str:
+    """The label Context.labelled gives tensor i of an operand (`dst_list[3]`, or the operand's name)."""
+    return f"{name}[{i}]" if ctx.spec.is_list(name) else name
 
 
 def plain(rule: Rule, ctx: Checked, key: str | None) -> tuple[str, ...] | None:
