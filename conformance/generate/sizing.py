@@ -32,7 +32,7 @@ def _frozen(value: Any) -> Any:
 
 # Results worked out already, by (frame, what, parameters): the calls of a frame share the parameters drawn
 # first (the largest fit of the first one drawn is the same for all of them), and Hypothesis replays what
-# and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (~20 MB), then forgotten.
+# and shrinks (most of the rooms asked for in a ci run). At most REMEMBERED_MAX (some tens of MB), then forgotten.
 _REMEMBERED: dict[tuple, Any] = {}
 REMEMBERED_MAX = 1 << 15
 _MISSING = object()
