@@ -73,16 +73,46 @@ _new = tuple.__new__
 
 def apply(call: Call, image: Mapping[str, np.ndarray], units: Mapping[str, int],
           runs: Mapping[str, Grid] | None = None) -> None:
-    p, fractal = _fields(call), units["fractal"]
     acc = runs or accesses(call, units)
     src, dst = call.tensor("src"), call.tensor("dst")
     s, d = acc["src"], acc["dst"]
     if s.empty or d.empty:
         return                                                     # ndNum = 0: an empty move
-    buffer = image[src.scope]
-    blocks = as_strided(buffer[src.addr:], shape=(s.outer, s.inner, p["nValue"], fractal),
+    _move(image[src.scope], src.addr, s, image[dst.scope], dst.addr, d, _fields(call)["nValue"], units["fractal"])
+
+
+def patched(call: Call, memory: Mapping[str, np.ndarray], units: Mapping[str, int],
+            runs: Mapping[str, Grid] | None = None) -> dict[str, tuple[int, np.ndarray]] | None:
+    """{dst's scope: (lo, data)} of a legal call: dst's span as `apply` leaves it, read from `memory` (not
+    modified); None where apply answers instead (src and dst in one scope, a step below zero, a byte
+    outside its image)."""
+    src, dst = call.args["src"], call.args["dst"]          # tensors, as `context` has validated them
+    source, target = memory.get(src.scope), memory.get(dst.scope)
+    if source is None or target is None or src.scope == dst.scope:
+        return None
+    acc = runs or accesses(call, units)
+    s, d = acc["src"], acc["dst"]
+    if s.empty or d.empty:
+        return {dst.scope: (0, target[:0])}
+    lo, hi = dst.addr + d.begin, dst.addr + d.end
+    if min(s.outer_step, s.inner_step, d.outer_step, d.inner_step) < 0 or lo < 0 or hi > target.shape[0] \
+            or src.addr + s.begin < 0 or src.addr + s.end > source.shape[0]:
+        return None
+    # rows that fill the span leave no byte of it as it was: nothing to copy first
+    whole = d.nbytes == hi - lo and not d.self_overlaps()
+    data = np.empty(hi - lo, dtype=np.uint8) if whole else target[lo:hi].copy()
+    _move(source, src.addr, s, data, dst.addr - lo, d, _fields(call)["nValue"], units["fractal"])
+    data.flags.writeable = False
+    return {dst.scope: (lo, data)}
+
+
+def _move(source: np.ndarray, src_addr: int, s: Grid, target: np.ndarray, dst_addr: int, d: Grid, rows: int,
+          fractal: int) -> None:
+    """src's column blocks (`rows` fractal rows each) at `src_addr` of `source` into dst's rows at `dst_addr`
+    of `target` (neither footprint empty)."""
+    blocks = as_strided(source[src_addr:], shape=(s.outer, s.inner, rows, fractal),
                         strides=(s.outer_step, s.inner_step, fractal, 1))
-    view = d.view(image[dst.scope], dst.addr)                       # (matrix, row, row bytes)
+    view = d.view(target, dst_addr)                                # (matrix, row, row bytes)
     if d.length == s.inner * fractal and not d.self_overlaps():
         # whole blocks, rows apart: each block goes straight to its place in its row (one copy, not two);
         # rows that meet are moved as whole rows, in the order numpy's assignment writes them
