@@ -3,7 +3,7 @@ every operand fits the scope it was given, reaching each end of each range and t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from oracle.call import nest
 from oracle.kinds import Retry, kind_of, require
@@ -169,6 +169,7 @@ class ParameterDraw:
         self.last: str | None = None            # the last of them
         self.fit_span: dict[str, tuple[int, int, int]] = {}     # (lo, hi, step) each fit_top was searched in
         self.begun: dict[str, Any] = {}         # the parameters before the first one was drawn
+        self.refit: dict[str, dict[str, Any]] = {}      # the parameters a fit_top is searched again with
 
     def fits(self, params: Mapping[str, Any]) -> bool:
         return fits(self.env, self.draft, params, self.start.aligns)
@@ -299,20 +300,23 @@ class ParameterDraw:
                 return
 
     def fit_again(self, order: list[str], at: int) -> None:
-        """The largest fits of the parameters from order[at] on searched again as when they were drawn (those
-        drawn before each as they are now, the others at their start), where one was searched for (a bottom
-        that was the only fit is no longer known to be)."""
+        """The largest fits of order[at:] to search again where a tag asks (top_of), as when they were drawn
+        (those drawn before each as they are now, the others at their start); a bottom that was the only fit, dropped."""
         for i, n in enumerate(order[at:], at):
             if n in self.fit_top and n not in self.fit_span:
                 del self.fit_top[n]
             elif n in self.fit_top:
-                before = {**self.begun, **{k: self.params[k] for k in order[:i]}}
-                top = largest_fit(self.env, self.draft, before, n, *self.fit_span[n][:2], self.start.aligns,
-                                  self.fit_span[n][2])
-                if top is None:
-                    del self.fit_top[n]
-                else:
-                    self.fit_top[n] = top
+                self.refit[n] = {**self.begun, **{k: self.params[k] for k in order[:i]}}
+
+    def top_of(self, n: str, value: int) -> int | None:
+        """fit_top[n] where `value` may be it (else None); one to search again (fit_again) searched only where `value`
+        fits and the next multiple does not, or it is the span's top: so is every answer of largest_fit (_search)."""
+        before, (lo, hi, step) = self.refit.get(n), self.fit_span.get(n, (0, 0, 1))
+        if before is None or value % step or not lo <= value <= hi // step * step:
+            return self.fit_top.get(n) if before is None else None
+        if not self.fits({**before, n: value}) or (value + step <= hi and self.fits({**before, n: value + step})):
+            return None
+        return largest_fit(self.env, self.draft, before, n, lo, hi, self.start.aligns, step)
 
     def part_writes(self) -> None:
         """An operand that must not write a byte twice (CallDraft.parted) and does: its strides raised as
@@ -346,7 +350,7 @@ class ParameterDraw:
         for n in self.start.names:
             ends = self.start.ends[n]
             if n != self.forced and ends is not None:
-                where = _edge_of(self.params[n], ends, self.fit_top.get(n))
+                where = _edge_of(n, self.params[n], ends, self.top_of)
                 if where is not None:
                     self.draft.tags.append(f"{n}={where}")
 
@@ -360,16 +364,12 @@ def _legal_ends(domain: list[tuple[int, int]], step: int) -> tuple[int, int] | N
     return (lo, hi) if lo <= hi else None
 
 
-def _edge_of(value: int, ends: tuple[int, int], fit_top: int | None) -> str | None:
-    """The tag a parameter's value earns: `min` / `max` at the lowest / highest legal value, and
-    `largest-fit` at the largest value that fitted the scopes when that is below the highest one."""
-    if value == ends[0]:
-        return "min"
-    if value == ends[1]:
-        return "max"
-    if fit_top is not None and value == fit_top:
-        return "largest-fit"
-    return None
+def _edge_of(n: str, value: int, ends: tuple[int, int], fit_top: Callable[[str, int], int | None]) -> str | None:
+    """The tag parameter `n`'s value earns: `min` / `max` at the lowest / highest legal value, and `largest-fit`
+    at the largest value that fitted the scopes when below the highest one (`fit_top(n, value)`, where it may be)."""
+    if value in ends:
+        return "min" if value == ends[0] else "max"
+    return "largest-fit" if value == fit_top(n, value) else None
 
 
 def _stay_out(env: Env, draft: CallDraft, params: dict[str, int], forced: str | None,
