@@ -314,7 +314,7 @@ class ParameterDraw:
         before, (lo, hi, step) = self.refit.get(n), self.fit_span.get(n, (0, 0, 1))
         if before is None or value % step or not lo <= value <= hi // step * step:
             return self.fit_top.get(n) if before is None else None
-        if not self.fits({**before, n: value}) or (value + step <= hi and self.fits({**before, n: value + step})):
+        if (value + step <= hi and self.fits({**before, n: value + step})) or not self.fits({**before, n: value}):
             return None
         return largest_fit(self.env, self.draft, before, n, lo, hi, self.start.aligns, step)
 
