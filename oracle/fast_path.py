@@ -12,11 +12,14 @@ tests/rules/test_check_fast_path.py holds each one to its kind on drawn calls of
 from __future__ import annotations
 
 import functools
+from math import gcd
+from operator import add, attrgetter
 from collections.abc import Callable, Mapping, Sequence
 from types import CodeType
 from typing import Any, Optional
 
 from .call import Tensor
+from .footprint import Runs
 from .iterations import lanes_apart
 from .kinds import RULE_KINDS, RuleKind
 from .kinds.phases import Pass
@@ -24,6 +27,8 @@ from .kinds.protocols import Checked, Spec
 from .records import Ambiguity, Rule
 from .rulebook import Ranges, in_ranges
 
+_SCOPE, _DTYPE, _ADDR, _NUMEL = attrgetter("scope"), attrgetter("dtype"), attrgetter("addr"), attrgetter("numel")
+_ABSENT = object()
 LISTS_RANK = 8          # the entries of list operands are checked between the kinds below and above it
 
 
@@ -51,6 +56,39 @@ class Listed:
         self.bounds = False
 
     def holds(self, tensors: Sequence[Tensor], runs: Sequence[Any], itemsize: Mapping[str, int]) -> bool:
+        """Every entry passes (`each`'s answer), told for all entries at once where they share one scope
+        and one dtype of known width (a generated list's entries): a common divisor for the alignments,
+        the furthest end for the limits, the shortest entry for bounds where all have one Runs."""
+        scopes, dtypes = set(map(_SCOPE, tensors)), set(map(_DTYPE, tensors))
+        if len(scopes) != 1 or len(dtypes) != 1 or type(tensors) is not list:
+            return self.each(tensors, runs, itemsize)
+        (scope,), (dtype,) = scopes, dtypes
+        width = itemsize.get(dtype)
+        if width is None:
+            return self.each(tensors, runs, itemsize)
+        if (self.scopes is not None and scope not in self.scopes) or (self.dtypes is not None and dtype not in self.dtypes):
+            return False
+        addrs = list(map(_ADDR, tensors))
+        if any(s == scope and gcd(*addrs) % need for s, need in self.align):
+            return False
+        numels = list(map(_NUMEL, tensors))
+        tops: list[Any] = [limit.get(scope, _ABSENT) for limit in self.limits]
+        if _ABSENT in tops:
+            return False
+        capped = [top for top in tops if top is not None]
+        if capped and max(map(add, addrs, map(width.__mul__, numels))) > min(capped):
+            return False
+        if self.bounds:
+            if not (type(runs) is list and len(runs) == len(tensors) and set(map(type, runs)) == {Runs}
+                    and runs.count(runs[0]) == len(runs)):
+                return self.each(tensors, runs, itemsize)
+            begin, end = runs[0].span
+            if begin < 0 or end > min(numels) * width:
+                return False
+        return True
+
+    def each(self, tensors: Sequence[Tensor], runs: Sequence[Any], itemsize: Mapping[str, int]) -> bool:
+        """Every entry passes, asked entry by entry."""
         scopes, dtypes, align, limits = self.scopes, self.dtypes, self.align, self.limits
         for t in tensors:
             if (scopes is not None and t.scope not in scopes) or (dtypes is not None and t.dtype not in dtypes):

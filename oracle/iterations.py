@@ -13,8 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .footprint import Runs
-
-Ints = int | np.ndarray          # a number, or one per entry (a family's columns)
+from .run_arithmetic import first_in_blocks, first_same_step, lag_bounds, meets, meets_at_lag, open_from
 
 
 class Family(NamedTuple):
@@ -120,8 +119,8 @@ def some_hits(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool 
     else:
         r = np.arange(rounds, dtype=np.int64)[:, None, None]
         x = (a_base[None, :, None] + r * a_step[None, :, None]) - b_base[None, None, :]   # a's run r, from b's base
-        hits = _meets(x, r, a_len[None, :, None], b_len[None, None, :], b_step[None, None, :],
-                      b_count[None, None, :], lag)
+        hits = meets(x, r, a_len[None, :, None], b_len[None, None, :], b_step[None, None, :],
+                     b_count[None, None, :], lag)
         hits &= (r < a_count[None, :, None]) & (a_len > 0)[None, :, None] & (b_len > 0)[None, None, :]
     if distinct:
         n = min(len(a_base), len(b_base))
@@ -137,10 +136,45 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
     nothing is left. Generators steering a call by the rule ask it too.
 
     Two uniform families are answered without the (iterations, entries, entries) array: at one lag, each
-    pair's iterations that meet are an interval (_lag_bounds); over a range of lags, the iterations are
-    searched from the first, in blocks of 8, 64, 512 (a meeting is most often in the first)."""
+    pair's iterations that meet are an interval (lag_bounds); over a range of lags, the iterations are
+    searched from the first, in blocks of 8, 64, 512 (a meeting is most often in the first).
+
+    The answers to the last questions are kept (`_ANSWERED`): a generator steering a call asks what the
+    call's check asks next, of the same entries moved together (the answer does not change), and a
+    reference in the same process asks it again."""
     if _apart(a, b, lag, distinct):
         return None
+    key = _question(a, b, lag, distinct, identical)
+    if key is None:
+        return _first_meeting(a, b, lag, distinct, identical)
+    answer = _ANSWERED.get(key, _ANSWERED)
+    if answer is _ANSWERED:
+        answer = _first_meeting(a, b, lag, distinct, identical)
+        if len(_ANSWERED) >= _KEEP:
+            _ANSWERED.clear()
+        _ANSWERED[key] = answer
+    return answer  # type: ignore[return-value]
+
+
+_ANSWERED: dict[tuple[object, ...], object] = {}     # question (_question) -> first_meeting's answer
+_KEEP = 64
+
+
+def _question(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool, identical: bool) -> tuple[object, ...] | None:
+    """What first_meeting is asked, with a and b moved by the same amount to a's first entry at 0 (every
+    answer depends on the entries' distances alone); None where the spans are past the range where that
+    holds exactly (int64's wrapping)."""
+    if not _small(a, b, 0):
+        return None
+    low = a.base[0]
+    return ((a.base - low).tobytes(), (b.base - low).tobytes(), a.step.tobytes(), a.count.tobytes(),
+            a.length.tobytes(), b.step.tobytes(), b.count.tobytes(), b.length.tobytes(), lag, distinct,
+            identical, a is b, a.uniform, b.uniform)
+
+
+def _first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool, identical: bool
+                   ) -> tuple[int, int, int] | None:
+    """first_meeting's answer, worked out."""
     if not (a.uniform and b.uniform) or _one_step(a, b, lag):
         hits = some_hits(a, b, lag, distinct)
         if hits is None:
@@ -151,25 +185,27 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
                 return None
         r, i, j = np.unravel_index(int(hits.argmax()), hits.shape)
         return int(r), int(i), int(j)
-    same = families_identical(a, b) if identical else np.zeros(0, dtype=bool)
-    rounds = int(a.count.max(initial=0))
+    rounds = int(a.count[0])
     runs = _uniform_runs(a, b)
     if runs[1] <= 0 or runs[2] <= 0:
         return None
     d = a.base[:, None] - b.base[None, :]
     diagonal = np.arange(min(d.shape)) if distinct else None
     if lag[0] == lag[1]:
-        first, last = _lag_bounds(d, rounds, *runs, lag[0])
-        at = _open_from(same, rounds)[np.minimum(first, rounds)]       # the first not left out
+        first, last = lag_bounds(d, rounds, *runs, lag[0])
+        at = np.minimum(first, rounds)
+        if identical:                   # the first iteration from `first` on that is not left out
+            at = _past_identical(a, b, at, rounds)
         at[at > last] = rounds                                          # rounds: the pair never meets
         if diagonal is not None:
             at[diagonal, diagonal] = rounds
-    elif runs[0] == runs[3] and not same.size:      # one step on both sides: each pair's first in closed form
-        at = _first_same_step(d, rounds, runs, lag)
+    elif runs[0] == runs[3] and not identical:      # one step on both sides: each pair's first in closed form
+        at = first_same_step(d, rounds, runs, lag)
         if diagonal is not None:
             at[diagonal, diagonal] = rounds
     else:
-        at = _first_in_blocks(d, rounds, runs, lag, same, diagonal)
+        same = families_identical(a, b) if identical else np.zeros(0, dtype=bool)
+        at = first_in_blocks(d, rounds, runs, lag, same, diagonal)
         if at is None:
             return None
     first_r = int(at.min(initial=rounds))
@@ -179,64 +215,38 @@ def first_meeting(a: Family, b: Family, lag: tuple[int, int | None], distinct: b
     return first_r, first_i, first_j
 
 
-def _first_in_blocks(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int, int], lag: tuple[int, int | None],
-                     same: np.ndarray, diagonal: np.ndarray | None) -> np.ndarray | None:
-    """first_meeting over a range of lags: per pair of entries (distance d), the first run of a that meets
-    (rounds: none), looked for in blocks of 8, 64, 512 runs from the first, up to the first block in which
-    some pair but the diagonal's meets; None where none does. `runs`: _uniform_runs."""
-    sa, la, lb, sb, nb = runs
-    distances, which = np.unique(d, return_inverse=True)
-    which = which.reshape(d.shape)
-    start, size = 0, 8
-    while start < rounds:
-        stop = min(rounds, start + size)
-        r = np.arange(start, stop, dtype=np.int64)[None, :]
-        rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)     # (distance, run of a)
-        if same.size:
-            rows &= ~same[start:stop]
-        if rows.any():
-            at = np.where(rows.any(axis=1), rows.argmax(axis=1) + start, rounds)[which]
-            if diagonal is not None:
-                at[diagonal, diagonal] = rounds
-            if (at < rounds).any():
-                return at
-        start, size = stop, size * 8
-    return None
+def _past_identical(a: Family, b: Family, at: np.ndarray, rounds: int) -> np.ndarray:
+    """`at` (iterations of a, at most `rounds`) moved past the iterations in which two uniform families are
+    entry for entry the same (families_identical), told without its array: run r of entry i is the same
+    on both sides <=> base_a[i] - base_b[i] == r * (step_b - step_a), with one length, so the runs are the
+    same in every iteration (a step difference of 0), in none, or in one, r0 (`at` there moves to r0 + 1)."""
+    c = int(b.step[0]) - int(a.step[0])
+    if a.base.shape != b.base.shape or not _small(a, b, abs(c) * rounds):     # as the array has it
+        moved: np.ndarray = open_from(families_identical(a, b), rounds)[at]
+        return moved
+    if int(a.length[0]) != int(b.length[0]):
+        return at
+    apart = a.base - b.base
+    v = int(apart[0])
+    if not (apart == v).all():
+        return at
+    if c == 0:
+        return at if v else np.full(at.shape, rounds, dtype=at.dtype)
+    r0, rest = divmod(v, c)
+    if not rest and 0 <= r0 < rounds:
+        at[at == r0] = r0 + 1
+    return at
 
 
-def _first_same_step(d: np.ndarray, rounds: int, runs: tuple[int, int, int, int, int],
-                     lag: tuple[int, int | None]) -> np.ndarray:
-    """first_meeting over a range of lags of two uniform families with one step s (an operand against
-    itself): per pair of entries (distance d), the first run of a that meets (rounds: none). Run r of a
-    meets run r + k of b <=> d - lb < k * s < d + la, whatever r: an interval of k, cut to the lags and to
-    the runs there are (k >= -(rounds - 1), k <= b's count - 1); the first r is that of the largest k left,
-    max(0, -k)."""
-    s, la, lb, _, nb = runs
-    lowest, highest = max(lag[0], -(rounds - 1)), nb - 1 if lag[1] is None else min(lag[1], nb - 1)
-    if s > 0:
-        k_lo, k_hi = (d - lb) // s + 1, -(-(d + la) // s) - 1
-    elif s < 0:
-        k_lo, k_hi = (d + la) // s + 1, -(-(d - lb) // s) - 1
-    else:                                   # every run of b in one place: all k or none
-        always = (d - lb < 0) & (0 < d + la)
-        k_lo, k_hi = np.where(always, lowest, highest + 1), np.full(d.shape, highest)
-    k_lo, k_hi = np.maximum(k_lo, lowest), np.minimum(k_hi, highest)
-    return np.where(k_lo <= k_hi, np.maximum(-k_hi, 0), rounds)
+def _small(a: Family, b: Family, reach: int) -> bool:
+    """Both spans and `reach` well inside int64's exact range (no sum or product the arrays make wraps)."""
+    return (a.span is not None and b.span is not None and reach < 2**61
+            and -2**61 < min(a.span[0], b.span[0]) and max(a.span[1], b.span[1]) < 2**61)
 
 
 def _uniform_runs(a: Family, b: Family) -> tuple[int, int, int, int, int]:
     """(a's step, a's length, b's length, b's step, b's count) of two uniform families, as Python ints."""
     return int(a.step[0]), int(a.length[0]), int(b.length[0]), int(b.step[0]), int(b.count[0])
-
-
-def _open_from(same: np.ndarray, rounds: int) -> np.ndarray:
-    """out[r] for r in 0..rounds: the first iteration from r on that `same` does not leave out (rounds where
-    none is left)."""
-    r = np.arange(rounds + 1, dtype=np.int64)
-    if same.size:
-        r[:rounds][same[:rounds]] = rounds
-        r = np.minimum.accumulate(r[::-1])[::-1]
-    return r
 
 
 def _apart(a: Family, b: Family, lag: tuple[int, int | None], distinct: bool) -> bool:
@@ -261,10 +271,10 @@ def _distance_rows(a: Family, b: Family, lag: tuple[int, int | None]) -> tuple[n
     rounds = int(a.count.max(initial=0))
     sa, la, lb, sb, nb = _uniform_runs(a, b)
     if lag[0] == lag[1]:
-        rows = _meets_at_lag(distances, rounds, sa, la, lb, sb, nb, lag[0])
+        rows = meets_at_lag(distances, rounds, sa, la, lb, sb, nb, lag[0])
     else:
         r = np.arange(rounds, dtype=np.int64)[None, :]
-        rows = _meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)       # (distance, run of a)
+        rows = meets(distances[:, None] + r * sa, r, la, lb, sb, nb, lag)       # (distance, run of a)
     rows &= la > 0 and lb > 0
     return rows, which.reshape(d.shape)
 
@@ -280,58 +290,6 @@ def _entries_apart(a: Family) -> bool:
 
 def _uniform(step: np.ndarray, count: np.ndarray, length: np.ndarray) -> bool:
     return bool((step == step[0]).all() and (count == count[0]).all() and (length == length[0]).all())
-
-
-def _meets(x: np.ndarray, r: np.ndarray, la: Ints, lb: Ints, sb: Ints, b_count: Ints, lag: tuple[int, int | None]) -> np.ndarray:
-    """Run r of a (x bytes past b's base, la long) meets run r' of b (lb long, sb apart, b_count of
-    them) for some r' in r + lag  <=>  x - lb < r' * sb < x + la: an interval of r' (every r' if sb == 0)."""
-    if np.ndim(sb) == 0:                    # one step for all of b (a uniform family): one branch
-        if sb > 0:
-            first, last = (x - lb) // sb + 1, -(-(x + la) // sb) - 1
-        elif sb < 0:
-            first, last = (x + la) // sb + 1, -(-(x - lb) // sb) - 1
-        else:                               # every run of b in one place: all of them meet or none
-            always = (x - lb < 0) & (0 < x + la)
-            first, last = np.where(always, 0, 1), np.where(always, b_count - 1, 0)
-    else:
-        up, down = sb > 0, sb < 0
-        safe = np.where(sb != 0, sb, 1)
-        always = (x - lb < 0) & (0 < x + la)
-        first = np.where(up, (x - lb) // safe + 1, np.where(down, (x + la) // safe + 1, np.where(always, 0, 1)))
-        last = np.where(up, -(-(x + la) // safe) - 1,
-                        np.where(down, -(-(x - lb) // safe) - 1, np.where(always, b_count - 1, 0)))
-    lo = np.maximum(first, np.maximum(r + lag[0], 0))
-    hi = np.minimum(last, b_count - 1)
-    if lag[1] is not None:
-        hi = np.minimum(hi, r + lag[1])
-    met: np.ndarray = lo <= hi
-    return met
-
-
-def _meets_at_lag(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
-                  lag: int) -> np.ndarray:
-    """_meets of two uniform families at one lag, per (distance, run of a), without a division per run."""
-    first, last = _lag_bounds(distance, rounds, sa, la, lb, sb, b_count, lag)
-    r = np.arange(rounds, dtype=np.int64)
-    return (first[..., None] <= r) & (r <= last[..., None])
-
-
-def _lag_bounds(distance: np.ndarray, rounds: int, sa: int, la: int, lb: int, sb: int, b_count: int,
-                lag: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per distance (any shape), the first and last run r of a (none where first > last) that meets run
-    r + lag of b: run r of a (distance + r * sa past b's base) meets it <=> p < r * (sb - sa) < q, with
-    p = distance - lb - lag * sb and q = distance + la - lag * sb: an interval of r for each distance."""
-    c, p, q = sb - sa, distance - lb - lag * sb, distance + la - lag * sb
-    if c > 0:
-        first, last = p // c + 1, -(-q // c) - 1
-    elif c < 0:
-        first, last = q // c + 1, -(-p // c) - 1
-    else:                                   # the same step: every run meets or none does
-        always = (p < 0) & (0 < q)
-        first, last = np.where(always, 0, rounds), np.full(distance.shape, rounds - 1)
-    first = np.maximum(first, max(-lag, 0))                     # b's run r + lag exists
-    last = np.minimum(last, min(rounds, b_count - lag) - 1)
-    return first, last
 
 
 def _span(base: np.ndarray, step: np.ndarray, count: np.ndarray, length: np.ndarray) -> tuple[int, int] | None:

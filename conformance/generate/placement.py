@@ -143,7 +143,8 @@ class ScopeLayout:
         self.placed: dict[str, Group] = {}
 
     def packed(self, op: str) -> list[int]:
-        return [i * self.unit[op] for i in range(self.p.draft.count(op))]
+        unit = self.unit[op]                    # at least one byte
+        return list(range(0, self.p.draft.count(op) * unit, unit))
 
     def pairing(self) -> Pair | None:
         """Two operands that share one group: the overlap the target asks for, or (a legal call) the

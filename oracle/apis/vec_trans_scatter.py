@@ -136,15 +136,19 @@ def _moved(call: Call, source: np.ndarray, units: Mapping[str, int]) -> tuple[np
     repeat, width = args["repeat_times"], units["element"]
     part, src_off, dst_off = part_offsets(call, units)
     n, m = len(src), part // width
-    r = np.arange(repeat, dtype=np.int64)[:, None] + units.get(FIRST_REPEAT, 0)
-    reads = (np.array([t.addr for t in src], dtype=np.int64) + src_off
-             + r * args["src_rep_stride"] * units["src_rep_stride"])                  # (repeat, n)
-    writes = (np.array([t.addr for t in dst], dtype=np.int64) + dst_off
-              + r * args["dst_rep_stride"] * units["dst_rep_stride"])
+    first = units.get(FIRST_REPEAT, 0)
+    r = np.arange(first, first + repeat, dtype=np.int64)[:, None]
+    reads = (r * (args["src_rep_stride"] * units["src_rep_stride"])
+             + np.array([t.addr + src_off for t in src], dtype=np.int64))             # (repeat, n)
+    writes = (r * (args["dst_rep_stride"] * units["dst_rep_stride"])
+              + np.array([t.addr + dst_off for t in dst], dtype=np.int64))
     parts = _parts(source, reads, part)                                               # (repeat, n, part)
-    elements = parts.view(np.dtype((np.void, width)))          # (repeat, n, m): elements move whole, not by byte
+    elements = parts.view(_ELEMENT[width] if width in _ELEMENT else np.dtype((np.void, width)))   # elements move whole
     moved = np.ascontiguousarray(elements.transpose(0, 2, 1)).reshape(repeat, n, m).view(np.uint8)
     return moved, writes, part
+
+
+_ELEMENT = {w: np.dtype(f"<u{w}") for w in (1, 2, 4, 8)}     # an element's bytes as one unsigned integer
 
 
 def _write(buffer: np.ndarray, writes: np.ndarray, moved: np.ndarray, part: int, call: Call,
