@@ -12,13 +12,14 @@ import sys
 import time
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from conformance import BackendLoadError, OracleBackend, load_backend
 from conformance.backends.exec_program import ExecBackend
-from conformance.judge import runner
+from conformance.judge import batches, runner
 from conformance.judge.runner import run_cells
 from oracle.spec import default_rulebook
 
@@ -185,10 +186,12 @@ class _Batched(OracleBackend):
 
     def __init__(self, bug: bool = False):
         self.sizes: list[int] = []
+        self.held: list[list[int]] = []         # per batch, each call's image bytes
         self.bug = bug
 
     def run_batch(self, calls, memories):
         self.sizes.append(len(calls))
+        self.held.append([sum(image.nbytes for image in memory.values()) for memory in memories])
         out = []
         for call, memory in zip(calls, memories):
             try:
@@ -209,15 +212,35 @@ def test_run_batch_is_used_when_present():
     results = run_cells(select_cells([FLOAT16, "data_move/ascend910b/reject/data_move.nburst.range"]), backend,
                         CI, 3, BOOK)
     assert all(r.failure is None and sum(r.counts.values()) == 120 + r.sweep_calls for r in results)
-    # each cell: its edge sweep in batches, then the 120 searched calls in batches
-    expected = []
-    for r in results:
-        expected += [32] * (r.sweep_calls // 32) + ([r.sweep_calls % 32] if r.sweep_calls % 32 else []) + [32, 32, 32, 24]
-    assert backend.sizes == expected
+    # each cell: its edge sweep in batches, then the 120 searched calls in batches, within both limits;
+    # some batch of these large calls ends where the next call's bytes would not fit
+    assert sum(backend.sizes) == sum(120 + r.sweep_calls for r in results)
+    assert all(len(held) <= batches.BATCH and (len(held) == 1 or sum(held) <= batches.BATCH_BYTES)
+               for held in backend.held)
+    assert any(len(held) < batches.BATCH and sum(held) + after[0] > batches.BATCH_BYTES
+               for held, after in zip(backend.held, backend.held[1:]))
     buggy = _Batched(bug=True)
     (caught,) = run_cells(select_cells([FLOAT16]), buggy, CI, 3, BOOK)
     assert caught.failure["verdict"] == "FAIL" and caught.failure["call"]["args"]["nburst"] == 2   # minimised
-    assert buggy.sizes[0] == 32 and sum(caught.counts.values()) <= 32 * len(buggy.sizes)
+    assert buggy.sizes[0] > 1 and sum(caught.counts.values()) <= sum(buggy.sizes)
+
+
+def _sized(*sizes: int) -> list[SimpleNamespace]:
+    return [SimpleNamespace(memory=SimpleNamespace(sizes={"GM": n})) for n in sizes]
+
+
+@pytest.mark.parametrize("sizes, expected", [
+    ([1] * 70, [32, 32, 6]),                                # small calls: BATCH at a time
+    ([3 << 20] * 7, [2, 2, 2, 1]),                          # large ones: as many as BATCH_BYTES holds
+    ([1, 9 << 20, 1, 1], [1, 1, 2]),                        # one larger than BATCH_BYTES goes alone
+    ([4 << 20, 4 << 20, 1], [2, 1]),                        # exactly BATCH_BYTES fits
+    ([], []),
+])
+def test_batches_are_as_full_as_both_limits_let_them_be(sizes, expected):
+    cases = _sized(*sizes)
+    chunks = list(batches.batched(cases))
+    assert [len(c) for c in chunks] == expected
+    assert [case for chunk in chunks for case in chunk] == cases        # every case once, in order
 
 
 def test_batches_over_the_protocol():
