@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -104,12 +104,10 @@ class ExecBackend:
         meanwhile, on anything but `memory`); `finish` waits for the reply. `text`: the call's JSON text
         (Call.to_json), where the caller has it."""
         places = self._placed(memory)
-        self._ensure()
-        self._id += 1
         said = text if text is not None else COMPACT.encode(call.to_dict())
-        deadline = time.monotonic() + self.timeout
-        self.program.send(run_line(self._id, said, self.shm.described(places)), deadline, self.timeout)
-        return Sent({"op": "run", "id": self._id}, deadline, memory, places, self.program.proc)
+        described = self.shm.described(places)
+        request, deadline = self._request({"op": "run"}, line=lambda ident: run_line(ident, said, described))
+        return Sent(request, deadline, memory, places, self.program.proc)
 
     def finish(self, sent: "Sent") -> None:
         """The second half of `run`: the reply read and acted on (Rejected, BackendCrash, or None: it ran).
@@ -235,13 +233,16 @@ class ExecBackend:
         request, deadline = self._request(request, calls)
         return self._reply(request, deadline)
 
-    def _request(self, request: dict[str, Any], calls: int = 1) -> tuple[dict[str, Any], float]:
+    def _request(self, request: dict[str, Any], calls: int = 1, line: Callable[[int], str] | None = None
+                 ) -> tuple[dict[str, Any], float]:
+        """The request sent with the next id (a program replaced first where it is gone); `line`, where
+        given, writes the request's line from that id (run_line: a run, sent for every call)."""
         self._ensure()
         self._id += 1
         request = {"op": request["op"], "id": self._id, **request}
         limit = self.timeout * calls
         deadline = time.monotonic() + limit
-        self._send(request, deadline, limit)
+        self.program.send(request_line(request) if line is None else line(self._id), deadline, limit)
         return request, deadline
 
     def _reply(self, request: dict[str, Any], deadline: float) -> dict[str, Any]:

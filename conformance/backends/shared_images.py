@@ -108,7 +108,7 @@ class SharedImages:
             if len(self._clear) >= DESCRIBED_KEPT:
                 self._clear.clear()
             places = self._clear_of(sizes, busy)
-            self._clear[(self.size, *key[1:])] = places
+            self._clear[(self.size, *key[1:])] = places     # by the size they grew the file to, if they did
         return places
 
     def _clear_of(self, sizes: Mapping[str, int], busy: Mapping[str, tuple[int, int]] | None
