@@ -81,13 +81,13 @@ class ProgramProcess:
         """Started and not exited."""
         if self.proc is None:
             return False
-        return not self._exit_poll.poll(0) if self._adopted else exit_code(self.proc) is None
+        return not self._ended(0) if self._adopted else exit_code(self.proc) is None
 
     def _ended(self, seconds: float) -> bool:
         """Has the program exited, waiting up to `seconds` for it (an adopted one: on its pidfd)?"""
         if not self._adopted:
             return wait_exit(self.proc, seconds) is not None
-        return bool(ready([self._pidfd], None, seconds))
+        return bool(looked(self._exit_poll, seconds))
 
     def _exit_code(self, seconds: float) -> int | None:
         """wait_exit's answer, for an adopted program too (read from /proc while its parent leaves it unreaped)."""
