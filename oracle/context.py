@@ -95,12 +95,10 @@ class Context:
     def labelled(self) -> dict[str, list[tuple[str, Tensor]]]:
         """(label, tensor) of each tensor of each operand: one for a plain operand, one per entry of a
         list operand (`dst_list[3]`), so that the per-tensor kinds read the same for both."""
-        out = {}
-        for name in self.spec.operands:
-            if self.spec.is_list(name):
-                out[name] = [(f"{name}[{i}]", t) for i, t in enumerate(self.call.tensors(name))]
-            else:
-                out[name] = [(name, self.call.tensor(name))]
+        spec, call, out = self.spec, self.call, {}
+        for name in spec.operands:
+            tensors = call.tensors(name) if spec.is_list(name) else [call.tensor(name)]
+            out[name] = [(spec.label(name, i), t) for i, t in enumerate(tensors)]
         return out
 
     @_once
@@ -108,10 +106,10 @@ class Context:
         accesses, call, spec, out = self.accesses, self.call, self.spec, {}
         for name in spec.operands:         # as `labelled` has them (not made here: most calls never read it)
             if spec.is_list(name):
-                out[name] = [(f"{name}[{i}]", t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
+                out[name] = [(spec.label(name, i), t, r) for i, (t, r) in enumerate(zip(call.tensors(name), accesses[name]))]
             else:
                 tensor = call.args[name]
-                out[name] = [(name, tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
+                out[name] = [(spec.label(name, 0), tensor if type(tensor) is Tensor else call.tensor(name), accesses[name])]
         return out
 
     def entries(self, name: str) -> list[tuple[str, Tensor, Any]]:

@@ -75,6 +75,11 @@ class ApiSpec:
     def is_list(self, operand: str) -> bool:
         return "entries" in self.operands[operand]
 
+    def label(self, operand: str, i: int) -> str:
+        """How a message names tensor i of an operand: `dst_list[3]` for a list operand's entry, the
+        operand's name for a plain one (its only tensor)."""
+        return f"{operand}[{i}]" if self.is_list(operand) else operand
+
     def rule(self, rule_id: str) -> Rule:
         for rule in self.rules:
             if rule.id == rule_id:

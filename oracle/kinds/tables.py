@@ -25,7 +25,7 @@ def tensors_of(ctx: Checked, name: str) -> list[Tensor]:
 
 def label_of(ctx: Checked, name: str, i: int) -> str:
     """The label Context.labelled gives tensor i of an operand (`dst_list[3]`, or the operand's name)."""
-    return f"{name}[{i}]" if ctx.spec.is_list(name) else name
+    return ctx.spec.label(name, i)
 
 
 def plain(rule: Rule, ctx: Checked, key: str | None) -> tuple[str, ...] | None:
