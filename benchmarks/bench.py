@@ -64,7 +64,9 @@
       the same calls' work (images built, index math applied, bytes compared; no drawing, no judging): the
       kit's time as a multiple of the floor's; and the kit's verified calls per second beside main's
       (benchmarks/against_main.py: main's tree taken out of git, each measured in turn in a process of its
-      own), in process and as a user runs `run -n 1`
+      own), in process and as a user runs `run -n 1`; and, per call, the time the target allows split
+      into what judging the drawn call takes (the same calls judged again, nothing drawn) and what is
+      left at the target for drawing it and the run around it
                                     target: 3x main for data_move, data_copy, data_copy_pad; 4x
                                     vec_trans_scatter, data_copy_nz2nd; 6x scatter, asc_gather
   (t) the C example (examples/c_sim) against the reference, both as `exec` programs as a user runs them
@@ -109,7 +111,7 @@ from oracle.rules import context  # noqa: E402
 from oracle.spec import default_rulebook  # noqa: E402
 
 from benchmarks.coverage_figures import cost_figures, guided_figures, sim_figures  # noqa: E402
-from benchmarks.floor_figures import floor_figures  # noqa: E402
+from benchmarks.floor_figures import TARGETS, floor_figures  # noqa: E402
 from benchmarks.verify_figures import verify_core_figures  # noqa: E402
 from conformance.commands.cli import main as cli_main  # noqa: E402
 from conformance.generate.cells import cells  # noqa: E402
@@ -935,7 +937,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--product", default="ascend910b")
     ap.add_argument("--profile", default="ci")
-    ap.add_argument("--api", action="append", choices=sorted(BIGGEST), help="default: every API")
+    ap.add_argument("--api", action="append", choices=sorted(set(BIGGEST) | set(TARGETS)),
+                    help="default: every API (the figures per API: (n) and (s))")
     ap.add_argument("--only", choices=["exec", "reports", "fuzz", "isolation", "oracle", "differential", "per-core",
                                        "cores", "out-of-reach", "evidence", "shrink", "per-api", "coverage",
                                        "coverage-fuzz", "crashes", "certificate", "floor", "sim", "verify-cores"],
@@ -950,10 +953,10 @@ def main() -> None:
          "shrink": shrink_figures, "per-api": per_api, "coverage": cost_figures,
          "coverage-fuzz": guided_figures, "crashes": crash_figures,
          "certificate": lambda product: certificate_figures(product, args.profile),
-         "floor": floor_figures, "sim": sim_figures,
+         "floor": lambda product: floor_figures(product, apis=args.api), "sim": sim_figures,
          "verify-cores": lambda product: verify_core_figures(product, args.profile)}[args.only](args.product)
         return
-    for api in args.api or sorted(BIGGEST):
+    for api in [a for a in args.api or sorted(BIGGEST) if a in BIGGEST]:
         product = args.product
         if not default_rulebook().api(api).listed_products().count(product):
             product = PRODUCT[api]
@@ -976,7 +979,7 @@ def main() -> None:
     cost_figures(args.product)
     guided_figures(args.product)
     crash_figures(args.product)
-    floor_figures(args.product)
+    floor_figures(args.product, apis=args.api)
     sim_figures(args.product)
     report_figures(args.product)
 
