@@ -2,7 +2,8 @@
 
 `Nd2NzSim` is a small, *correct* simulator of `DataCopy(LocalTensor dst, GlobalTensor src, Nd2NzParams)`
 (specs/data_copy_nd2nz.yaml), written from the vendor page without the oracle: its own product, dtype and UB
-tables, its own checks, and a row-piece-by-row-piece move:
+tables, its own checks, and a move of row pieces (every piece read first, then written in order: where two
+pieces' blocks meet, the one written later wins):
 
     Matrix i < ndNum, row r < nValue: the row's dValue elements, from source element
     i * srcNdMatrixStride + r * srcDValue ("单位为元素"), are cut into pieces of C0 = 32 / sizeof(T) elements;
@@ -14,6 +15,8 @@ give ("Expected:"). One geometry serves the mover and the bounds checks, so a le
 Nothing here imports the oracle's index math or calls `oracle.expected` / `oracle.check`.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -45,30 +48,32 @@ class Nd2NzSim:
         """Elements in one row piece of a column block."""
         return BLOCK // width
 
-    def piece_at(self, p: dict, width: int, i: int, j: int, r: int) -> int:
+    def piece_at(self, p: dict, width: int, i: Any, j: Any, r: Any) -> Any:
         return i * p["dstNzMatrixStride"] * width + j * p["dstNzC0Stride"] * BLOCK + r * p["dstNzNStride"] * BLOCK
 
-    def row_at(self, p: dict, width: int, i: int, r: int) -> int:
+    def row_at(self, p: dict, width: int, i: Any, r: Any) -> Any:
         return (i * p["srcNdMatrixStride"] + r * p["srcDValue"]) * width
 
-    def fill(self, block: np.ndarray, data: np.ndarray) -> None:
-        block[:data.size] = data
-        block[data.size:] = 0
+    def written(self, data: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What each piece's block is written with, and which of its bytes are written: the piece's data (the
+        bytes `held`), zero after it to the block's end (every byte)."""
+        return np.where(held, data, 0).astype(np.uint8), np.ones_like(held)
 
-    def pieces(self, p: dict, width: int) -> list[tuple[int, int, int, int]]:
-        """(source byte, destination byte, bytes of data, bytes written) of every row piece."""
+    def pieces(self, p: dict, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(source byte, destination byte, bytes of data) of every row piece, in the order they are written
+        (matrix, then row, then piece), and the bytes each piece's block takes."""
         per = self.c0(width)
-        out = []
-        for i in range(p["ndNum"]):
-            for r in range(p["nValue"]):
-                for j in range(-(-p["dValue"] // per)):
-                    n = min(per, p["dValue"] - j * per) * width
-                    out.append((self.row_at(p, width, i, r) + j * per * width, self.piece_at(p, width, i, j, r),
-                                n, per * width))
-        return out
+        i = np.arange(p["ndNum"], dtype=np.int64)[:, None, None]
+        r = np.arange(p["nValue"], dtype=np.int64)[None, :, None]
+        j = np.arange(-(-p["dValue"] // per), dtype=np.int64)[None, None, :]
+        shape = (i.size, r.size, j.size)
+        src = np.broadcast_to(self.row_at(p, width, i, r) + j * per * width, shape).ravel()
+        dst = np.broadcast_to(self.piece_at(p, width, i, j, r), shape).ravel()
+        n = np.broadcast_to(np.minimum(per, p["dValue"] - j * per) * width, shape).ravel()
+        return src, dst, n, per * width
 
     # -- checks ----------------------------------------------------------------------------------------
-    def validate(self, call: Call) -> list[tuple[int, int, int, int]]:
+    def validate(self, call: Call) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         product, src, dst, p = call.product, call.args["src"], call.args["dst"], call.args["intriParams"]
         if product not in PRODUCTS:
             raise Rejected(f"DataCopy ND2NZ is not on {product}", f"{API}.product.supported")
@@ -87,9 +92,10 @@ class Nd2NzSim:
             raise Rejected(f"dst at {dst.addr} is not 32-byte aligned", f"{API}.dst.align")
         width = ITEMSIZE[dst.dtype]
         pieces = self.pieces(p, width)
-        if pieces and max(s + n for s, _, n, _ in pieces) > src.numel * width:
+        reads, writes, n, w = pieces
+        if reads.size and int((reads + n).max()) > src.numel * width:
             raise Rejected("a row is read past src", f"{API}.src.bounds")
-        if pieces and max(d + w for _, d, _, w in pieces) > dst.numel * width:
+        if writes.size and int(writes.max()) + w > dst.numel * width:
             raise Rejected("a block is written past dst", f"{API}.dst.bounds")
         if dst.addr + dst.numel * width > PRODUCTS[product]:
             raise Rejected("dst runs past UB", f"{API}.dst.capacity")
@@ -98,12 +104,24 @@ class Nd2NzSim:
     def run(self, call: Call, memory: dict[str, np.ndarray]) -> None:
         if call.api != API:
             raise Rejected(f"{call.api} is not simulated")
-        pieces = self.validate(call)
+        reads, writes, n, w = self.validate(call)
+        if not reads.size:
+            return
         src, dst = call.args["src"], call.args["dst"]
         gm, ub = memory["GM"], memory["UB"]
-        data = [gm[src.addr + s:src.addr + s + n].copy() for s, _, n, _ in pieces]
-        for (_, d, _, w), piece in zip(pieces, data):
-            self.fill(ub[dst.addr + d:dst.addr + d + w], piece)
+        byte = np.arange(w, dtype=np.int64)[None, :]
+        held = byte < n[:, None]                            # a piece's own bytes within its block
+        data = gm[np.minimum(src.addr + reads[:, None] + byte, gm.size - 1)]     # every piece read first
+        values, wrote = self.written(data, held)
+        at = dst.addr + writes
+        where, values = (at[:, None] + byte)[wrote], values[wrote]     # in the order the pieces are written
+        ordered = np.sort(at)
+        if not np.all(ordered[1:] >= ordered[:-1] + w):     # blocks that meet: the last piece written wins
+            order = np.argsort(where, kind="stable")
+            where, values = where[order], values[order]
+            last = np.append(where[1:] != where[:-1], True)
+            where, values = where[last], values[last]
+        ub[where] = values
 
 
 class FractalOrderSwapped(Nd2NzSim):
@@ -113,7 +131,7 @@ class FractalOrderSwapped(Nd2NzSim):
     name = "nd2nz-bug-fractal-order"
     bug = "fractal order"
 
-    def piece_at(self, p: dict, width: int, i: int, j: int, r: int) -> int:
+    def piece_at(self, p: dict, width: int, i: Any, j: Any, r: Any) -> Any:
         return i * p["dstNzMatrixStride"] * width + r * p["dstNzC0Stride"] * BLOCK + j * p["dstNzNStride"] * BLOCK
 
 
@@ -135,7 +153,7 @@ class MatrixStrideInBlocks(Nd2NzSim):
     name = "nd2nz-bug-matrix-stride-unit"
     bug = "stride unit"
 
-    def piece_at(self, p: dict, width: int, i: int, j: int, r: int) -> int:
+    def piece_at(self, p: dict, width: int, i: Any, j: Any, r: Any) -> Any:
         return (i * p["dstNzMatrixStride"] + j * p["dstNzC0Stride"] + r * p["dstNzNStride"]) * BLOCK
 
 
@@ -146,8 +164,8 @@ class PaddingNotZeroed(Nd2NzSim):
     name = "nd2nz-bug-padding-kept"
     bug = "zero padding"
 
-    def fill(self, block: np.ndarray, data: np.ndarray) -> None:
-        block[:data.size] = data
+    def written(self, data: np.ndarray, held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return data, held
 
 
 BUGGY_DATA_COPY_ND2NZ_BACKENDS = [FractalOrderSwapped, C0Of16Elements, MatrixStrideInBlocks, PaddingNotZeroed]

@@ -190,3 +190,25 @@ def _forge_later(folder: Path) -> None:
                 sums.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {path.relative_to(folder)}")
         (folder / "SHA256SUMS").write_text("\n".join(sums) + "\n")
         return
+
+
+LINGER_PID_ENV = "CHEAT_LINGERER_PID"   # where the lingerer's daemon writes its pid
+
+
+class Lingerer(_Lazy):
+    """At load, double-forks a daemon that keeps the standard output it inherited open and sleeps (five
+    minutes at most, so that a kit that fails to end it leaves nothing for long)."""
+
+    name = "lingerer"
+
+    def __init__(self) -> None:
+        super().__init__()
+        pid_file = os.environ.get(LINGER_PID_ENV)
+        if pid_file and os.fork() == 0:
+            try:
+                os.setsid()
+                if os.fork() == 0:
+                    Path(pid_file).write_text(str(os.getpid()))
+                    time.sleep(300)
+            finally:
+                os._exit(0)

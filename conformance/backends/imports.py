@@ -27,22 +27,41 @@ PROBE_SECONDS = 120.0
 
 def probe(name: str, rulebook: Any) -> dict[str, Any]:
     """{"reference_derived": bool, "imports": [{"module", "path", "sha256", "version"}]} of backend `name`,
-    or {"error": why} where it cannot be loaded."""
+    or {"error": why} where it cannot be loaded.
+
+    The probe (`main`) ends what the backend's load left behind before it exits. Its output goes to a file,
+    not a pipe, and what is waited for is the probe's own exit, so a process that escaped it (one that
+    killed the probe first) cannot hold the command by holding that output open; the probe's process
+    group is killed once it has answered."""
+    import os
+    import signal
+    import tempfile
     from conformance.backends.loading import _host_environment
     command = [sys.executable, "-P", "-m", "conformance.backends.imports", name, str(rulebook.directory)]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=PROBE_SECONDS,
-                              env=_host_environment(), stdin=subprocess.DEVNULL, errors="replace")
-    except subprocess.TimeoutExpired:
-        return {"error": f"loading it took more than {PROBE_SECONDS:g}s"}
-    said = [line[len(MARK):] for line in done.stdout.splitlines() if line.startswith(MARK)]
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                env=_host_environment(), start_new_session=True)
+        try:
+            code: int | None = proc.wait(timeout=PROBE_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        if code is None:
+            return {"error": f"loading it took more than {PROBE_SECONDS:g}s"}
+        out.seek(0)
+        said = [line[len(MARK):] for line in out.read().decode("utf-8", "replace").splitlines()
+                if line.startswith(MARK)]
     try:
         answer = json.loads(said[-1])
         if isinstance(answer, dict) and isinstance(answer.get("imports"), list):
             return answer
     except (IndexError, ValueError):
         pass
-    return {"error": f"loading it in a process of its own failed (exit {done.returncode})"}
+    return {"error": f"loading it in a process of its own failed (exit {code})"}
 
 
 def file_digest(path: Path | str) -> str:
@@ -125,6 +144,29 @@ def digest_of(imports: Sequence[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
+    """The probe: the backend loaded in a forked child of this process, a subreaper, so that what its load
+    leaves behind (a daemon it double-forks) is re-parented here and ended once the child has answered,
+    before this process exits and the command reads the answer."""
+    import os
+    from conformance.backends.processes import end_descendants, reap_orphans
+    reap_orphans()
+    pid = os.fork()
+    if pid == 0:                                # the child: the backend's code runs here only
+        code = 1
+        try:
+            code = _answer(argv)
+        except BaseException:                   # noqa: BLE001 - the backend's load, whatever it raised
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            os._exit(code)
+    status = os.waitpid(pid, 0)[1]
+    end_descendants()
+    return os.waitstatus_to_exitcode(status)
+
+
+def _answer(argv: Sequence[str]) -> int:
     from oracle.spec import load_rulebook
 
     from conformance.backends.loading import load_backend

@@ -89,6 +89,32 @@ def test_a_daemon_the_backend_leaves_cannot_rewrite_the_bundle(tmp_path):
         assert hashlib.sha256((bundle / name.strip()).read_bytes()).hexdigest() == digest
 
 
+def test_what_a_backend_leaves_at_load_is_ended_by_the_probe_of_its_imports(tmp_path, monkeypatch):
+    """certify reads what the backend is made of by loading it in a probe process of its own. A daemon the
+    backend double-forks at load, keeping the probe's output open, neither holds the probe (it answers, well
+    within its time limit) nor outlives it."""
+    from conformance.backends import imports
+    from oracle.spec import default_rulebook
+    pid_file = tmp_path / "lingerer.pid"
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("CHEAT_LINGERER_PID", str(pid_file))
+    monkeypatch.setattr(imports, "PROBE_SECONDS", 30.0)    # the daemon sleeps for 300 s
+    daemon = None
+    try:
+        answer = imports.probe("tests.cheating_backends:Lingerer", default_rulebook())
+        assert answer.get("reference_derived") is True, answer
+        assert any(entry["module"] == "tests.cheating_backends" for entry in answer["imports"]), answer
+        if pid_file.exists():                       # (a daemon ended before it wrote its pid wrote none)
+            daemon = int(pid_file.read_text())
+            assert not Path(f"/proc/{daemon}").exists() or _zombie(daemon)
+    finally:
+        if daemon is not None:
+            try:
+                os.kill(daemon, 9)
+            except ProcessLookupError:
+                pass
+
+
 def _zombie(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
