@@ -162,14 +162,21 @@ class Forger(_Lazy):
     def __init__(self) -> None:
         super().__init__()
         folder = os.environ.get(FORGE_ENV)
-        if folder and os.fork() == 0:
-            try:
-                os.setsid()
-                if os.fork() == 0:
-                    Path(os.environ[FORGER_PID_ENV]).write_text(str(os.getpid()))
-                    _forge_later(Path(folder))
-            finally:
-                os._exit(0)
+        if folder:
+            _daemon(Path(os.environ[FORGER_PID_ENV]), lambda: _forge_later(Path(folder)))
+
+
+def _daemon(pid_file: Path, then: Any) -> None:
+    """A daemon double-forked from here, in a session of its own (its parent gone at once, so that it is
+    re-parented): it writes its pid to `pid_file`, runs `then()` and exits."""
+    if os.fork() == 0:
+        try:
+            os.setsid()
+            if os.fork() == 0:
+                pid_file.write_text(str(os.getpid()))
+                then()
+        finally:
+            os._exit(0)
 
 
 def _forge_later(folder: Path) -> None:
@@ -204,11 +211,5 @@ class Lingerer(_Lazy):
     def __init__(self) -> None:
         super().__init__()
         pid_file = os.environ.get(LINGER_PID_ENV)
-        if pid_file and os.fork() == 0:
-            try:
-                os.setsid()
-                if os.fork() == 0:
-                    Path(pid_file).write_text(str(os.getpid()))
-                    time.sleep(300)
-            finally:
-                os._exit(0)
+        if pid_file:
+            _daemon(Path(pid_file), lambda: time.sleep(300))
