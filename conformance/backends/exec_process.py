@@ -14,8 +14,8 @@ import time
 from typing import Any, Mapping, Sequence
 
 from conformance.backends.contract import BackendCrash
-from conformance.backends.processes import (Spinning, ended_status, exit_code, launch, looked, poller, ready,
-                                             wait_exit)
+from conformance.backends.processes import (Spinning, ended_status, exit_code, kill_group, launch, looked, poller,
+                                             ready, wait_exit)
 
 STDERR_LINES = 12               # lines of the program's stderr quoted when it crashes
 STDERR_KEEP = 1 << 20           # bytes of the program's stderr kept on disk between calls (at least)
@@ -118,10 +118,7 @@ class ProgramProcess:
             os.close(pidfd)
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_group(proc.pid)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:      # pragma: no cover

@@ -33,10 +33,9 @@ def probe(name: str, rulebook: Any) -> dict[str, Any]:
     not a pipe, and what is waited for is the probe's own exit, so a process that escaped it (one that
     killed the probe first) cannot hold the command by holding that output open; the probe's process
     group is killed once it has answered."""
-    import os
-    import signal
     import tempfile
     from conformance.backends.loading import _host_environment
+    from conformance.backends.processes import kill_group
     command = [sys.executable, "-P", "-m", "conformance.backends.imports", name, str(rulebook.directory)]
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
@@ -45,10 +44,7 @@ def probe(name: str, rulebook: Any) -> dict[str, Any]:
             code: int | None = proc.wait(timeout=PROBE_SECONDS)
         except subprocess.TimeoutExpired:
             code = None
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        kill_group(proc.pid)
         proc.wait()
         if code is None:
             return {"error": f"loading it took more than {PROBE_SECONDS:g}s"}

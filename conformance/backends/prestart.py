@@ -18,11 +18,11 @@ subreaper of whatever they leave behind, which it ends with the run (`end_all`).
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from typing import Any, Mapping, Sequence
 
-from conformance.backends.processes import end_descendants, launch, memory_file, out_of_reach, reap_orphans
+from conformance.backends.processes import (end_descendants, kill_group, launch, memory_file, out_of_reach,
+                                             reap_orphans)
 
 
 class Started:
@@ -127,10 +127,7 @@ def drop(given: Started | None) -> None:
 
 
 def _kill(started: Started) -> None:
-    try:
-        os.killpg(started.proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    kill_group(started.proc.pid)
 
 
 def drop_handed() -> None:

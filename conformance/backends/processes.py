@@ -176,6 +176,14 @@ def end_descendants(pid: int | None = None) -> int:
     return len(seen)
 
 
+def kill_group(group: int) -> None:
+    """SIGKILL to every process of process group `group`; nothing where none is left (or none is ours)."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _signal(pid: int, signum: int) -> None:
     try:
         os.kill(pid, signum)

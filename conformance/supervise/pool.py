@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable
 
 from conformance.backends.contract import BackendLoadError
 from conformance.backends import prestart
-from conformance.backends.processes import end_descendants, out_of_reach, spin_for
+from conformance.backends.processes import end_descendants, kill_group, out_of_reach, spin_for
 from conformance.judge import inflight
 from conformance.judge.cell_result import CellResult
 from conformance.supervise import messages
@@ -304,10 +304,7 @@ class Supervisor:
                 pass
             w.proc.join(5)
         for group in groups:
-            try:
-                os.killpg(group, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            kill_group(group)
         prestart.end(w.host)            # the program started for it: reaped only now, its worker gone
 
     def _lost(self, w: _Worker) -> list[dict[str, Any]]:
