@@ -107,7 +107,6 @@ def floor_figures(product: str, rounds: int = 2, apis: list[str] | None = None) 
         kit = max(in_process(None, api, chosen[0].product)["rate"] for _ in range(rounds))
         print(f"(s) {api} on {chosen[0].product}, {len(chosen)} ci cells, {len(calls)} calls: numpy floor {floor:.0f} "
               f"calls/s (images built, index math, bytes compared); the kit at {floor / kit:.1f}x the floor's time")
-        judging = min(judging_seconds(calls) for _ in range(rounds)) / len(calls)
         figures = side_by_side(api, chosen[0].product, rounds)
         if figures is None:
             print(f"    main ({MAIN_COMMIT}) cannot be taken out of this checkout (no git history): no ratio")
@@ -115,6 +114,7 @@ def floor_figures(product: str, rounds: int = 2, apis: list[str] | None = None) 
         for name, (main, mine) in figures.items():
             print(f"    {name}: main {main:.0f}, kit {mine:.0f} verified calls/s: {mine / main:.2f}x main "
                   f"(target {TARGETS[api]}x)")
+        judging = min(judging_seconds(calls) for _ in range(rounds)) / len(calls)
         main, mine = figures["in process"]
         allowed = 1e6 / (TARGETS[api] * main)
         print(f"    per call in process: the target allows {allowed:.0f} us; the kit takes {1e6 / mine:.0f} us, of "
